@@ -1,0 +1,123 @@
+"""libCacheSim ``oracleGeneral`` binary traces: packed little-endian 24-byte records.
+
+Record layout (no padding)::
+
+    uint32 time               clock time (seconds in libCacheSim's traces)
+    uint64 obj_id             object id
+    uint32 obj_size           object size in bytes
+    int64  next_access_vtime  1-based index of the next request to obj_id, -1 if none
+
+The next-access column is not stored in the Trace (`Trace.next_access` recomputes it, 0-based).
+Plain or compressed (``.zst`` as libCacheSim distributes them, or gzip/xz/bzip2).
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from .._stream import CHUNK_BYTES, iter_record_chunks
+from ..trace import Trace
+from ._common import base_source
+
+NAME = "oracle"
+DESCRIPTION = "libCacheSim oracleGeneral: packed 24-byte records {u32 time, u64 id, u32 size, i64 next}; zst"
+EXTENSIONS = (".oracleGeneral", ".oracleGeneral.bin", ".oraclegeneral")
+
+#: The on-disk record, packed and little-endian.
+RECORD = np.dtype([("time", "<u4"), ("obj_id", "<u8"), ("obj_size", "<u4"), ("next_access_vtime", "<i8")])
+assert RECORD.itemsize == 24
+EXPECTED = "24-byte oracleGeneral records"
+
+
+def read(path: str | os.PathLike[str], *, chunk_bytes: int = CHUNK_BYTES) -> Trace:
+    """Read an oracleGeneral trace; see the module docstring.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file, plain or compressed (recognised by content).
+    chunk_bytes : int, optional
+        Decompressed bytes per chunk (16 MiB, rounded down to whole records).
+
+    Returns
+    -------
+    Trace
+        ``size`` = obj_size (bytes), ``time`` = time (``source["time_unit"] = "s"``); all reads.
+
+    Raises
+    ------
+    FileNotFoundError
+        If `path` does not exist.
+    TraceFormatError
+        If the (decompressed) content is not a whole number of 24-byte records; names the file
+        and the byte offset of the incomplete record.
+    """
+    ids, sizes, times = [], [], []
+    for data in iter_record_chunks(path, RECORD.itemsize, EXPECTED, chunk_bytes):
+        rec = np.frombuffer(data, dtype=RECORD)
+        ids.append(rec["obj_id"].astype(np.uint64))
+        sizes.append(rec["obj_size"].astype(np.int64))
+        times.append(rec["time"].astype(np.int64))
+    ids_a = np.concatenate(ids).view(np.int64) if ids else np.empty(0, dtype=np.int64)
+    size = np.concatenate(sizes) if sizes else np.empty(0, dtype=np.int64)
+    time = np.concatenate(times) if times else np.empty(0, dtype=np.int64)
+    source = base_source(path, NAME, {})
+    source["time_unit"] = "s"
+    return Trace.from_ids(ids_a, size=size, time=time, source=source)
+
+
+def write(trace: Trace, path: str | os.PathLike[str], *, compress: bool | None = None) -> None:
+    """Write `trace` as oracleGeneral records (lossy: only original ids, sizes and times).
+
+    Parameters
+    ----------
+    trace : Trace
+        Any trace; missing sizes are written as 4096 bytes, missing times as 0. Times and sizes
+        must fit in uint32.
+    path : str or os.PathLike
+        Output file; zstd-compressed when `compress` is True, or None and the name ends in ``.zst``.
+    compress : bool or None, optional
+        See `path`.
+
+    Raises
+    ------
+    ValueError
+        If a size or time does not fit in uint32.
+    """
+    n = trace.n_requests
+    rec = np.empty(n, dtype=RECORD)
+    rec["obj_id"] = trace.original_id[trace.page].view(np.uint64)
+    for name, col, default in (("obj_size", trace.size, 4096), ("time", trace.time, 0)):
+        if col is None:
+            rec[name] = default
+            continue
+        if n and (int(col.min()) < 0 or int(col.max()) > np.iinfo(np.uint32).max):
+            raise ValueError(f"oracleGeneral: {name} values must fit in uint32")
+        rec[name] = col
+    nxt = trace.next_access()
+    rec["next_access_vtime"] = np.where(nxt == np.iinfo(np.int64).max, -1, nxt + 1)
+    _write_bytes(path, rec.tobytes(), compress)
+
+
+def _write_bytes(path: str | os.PathLike[str], data: bytes, compress: bool | None) -> None:
+    import zstandard
+
+    if compress is None:
+        compress = os.fspath(path).endswith((".zst", ".zstd"))
+    if compress:
+        data = zstandard.ZstdCompressor(level=3).compress(data)
+    with open(path, "wb") as fh:
+        fh.write(data)
+
+
+def sniff(head: bytes) -> bool:
+    """True if `head` looks like oracleGeneral records: next-access values are -1 or beyond."""
+    n = len(head) // RECORD.itemsize
+    if n == 0:
+        return False
+    rec = np.frombuffer(head[: n * RECORD.itemsize], dtype=RECORD)
+    nxt = rec["next_access_vtime"]
+    idx = np.arange(1, n + 1)
+    return bool(np.all((nxt == -1) | (nxt > idx)))
