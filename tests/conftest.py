@@ -1,0 +1,23 @@
+"""Shared test configuration: Hypothesis profile and the location of the real traces."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import settings
+
+# First calls compile numba kernels; a deadline would flake on them.
+settings.register_profile("ci", deadline=None, max_examples=50)
+settings.load_profile("ci")
+
+#: Real traces live beside the repository, never inside it (see ../shared/traces/PROVENANCE.md).
+SHARED_TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "traces"
+
+
+@pytest.fixture(scope="session")
+def shared_traces() -> Path:
+    """The ../shared/traces folder; skips the test when it is absent."""
+    if not SHARED_TRACES.is_dir():
+        pytest.skip(f"real traces not found at {SHARED_TRACES} (see PROVENANCE.md)")
+    return SHARED_TRACES
