@@ -13,6 +13,11 @@ from pagesim.trace.remap import _remap_hash, _remap_range
 from pagesim.trace.trace import _next_access
 
 
+def py(kernel):
+    """The plain-Python body of a compiled kernel (the kernel itself when the JIT is disabled)."""
+    return getattr(kernel, "py_func", kernel)
+
+
 def unique_reference(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """np.unique-based remap, inverse relabelled in first-occurrence order."""
     uniq, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
@@ -67,7 +72,7 @@ def test_remap_matches_unique_reference(ids):
 def test_remap_kernels_run_as_plain_python(ids):
     ref = unique_reference(ids)
     with np.errstate(over="ignore"):  # uint64 hashing wraps by design; numpy scalars warn
-        results = (_remap_hash.py_func(ids), _remap_range.py_func(ids, 0, 21))
+        results = (py(_remap_hash)(ids), py(_remap_range)(ids, 0, 21))
     for got in results:
         assert np.array_equal(got[0], ref[0]) and np.array_equal(got[1], ref[1])
 
@@ -75,7 +80,7 @@ def test_remap_kernels_run_as_plain_python(ids):
 def test_next_access_hand_worked():
     t = Trace.from_ids([0, 1, 0, 2, 1])
     assert t.next_access().tolist() == [2, 4, NEVER, NEVER, NEVER]
-    assert _next_access.py_func(t.page, t.n_pages).tolist() == [2, 4, NEVER, NEVER, NEVER]
+    assert py(_next_access)(t.page, t.n_pages).tolist() == [2, 4, NEVER, NEVER, NEVER]
     assert Trace.from_ids([]).next_access().tolist() == []
 
 

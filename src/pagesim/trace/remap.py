@@ -163,4 +163,5 @@ def remap(ids: np.ndarray, *, method: str = "auto") -> tuple[np.ndarray, np.ndar
         if span > np.iinfo(np.int64).max:
             raise ValueError("remap: ids span more than 2**63 values; use method='hash'")
         return _remap_range(arr, lo, span)
-    return _remap_hash(arr)
+    with np.errstate(over="ignore"):  # hashing wraps uint64 by design (matters only without the JIT)
+        return _remap_hash(arr)

@@ -407,9 +407,10 @@ def read(
         op_hash = np.empty(cap, dtype=np.uint64)
         op_start = np.empty(cap, dtype=np.int64)
         op_end = np.empty(cap, dtype=np.int64)
-        n_rows, n_lines, err_start, err_end, code = _parse_csv(
-            buf, delim_b, quote_b, cols, id_is_text, ids, sizes, times, op_hash, op_start, op_end
-        )
+        with np.errstate(over="ignore"):  # FNV hashing wraps uint64 (matters only without the JIT)
+            n_rows, n_lines, err_start, err_end, code = _parse_csv(
+                buf, delim_b, quote_b, cols, id_is_text, ids, sizes, times, op_hash, op_start, op_end
+            )
         if code != 0:
             col = int(cols[code - 1]) + 1 if code <= 3 else int(max(cols)) + 1
             raise TraceFormatError(
