@@ -63,6 +63,8 @@ def _remap_hash(ids):
                     mask = np.uint64(cap - 1)
                     shift = np.uint64(64 - log_cap)
                     for d in range(n_distinct):
+                        if d + _LOOKAHEAD < n_distinct:
+                            prefetch(table, 2 * np.int64((np.uint64(original[d + _LOOKAHEAD]) * _GOLDEN) >> shift))
                         k = original[d]
                         t = np.int64((np.uint64(k) * _GOLDEN) >> shift)
                         while table[2 * t + 1] >= 0:
