@@ -1,0 +1,144 @@
+"""The policy interface: a class of compiled hooks over a :class:`~pagesim.core.state.State`.
+
+A policy is cache_ext's ``struct cache_ext_ops`` (Zussman et al., SOSP 2025, Fig. 3; spec §2.1)
+as a Python class whose hooks are static functions ``hook(s, a)`` in numba's subset:
+
+======== ==================================================================================
+init     once, before the first access; create lists (``list_create``); return 0 for success
+admit    on a miss, before anything is evicted; return 1 to insert the page, 0 to bypass
+         the cache (cache_ext's ``admit_folio`` returns the opposite: true = bypass)
+added    the page ``a[A_PAGE]`` was just inserted; put it in a list
+accessed the resident page ``a[A_PAGE]`` was accessed (a hit)
+evict    write up to 32 candidates into ``s.cand`` and return how many; ``a[A_REQUEST]``
+         pages are wanted; the framework validates each and falls back on a shortfall
+removed  the page ``r[A_PAGE]`` is leaving memory (``r[A_REASON]`` says why); the framework
+         unlinks it from its list right after
+======== ==================================================================================
+
+Missing hooks are no-ops (``evict`` proposing nothing leaves every eviction to the default
+policy). Per-page and global state live in ``s.pm``, ``s.pf``, ``s.gi``, ``s.gf`` with the columns
+the class declares. Parameters are instance attributes, written into the globals by
+:meth:`Policy.configure` before ``init`` runs, so one compiled engine serves every parameter set.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, ClassVar
+
+import numpy as np
+
+from pagesim.core.jit import kernel
+from pagesim.core.state import GI_USER, State
+
+
+@kernel
+def noop_hook(s, a):  # type: ignore[no-untyped-def]
+    """A hook that does nothing and returns 0."""
+    return 0
+
+
+@kernel
+def admit_all(s, a):  # type: ignore[no-untyped-def]
+    """The default admission: every missed page is inserted."""
+    return 1
+
+
+HOOK_NAMES = ("init", "admit", "added", "accessed", "evict", "removed")
+
+
+class Policy:
+    """Base class of every policy, built-in or a user's.
+
+    Class attributes
+    ----------------
+    name : str
+        Registry name (``lru``); a user's policy defaults to its class name in lower case.
+    description : str
+        One line for ``pagesim policies``.
+    int_fields, float_fields : tuple of str
+        Names of the per-page metadata columns in ``s.pm`` / ``s.pf``; the policy indexes
+        them by position.
+    int_globals, float_globals : int
+        Number of global slots needed beyond ``GI_USER`` (int) and from 0 (float).
+    needs_next_access : bool
+        True for clairvoyant policies (Belady): the engine then fills ``a[A_NEXT]``.
+    params : dict
+        Parameter names and defaults; ``Policy(**kw)`` overrides them, unknown names raise.
+    """
+
+    name: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+    int_fields: ClassVar[tuple[str, ...]] = ()
+    float_fields: ClassVar[tuple[str, ...]] = ()
+    int_globals: ClassVar[int] = 8
+    float_globals: ClassVar[int] = 8
+    needs_next_access: ClassVar[bool] = False
+    params: ClassVar[dict[str, Any]] = {}
+
+    init: Callable[..., Any] = staticmethod(noop_hook)
+    admit: Callable[..., Any] = staticmethod(admit_all)
+    added: Callable[..., Any] = staticmethod(noop_hook)
+    accessed: Callable[..., Any] = staticmethod(noop_hook)
+    evict: Callable[..., Any] = staticmethod(noop_hook)
+    removed: Callable[..., Any] = staticmethod(noop_hook)
+
+    def __init__(self, **overrides: Any) -> None:
+        unknown = sorted(set(overrides) - set(self.params))
+        if unknown:
+            known = ", ".join(sorted(self.params)) or "none"
+            raise ValueError(
+                f"policy {self.policy_name()!r} has no parameter {', '.join(unknown)}; "
+                f"known: {known}"
+            )
+        self.values: dict[str, Any] = {**self.params, **overrides}
+
+    @classmethod
+    def policy_name(cls) -> str:
+        """The registry name, or the class name in lower case."""
+        return cls.name or cls.__name__.lower()
+
+    @classmethod
+    def has_admit(cls) -> bool:
+        """True if the class overrides ``admit``."""
+        return cls.admit is not Policy.admit
+
+    def label(self) -> str:
+        """Display name carrying the parameters that differ from the defaults (``s3fifo-0.1``)."""
+        changed = [str(v) for k, v in self.values.items() if self.params.get(k) != v]
+        return "-".join([self.policy_name(), *changed])
+
+    def state_shape(self) -> dict[str, int]:
+        """Sizes for :func:`~pagesim.core.state.make_state` (except ``n_pages``, ``n_cgroups``)."""
+        return {
+            "n_int_fields": max(len(self.int_fields), 1),
+            "n_float_fields": max(len(self.float_fields), 1),
+            "n_int_globals": GI_USER + self.int_globals,
+            "n_float_globals": max(self.float_globals, 1),
+        }
+
+    def configure(self, s: State, capacity: int) -> None:
+        """Write parameters into ``s`` before ``init``; the default does nothing.
+
+        Parameters
+        ----------
+        s : State
+            Freshly allocated state.
+        capacity : int
+            The cache's capacity in its units (pages, or bytes with size-aware traces).
+        """
+
+    def check_invariants(self, s: State) -> None:
+        """Raise AssertionError if the policy's own structures are inconsistent (tests)."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self.values.items())})"
+
+
+def hooks_of(policy_cls: type[Policy]) -> dict[str, Callable[..., Any]]:
+    """The six hooks of a policy class, by name."""
+    return {h: getattr(policy_cls, h) for h in HOOK_NAMES}
+
+
+def empty_int64() -> np.ndarray:
+    """A zero-length int64 array (for absent optional columns)."""
+    return np.zeros(0, dtype=np.int64)

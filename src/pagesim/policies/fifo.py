@@ -1,0 +1,53 @@
+"""First In, First Out (FIFO): evicts pages in the order they came in; hits change nothing.
+
+Source      Belady, "A study of replacement algorithms for a virtual-storage computer",
+            IBM Systems Journal 5(2), 1966 (FIFO and its anomaly); cache_ext's
+            ``cache_ext_fifo`` (Zussman et al., SOSP 2025, §5) is the same rule.
+Structures  One eviction list, newest at the head.
+Rules       added: insert at the head. accessed: nothing. evict: propose the tail.
+Parameters  none.
+Complexity  O(1) per access and per eviction.
+Deviations  none.
+Peers       libCacheSim 0.3.5 ``FIFO``: identical miss counts (tests/crosscheck).
+"""
+
+from __future__ import annotations
+
+from pagesim.core.jit import kernel
+from pagesim.core.lists import list_add, list_create, list_tail
+from pagesim.core.state import A_PAGE, GI_USER
+from pagesim.policies.base import Policy
+
+G_LIST = GI_USER
+
+
+@kernel
+def _init(s, a):  # type: ignore[no-untyped-def]
+    s.gi[G_LIST] = list_create(s, 0)
+    return 0 if s.gi[G_LIST] >= 0 else -1
+
+
+@kernel
+def _added(s, a):  # type: ignore[no-untyped-def]
+    list_add(s, s.gi[G_LIST], a[A_PAGE])
+    return 0
+
+
+@kernel
+def _evict(s, a):  # type: ignore[no-untyped-def]
+    victim = list_tail(s, s.gi[G_LIST])
+    if victim < 0:
+        return 0
+    s.cand[0] = victim
+    return 1
+
+
+class FIFO(Policy):
+    """First In, First Out; see the module docstring."""
+
+    name = "fifo"
+    description = "First In, First Out: evict the page that came in first"
+    int_globals = 1
+    init = staticmethod(_init)
+    added = staticmethod(_added)
+    evict = staticmethod(_evict)

@@ -1,0 +1,59 @@
+"""Least Recently Used (LRU): keeps the pages used most recently, evicts the one unused longest.
+
+Source      Mattson, Gecsei, Slutz, Traiger, "Evaluation techniques for storage hierarchies",
+            IBM Systems Journal 9(2), 1970 (LRU as a stack algorithm).
+Structures  One eviction list, most recent at the head.
+Rules       added: insert at the head. accessed: move to the head. evict: propose the tail.
+Parameters  none.
+Complexity  O(1) per access and per eviction; one list node per resident page.
+Deviations  none.
+Peers       libCacheSim 0.3.5 ``LRU``: identical miss counts (tests/crosscheck).
+"""
+
+from __future__ import annotations
+
+from pagesim.core.jit import kernel
+from pagesim.core.lists import list_add, list_create, list_move, list_tail
+from pagesim.core.state import A_PAGE, GI_USER
+from pagesim.policies.base import Policy
+
+G_LIST = GI_USER
+
+
+@kernel
+def _init(s, a):  # type: ignore[no-untyped-def]
+    s.gi[G_LIST] = list_create(s, 0)
+    return 0 if s.gi[G_LIST] >= 0 else -1
+
+
+@kernel
+def _added(s, a):  # type: ignore[no-untyped-def]
+    list_add(s, s.gi[G_LIST], a[A_PAGE])
+    return 0
+
+
+@kernel
+def _accessed(s, a):  # type: ignore[no-untyped-def]
+    list_move(s, s.gi[G_LIST], a[A_PAGE], False)
+    return 0
+
+
+@kernel
+def _evict(s, a):  # type: ignore[no-untyped-def]
+    victim = list_tail(s, s.gi[G_LIST])
+    if victim < 0:
+        return 0
+    s.cand[0] = victim
+    return 1
+
+
+class LRU(Policy):
+    """Least Recently Used; see the module docstring."""
+
+    name = "lru"
+    description = "Least Recently Used: evict the page unused longest"
+    int_globals = 1
+    init = staticmethod(_init)
+    added = staticmethod(_added)
+    accessed = staticmethod(_accessed)
+    evict = staticmethod(_evict)
