@@ -22,6 +22,9 @@ BUILTIN: dict[str, str] = {
     "lru": "pagesim.policies.lru:LRU",
     "fifo": "pagesim.policies.fifo:FIFO",
     "mru": "pagesim.policies.mru:MRU",
+    "clock": "pagesim.policies.clock:Clock",
+    "lfu": "pagesim.policies.lfu:LFU",
+    "opt": "pagesim.policies.belady:Belady",
 }
 
 

@@ -1,0 +1,252 @@
+"""Least Frequently Used (LFU): keeps the pages used most often while cached; evicts the least used.
+
+Source      Counts as in Aho, Denning, Ullman, "Principles of optimal page replacement", JACM
+            18(1), 1971 (LFU among the reference policies); O(1) frequency buckets from Shah,
+            Mitra, Matani, "An O(1) algorithm for implementing the LFU cache eviction scheme",
+            2010; the tie rule of libCacheSim's ``LFU`` (cache/eviction/LFU.c).
+Structures  Frequency buckets: a doubly linked list of buckets in increasing count order, each a
+            doubly linked FIFO of the pages with that count, kept in the policy's own columns of
+            ``s.pm`` (the framework's lists are not used: there may be as many buckets as pages,
+            cache_ext allows 5 lists per cgroup). A bucket is a row id in ``0 .. n_pages - 1``;
+            page rows and bucket rows share ``pm`` but use different columns. Free bucket ids are
+            chained through ``B_UP``.
+Rules       The count of a page is the number of accesses since it was last inserted (reset on
+            eviction; a newcomer has count 1).
+            added: count 1, appended to the tail of bucket 1.
+            accessed: count + 1, the page moves to the tail of the next bucket.
+            evict: propose the head of the lowest bucket.
+            Tie rule (libCacheSim's): among the pages with the lowest count, evict the one that
+            reached that count first, i.e. whose last access is the oldest (LRU among the least
+            frequently used) -- a page enters a bucket exactly at its most recent access.
+Parameters  none.
+Complexity  O(1) per access and per eviction; 9 int64 columns per page (4 page fields, 5 bucket
+            fields); ``init`` is O(n_pages) (chains the free bucket ids).
+Deviations  One bucket structure for the whole cache: pages of every cgroup share it and the
+            victim is the global LFU page (single-cgroup use, like LRU/FIFO here).
+Peers       libCacheSim 0.3.5 ``LFU``: identical miss counts on cloudPhysicsIO and LIRS traces
+            (tests/crosscheck); its C++ ``LFUCpp`` breaks ties differently (see LFU.c's header).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from pagesim.core.jit import kernel
+from pagesim.core.state import A_PAGE, GI_USER
+from pagesim.policies.base import Policy
+
+# page columns
+P_COUNT = 0  #: accesses since insertion; 0 when not resident
+P_BUCKET = 1  #: bucket id holding the page, -1 when not resident
+P_NEXT = 2  #: next page in the bucket (towards the tail), -1 if none
+P_PREV = 3  #: previous page in the bucket (towards the head), -1 if none
+# bucket columns (row = bucket id)
+B_FREQ = 4  #: count shared by the bucket's pages
+B_HEAD = 5  #: oldest page of the bucket (the eviction end), -1 if empty
+B_TAIL = 6  #: newest page of the bucket
+B_UP = 7  #: next bucket with a higher count (or next free bucket id), -1 if none
+B_DOWN = 8  #: previous bucket with a lower count, -1 if none
+
+G_LOW = GI_USER  #: lowest-count bucket, -1 if the cache is empty
+G_FREE = GI_USER + 1  #: first free bucket id, -1 if none
+
+
+@kernel
+def _init(s, a):  # type: ignore[no-untyped-def]
+    n = s.pm.shape[0]
+    for i in range(n):
+        s.pm[i, P_COUNT] = 0
+        s.pm[i, P_BUCKET] = -1
+        s.pm[i, P_NEXT] = -1
+        s.pm[i, P_PREV] = -1
+        s.pm[i, B_FREQ] = 0
+        s.pm[i, B_HEAD] = -1
+        s.pm[i, B_TAIL] = -1
+        s.pm[i, B_UP] = i + 1 if i + 1 < n else -1
+        s.pm[i, B_DOWN] = -1
+    s.gi[G_LOW] = -1
+    s.gi[G_FREE] = 0
+    return 0
+
+
+@kernel
+def _bucket_new(s, freq, below):  # type: ignore[no-untyped-def]
+    """Take a free bucket id for ``freq`` and link it just above bucket ``below`` (-1: lowest)."""
+    b = s.gi[G_FREE]
+    s.gi[G_FREE] = s.pm[b, B_UP]
+    s.pm[b, B_FREQ] = freq
+    s.pm[b, B_HEAD] = -1
+    s.pm[b, B_TAIL] = -1
+    if below < 0:
+        up = s.gi[G_LOW]
+        s.gi[G_LOW] = b
+    else:
+        up = s.pm[below, B_UP]
+        s.pm[below, B_UP] = b
+    s.pm[b, B_DOWN] = below
+    s.pm[b, B_UP] = up
+    if up >= 0:
+        s.pm[up, B_DOWN] = b
+    return b
+
+
+@kernel
+def _bucket_free(s, b):  # type: ignore[no-untyped-def]
+    """Unlink the empty bucket ``b`` from the bucket list and return its id to the free chain."""
+    up = s.pm[b, B_UP]
+    down = s.pm[b, B_DOWN]
+    if down >= 0:
+        s.pm[down, B_UP] = up
+    else:
+        s.gi[G_LOW] = up
+    if up >= 0:
+        s.pm[up, B_DOWN] = down
+    s.pm[b, B_FREQ] = 0
+    s.pm[b, B_DOWN] = -1
+    s.pm[b, B_UP] = s.gi[G_FREE]
+    s.gi[G_FREE] = b
+
+
+@kernel
+def _append(s, b, p):  # type: ignore[no-untyped-def]
+    """Append page ``p`` at the tail of bucket ``b``."""
+    t = s.pm[b, B_TAIL]
+    s.pm[p, P_BUCKET] = b
+    s.pm[p, P_PREV] = t
+    s.pm[p, P_NEXT] = -1
+    if t >= 0:
+        s.pm[t, P_NEXT] = p
+    else:
+        s.pm[b, B_HEAD] = p
+    s.pm[b, B_TAIL] = p
+
+
+@kernel
+def _detach(s, p):  # type: ignore[no-untyped-def]
+    """Unlink page ``p`` from its bucket; return the bucket id."""
+    b = s.pm[p, P_BUCKET]
+    nxt = s.pm[p, P_NEXT]
+    prv = s.pm[p, P_PREV]
+    if prv >= 0:
+        s.pm[prv, P_NEXT] = nxt
+    else:
+        s.pm[b, B_HEAD] = nxt
+    if nxt >= 0:
+        s.pm[nxt, P_PREV] = prv
+    else:
+        s.pm[b, B_TAIL] = prv
+    s.pm[p, P_BUCKET] = -1
+    s.pm[p, P_NEXT] = -1
+    s.pm[p, P_PREV] = -1
+    return b
+
+
+@kernel
+def _added(s, a):  # type: ignore[no-untyped-def]
+    p = a[A_PAGE]
+    low = s.gi[G_LOW]
+    if low >= 0 and s.pm[low, B_FREQ] == 1:
+        b = low
+    else:
+        b = _bucket_new(s, 1, -1)
+    s.pm[p, P_COUNT] = 1
+    _append(s, b, p)
+    return 0
+
+
+@kernel
+def _accessed(s, a):  # type: ignore[no-untyped-def]
+    p = a[A_PAGE]
+    b = s.pm[p, P_BUCKET]
+    if b < 0:  # not ours (should not happen in cache mode)
+        return 0
+    f = s.pm[p, P_COUNT] + 1
+    s.pm[p, P_COUNT] = f
+    up = s.pm[b, B_UP]
+    if up >= 0 and s.pm[up, B_FREQ] == f:
+        _detach(s, p)
+        _append(s, up, p)
+        if s.pm[b, B_HEAD] < 0:
+            _bucket_free(s, b)
+    elif s.pm[b, B_HEAD] == p and s.pm[b, B_TAIL] == p:
+        s.pm[b, B_FREQ] = f  # alone in its bucket: the bucket moves up with it
+    else:
+        _detach(s, p)
+        nb = _bucket_new(s, f, b)
+        _append(s, nb, p)
+    return 0
+
+
+@kernel
+def _evict(s, a):  # type: ignore[no-untyped-def]
+    low = s.gi[G_LOW]
+    if low < 0:
+        return 0
+    s.cand[0] = s.pm[low, B_HEAD]
+    return 1
+
+
+@kernel
+def _removed(s, r):  # type: ignore[no-untyped-def]
+    p = r[A_PAGE]
+    if s.pm[p, P_BUCKET] < 0:
+        return 0
+    b = _detach(s, p)
+    s.pm[p, P_COUNT] = 0
+    if s.pm[b, B_HEAD] < 0:
+        _bucket_free(s, b)
+    return 0
+
+
+class LFU(Policy):
+    """Least Frequently Used with libCacheSim's tie rule (LRU among the least used)."""
+
+    name = "lfu"
+    description = "Least Frequently Used (in-cache counts; ties: least recently used)"
+    int_fields = ("count", "bucket", "next", "prev", "b_freq", "b_head", "b_tail", "b_up", "b_down")
+    int_globals = 2
+    init = staticmethod(_init)
+    added = staticmethod(_added)
+    accessed = staticmethod(_accessed)
+    evict = staticmethod(_evict)
+    removed = staticmethod(_removed)
+
+    def check_invariants(self, s: Any) -> None:
+        """Buckets strictly increasing and non-empty; every resident page in the bucket of its count."""
+        pm = s.pm
+        seen: set[int] = set()
+        b = int(s.gi[G_LOW])
+        down = -1
+        prev_freq = 0
+        n_buckets = 0
+        while b >= 0:
+            n_buckets += 1
+            assert n_buckets <= pm.shape[0], "cycle in the bucket list"
+            assert int(pm[b, B_DOWN]) == down, f"bucket {b}: broken down link"
+            f = int(pm[b, B_FREQ])
+            assert f > prev_freq, f"bucket {b}: count {f} not above {prev_freq}"
+            p = int(pm[b, B_HEAD])
+            assert p >= 0, f"bucket {b} (count {f}) is empty but linked"
+            prv = -1
+            while p >= 0:
+                assert p not in seen, f"page {p} twice in the buckets"
+                seen.add(p)
+                assert s.resident[p], f"page {p} in a bucket but not resident"
+                assert int(pm[p, P_BUCKET]) == b and int(pm[p, P_PREV]) == prv, f"page {p}: links"
+                assert int(pm[p, P_COUNT]) == f, f"page {p}: count {pm[p, P_COUNT]} in bucket {f}"
+                prv = p
+                p = int(pm[p, P_NEXT])
+            assert int(pm[b, B_TAIL]) == prv, f"bucket {b}: tail"
+            prev_freq = f
+            down = b
+            b = int(pm[b, B_UP])
+        assert sorted(seen) == np.flatnonzero(s.resident).tolist(), "buckets != resident set"
+        n_free = 0
+        b = int(s.gi[G_FREE])
+        while b >= 0:
+            n_free += 1
+            assert n_free <= pm.shape[0], "cycle in the free bucket chain"
+            b = int(pm[b, B_UP])
+        assert n_free + n_buckets == pm.shape[0], "bucket ids lost"
