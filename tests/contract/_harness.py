@@ -1,0 +1,193 @@
+"""Test harness: run a policy exactly as :func:`pagesim.engine.simulate` does, keeping the state.
+
+``simulate`` returns counters only; the contract tests also need the final ``State`` and
+``Framework`` (who is resident, list integrity, units in use) and, for the strongest checks, the
+state after *every* access. :func:`run_with_state` drives the same runner (compiled or
+interpreted) through the resumable loop, one chunk at a time, and calls ``check(s, fw, t)``
+between chunks. Its counters are compared with ``simulate``'s on every call, so the harness
+cannot silently drift from the engine.
+
+Also here: naive references (LRU, the engine's default CLOCK over page ids) written as plain,
+obviously-right Python, and :func:`assert_no_page_lost`, the framework invariants.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any, Callable
+
+import numpy as np
+
+from pagesim.core.lists import check_lists
+from pagesim.core.state import ACC_LEN, make_state
+from pagesim.engine import counters as C
+from pagesim.engine import simulate
+from pagesim.engine.build import interpreted_runner, runner_for
+from pagesim.engine.loop import (
+    CFG_BYTES,
+    CFG_END,
+    CFG_HAS_ADMIT,
+    CFG_HAS_NEXT,
+    CFG_LEN,
+    CFG_START,
+    CFG_WARMUP,
+    make_framework,
+)
+from pagesim.engine.result import counters_from_array
+from pagesim.engine.simulate import _columns
+from pagesim.policies.base import Policy
+from pagesim.trace import Trace
+
+
+def run_with_state(
+    trace: Trace,
+    policy: Policy,
+    capacity: int,
+    *,
+    interpreted: bool = False,
+    warmup: int = 0,
+    capacity_unit: str = "pages",
+    step: int = 0,
+    check: Callable[[Any, Any, int], None] | None = None,
+) -> tuple[dict[str, int], Any, Any]:
+    """Run ``policy`` over ``trace`` and return ``(counters, s, fw)`` after the last access.
+
+    ``step > 0`` runs ``step`` accesses per call and calls ``check(s, fw, done)`` after each
+    call (``step=1``: after every access).
+    """
+    cls = type(policy)
+    page, size, nxt, cgroup = _columns(trace, capacity_unit, cls.needs_next_access)
+    n = page.shape[0]
+    n_cgroups = int(cgroup.max()) + 1 if n else 1
+    s = make_state(trace.n_pages, n_cgroups, **policy.state_shape())
+    fw = make_framework(trace.n_pages, np.full(n_cgroups, capacity, dtype=np.int64))
+    policy.configure(s, capacity)
+    cfg = np.zeros(CFG_LEN, dtype=np.int64)
+    cfg[CFG_WARMUP] = warmup
+    cfg[CFG_HAS_ADMIT] = 1 if cls.has_admit() else 0
+    cfg[CFG_HAS_NEXT] = 1 if cls.needs_next_access else 0
+    cfg[CFG_BYTES] = 1 if capacity_unit == "bytes" else 0
+    a = np.zeros(ACC_LEN, dtype=np.int64)
+    r = np.zeros(ACC_LEN, dtype=np.int64)
+    out = np.zeros(C.N_COUNTERS, dtype=np.int64)
+    run = interpreted_runner(cls) if interpreted else runner_for(cls)
+    chunk = step if step > 0 else max(n, 1)
+    run(page, size, nxt, cgroup, cfg, s, fw, a, r, out)  # init (start == end == 0)
+    start = 0
+    while start < n:
+        end = min(n, start + chunk)
+        cfg[CFG_START] = start
+        cfg[CFG_END] = end
+        run(page, size, nxt, cgroup, cfg, s, fw, a, r, out)
+        if check is not None:
+            check(s, fw, end)
+        start = end
+    counters = counters_from_array(out)
+    reference = simulate(
+        trace, policy, capacity, warmup=warmup, capacity_unit=capacity_unit, interpreted=interpreted
+    )
+    assert counters == reference.counters, "harness and simulate disagree"
+    return counters, s, fw
+
+
+def assert_counter_laws(c: dict[str, int]) -> None:
+    """Identities every run satisfies, whatever the policy proposes."""
+    assert c["hits"] + c["misses"] == c["requests"]
+    assert c["evictions"] == c["policy_evictions"] + c["fallback_evictions"]
+    assert c["evictions"] <= c["misses"] + c["warmup_accesses"]
+    reasons = (
+        c["rejected_out_of_range"]
+        + c["rejected_not_resident"]
+        + c["rejected_foreign"]
+        + c["rejected_duplicate"]
+        + c["rejected_overflow"]
+    )
+    assert c["rejected"] == reasons
+    # every proposed candidate is refused, evicted or left unused -- nothing else
+    assert c["proposed"] == c["rejected"] + c["policy_evictions"] + c["unused_candidates"]
+    assert c["fallback_calls"] <= c["evict_calls"]
+
+
+def assert_no_page_lost(s: Any, fw: Any, capacity: int, bytes_mode: bool = False) -> None:
+    """Framework invariants: resident flags, owners, units in use, list integrity."""
+    res = s.resident
+    assert set(np.unique(res).tolist()) <= {0, 1}
+    on = res == 1
+    assert (s.cgroup_of[on] >= 0).all(), "a resident page has no owner"
+    assert (s.cgroup_of[~on] == -1).all(), "a page that left memory still has an owner"
+    for cg in range(fw.used.shape[0]):
+        mine = on & (s.cgroup_of == cg)
+        used = int(fw.psize[mine].sum()) if bytes_mode else int(mine.sum())
+        assert int(fw.used[cg]) == used, f"cgroup {cg}: used {fw.used[cg]} != {used} resident"
+        assert used <= capacity, f"cgroup {cg}: {used} units resident > capacity {capacity}"
+    assert int(check_lists(s)) == 0
+    listed = s.lst[:, 2] >= 0
+    assert not (listed & ~on).any(), "a page that left memory is still in a list"
+    assert int(listed.sum()) == int(s.lhd[s.lhd[:, 3] >= 0, 2].sum())
+
+
+def resident_set(s: Any) -> set[int]:
+    """Dense ids of the resident pages."""
+    return set(np.flatnonzero(s.resident).tolist())
+
+
+# ---------------------------------------------------------------------------- naive references
+
+
+def naive_lru(pages: Any, capacity: int) -> tuple[int, set[int]]:
+    """Misses and final resident set of LRU with ``capacity`` pages."""
+    cache: OrderedDict[int, None] = OrderedDict()
+    misses = 0
+    for p in map(int, pages):
+        if p in cache:
+            cache.move_to_end(p)
+            continue
+        misses += 1
+        if len(cache) >= capacity:
+            cache.popitem(last=False)
+        cache[p] = None
+    return misses, set(cache)
+
+
+def naive_clock_by_id(
+    pages: Any, capacity: int, n_pages: int, cgroups: Any = None
+) -> tuple[int, set[int], int]:
+    """The engine's default policy alone: per cgroup, CLOCK whose hand sweeps page ids.
+
+    A hit sets the page's reference bit, an insertion clears it; to evict, the cgroup's hand
+    walks ids upwards (wrapping at ``n_pages``), skips pages not resident or of another cgroup,
+    clears set bits and evicts the first page whose bit is clear. Each cgroup has ``capacity``.
+
+    Returns (misses, final resident set, evictions).
+    """
+    pages = [int(p) for p in pages]
+    cgs = [0] * len(pages) if cgroups is None else [int(c) for c in cgroups]
+    owner: dict[int, int] = {}
+    ref: dict[int, bool] = {}
+    used: dict[int, int] = {}
+    hand: dict[int, int] = {}
+    misses = evictions = 0
+    for p, cg in zip(pages, cgs):
+        if p in owner:
+            ref[p] = True
+            continue
+        misses += 1
+        if used.get(cg, 0) >= capacity:
+            h = hand.get(cg, 0)
+            while True:
+                q = h
+                h = (h + 1) % n_pages
+                if owner.get(q) != cg:
+                    continue
+                if ref[q]:
+                    ref[q] = False
+                    continue
+                del owner[q], ref[q]
+                used[cg] -= 1
+                evictions += 1
+                break
+            hand[cg] = h
+        owner[p] = cg
+        ref[p] = False
+        used[cg] = used.get(cg, 0) + 1
+    return misses, set(owner), evictions
