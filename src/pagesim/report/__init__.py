@@ -1,1 +1,1 @@
-"""pagesim.report."""
+"""Reports: rich tables and JSON records rendered from results and statistics."""

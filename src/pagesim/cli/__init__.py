@@ -1,0 +1,41 @@
+"""The ``pagesim`` command: thin wrappers that parse options, call the library and print.
+
+One small module per command group (``_compare``, ``_run``, ``_trace``, ``_listing``); what they
+share (error reporting, trace loading, progress, printing comparisons) is in ``_common``.
+"""
+
+from __future__ import annotations
+
+import typer
+
+import pagesim
+from pagesim.cli import _compare, _listing, _run, _trace
+
+app = typer.Typer(
+    help="pagesim: a page-cache laboratory (cache_ext-style policies, Belady's OPT, real traces).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"pagesim {pagesim.__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
+) -> None:
+    """pagesim: a page-cache laboratory."""
+
+
+app.command("run")(_run.run_command)
+app.command("compare")(_compare.compare_command)
+app.add_typer(_trace.app, name="trace")
+app.command("policies")(_listing.policies_command)
+app.command("workloads")(_listing.workloads_command)
+
+__all__ = ["app"]

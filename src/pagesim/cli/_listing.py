@@ -1,0 +1,28 @@
+"""``pagesim policies`` and ``pagesim workloads``: what can be named on the command line."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pagesim.cli._common import stdout
+from pagesim.policies.registry import policy_class, policy_names
+from pagesim.report.listing import policies_table, workloads_table
+from pagesim.workloads import WORKLOADS
+
+
+def policies_command() -> None:
+    """List every built-in policy with its one-line description."""
+    rows: list[tuple[str, str, dict[str, Any]]] = []
+    for name in policy_names():
+        try:
+            cls = policy_class(name)
+            rows.append((name, cls.description or "-", dict(cls.params)))
+        except Exception as exc:  # a broken module must not hide the others  # noqa: BLE001
+            rows.append((name, f"(cannot load: {type(exc).__name__}: {exc})", {}))
+    stdout().print(policies_table(rows))
+
+
+def workloads_command() -> None:
+    """List every built-in workload with its parameters and defaults."""
+    rows = [(name, w.description, w.defaults) for name, w in WORKLOADS.items()]
+    stdout().print(workloads_table(rows))

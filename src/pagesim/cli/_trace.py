@@ -1,0 +1,51 @@
+"""``pagesim trace info`` and ``pagesim trace convert``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Optional
+
+import typer
+
+from pagesim.analysis.reuse import trace_stats
+from pagesim.cli._common import handled_errors, load_trace, stdout
+from pagesim.report.trace import stats_table
+from pagesim.trace import WRITE_FORMATS, write_trace
+
+app = typer.Typer(help="Inspect and convert traces.", no_args_is_help=True, add_completion=False)
+
+FORMAT_HELP = "Input format (text, csv, oracle, lis, vscsi, pagesim); detected by default."
+
+
+@app.command("info")
+def info_command(
+    trace: str = typer.Argument(..., help="Trace file, or workload:NAME[?key=value&...]."),
+    fmt: Optional[str] = typer.Option(None, "--format", "-f", help=FORMAT_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print the statistics as one JSON object."),
+) -> None:
+    """Requests, unique pages, footprint, one-hit wonders and reuse-distance quantiles."""
+    with handled_errors():
+        stats = trace_stats(load_trace(trace, fmt))
+        if as_json:
+            sys.stdout.write(json.dumps({"trace": trace, **stats}, allow_nan=False) + "\n")
+        else:
+            stdout().print(stats_table(stats, trace))
+
+
+@app.command("convert")
+def convert_command(
+    source: str = typer.Argument(..., metavar="IN", help="Trace file, or workload:NAME[?key=value&...]."),
+    dest: str = typer.Argument(..., metavar="OUT", help="Output file (overwritten)."),
+    fmt: Optional[str] = typer.Option(None, "--format", "-f", help=FORMAT_HELP),
+    to: Optional[str] = typer.Option(
+        None, "--to", help=f"Output format: {', '.join(WRITE_FORMATS)}; by OUT's extension, else pagesim."
+    ),
+) -> None:
+    """Convert a trace, by default to pagesim's lossless format (.pgt)."""
+    with handled_errors():
+        if to is not None and to not in WRITE_FORMATS:
+            raise ValueError(f"cannot write format {to!r}; writable: {', '.join(WRITE_FORMATS)}")
+        t = load_trace(source, fmt)
+        write_trace(t, dest, format=to)
+        stdout().print(f"wrote {t.n_requests:,} accesses over {t.n_pages:,} pages to {dest}")

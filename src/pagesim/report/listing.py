@@ -1,0 +1,53 @@
+"""Render the lists of policies and workloads as rich tables."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from rich.table import Table
+
+__all__ = ["policies_table", "workloads_table"]
+
+
+def policies_table(rows: Sequence[tuple[str, str, Mapping[str, Any]]]) -> Table:
+    """Policies with their one-line descriptions and parameters.
+
+    Parameters
+    ----------
+    rows : sequence of (name, description, params)
+        ``params`` maps each parameter to its default.
+
+    Returns
+    -------
+    rich.table.Table
+    """
+    table = Table(title="policies (use a name with --policy, or path/to/file.py:ClassName)", title_justify="left")
+    table.add_column("name", style="bold")
+    table.add_column("description")
+    table.add_column("parameters")
+    for name, description, params in rows:
+        table.add_row(name, description, ", ".join(f"{k}={v!r}" for k, v in params.items()) or "-")
+    return table
+
+
+def workloads_table(rows: Sequence[tuple[str, str, Mapping[str, Any]]]) -> Table:
+    """Workloads with their parameters and defaults.
+
+    Parameters
+    ----------
+    rows : sequence of (name, description, defaults)
+
+    Returns
+    -------
+    rich.table.Table
+    """
+    table = Table(
+        title="workloads (use as TRACE: workload:NAME or workload:NAME?key=value&key=value)",
+        title_justify="left",
+    )
+    table.add_column("name", style="bold")
+    table.add_column("parameters (defaults)")
+    table.add_column("description")
+    for name, description, defaults in rows:
+        table.add_row(name, ", ".join(f"{k}={v}" for k, v in defaults.items()), description)
+    return table
