@@ -36,6 +36,7 @@ import numpy as np
 
 from pagesim.core.jit import kernel, kernel_inline
 from pagesim.core.lists import _unlink
+from pagesim.core.prefetch import prefetch
 from pagesim.core.state import (
     A_CAPACITY,
     A_CGROUP,
@@ -67,13 +68,16 @@ CFG_INITED = 4  #: set to 1 by the loop after ``init`` ran
 CFG_INIT_RESULT = 5  #: what ``init`` returned
 CFG_HAS_NEXT = 6  #: 1 if next-access times are supplied
 CFG_BYTES = 7  #: 1 if capacity is in bytes (sizes differ per access)
-CFG_LEN = 8
+CFG_PREFETCH_PM = 8  #: 1 if the policy keeps per-page integer fields (prefetch them too)
+CFG_LEN = 10
+
+#: How many accesses ahead the loop prefetches a page's flags, list node and metadata.
+PREFETCH_AHEAD = 12
 
 class Framework(NamedTuple):
     """The framework's own per-page and per-cgroup arrays (not visible to policies).
 
     ref : uint8, shape (n_pages,) -- reference bit of the default policy (CLOCK).
-    stamp : int64, shape (n_pages,) -- last eviction request that saw the page proposed.
     seen : uint8, shape (n_pages,) -- 1 once the page has been accessed (compulsory misses).
     psize : int64, shape (n_pages,) -- units the resident page occupies (bytes mode only).
     used : int64, shape (n_cgroups,) -- units in use per cgroup.
@@ -82,7 +86,6 @@ class Framework(NamedTuple):
     """
 
     ref: np.ndarray
-    stamp: np.ndarray
     seen: np.ndarray
     psize: np.ndarray
     used: np.ndarray
@@ -96,7 +99,6 @@ def make_framework(n_pages: int, capacities: np.ndarray) -> Framework:
     caps = np.asarray(capacities, dtype=np.int64)
     return Framework(
         ref=np.zeros(n, dtype=np.uint8),
-        stamp=np.zeros(n, dtype=np.int64),
         seen=np.zeros(n, dtype=np.uint8),
         psize=np.zeros(n, dtype=np.int64),
         used=np.zeros(caps.shape[0], dtype=np.int64),
@@ -149,6 +151,15 @@ def _fallback(s, fw, r, out, removed, cg, n, t, bytes_mode):  # type: ignore[no-
     return freed
 
 
+@kernel
+def _proposed_before(cand, i, c):  # type: ignore[no-untyped-def]
+    """True if candidate ``c`` also stands at an earlier position than ``i`` (at most 32)."""
+    for j in range(i):
+        if cand[j] == c:
+            return True
+    return False
+
+
 @kernel_inline
 def _evict_request(s, fw, a, r, out, evict, removed, cg, request, t, bytes_mode):  # type: ignore[no-untyped-def]
     """Ask the policy for ``request`` pages, validate, evict, fall back on a shortfall."""
@@ -156,7 +167,6 @@ def _evict_request(s, fw, a, r, out, evict, removed, cg, request, t, bytes_mode)
     a[A_USED] = fw.used[cg]
     a[A_CAPACITY] = fw.cap[cg]
     out[C.EVICT_CALLS] += 1
-    stamp = out[C.EVICT_CALLS]
     n = evict(s, a)
     freed = 0
     n_pages = s.lst.shape[0]
@@ -181,11 +191,10 @@ def _evict_request(s, fw, a, r, out, evict, removed, cg, request, t, bytes_mode)
             out[C.REJ_FOREIGN] += 1
             out[C.REJECTED] += 1
             continue
-        if fw.stamp[c] == stamp:
+        if _proposed_before(s.cand, i, c):
             out[C.REJ_DUPLICATE] += 1
             out[C.REJECTED] += 1
             continue
-        fw.stamp[c] = stamp
         if freed >= request:
             out[C.UNUSED_CANDIDATES] += 1
             continue
@@ -230,10 +239,19 @@ def run_cache(page, size, nxt, cgroup, cfg, s, fw, a, r, out, init, admit, added
     has_admit = cfg[CFG_HAS_ADMIT]
     has_next = cfg[CFG_HAS_NEXT]
     bytes_mode = cfg[CFG_BYTES] != 0
-    for t in range(cfg[CFG_START], cfg[CFG_END]):
+    multi_cgroup = fw.cap.shape[0] > 1
+    prefetch_pm = cfg[CFG_PREFETCH_PM] != 0
+    end = cfg[CFG_END]
+    for t in range(cfg[CFG_START], end):
+        if t + PREFETCH_AHEAD < end:
+            q = page[t + PREFETCH_AHEAD]
+            prefetch(s.resident, q)
+            prefetch(s.lst, q)
+            if prefetch_pm:
+                prefetch(s.pm, q)
         p = page[t]
-        cg = cgroup[t]
-        sz = size[t]
+        cg = cgroup[t] if multi_cgroup else 0
+        sz = size[t] if bytes_mode else 1
         counted = t >= warmup
         a[A_TIME] = t
         a[A_PAGE] = p

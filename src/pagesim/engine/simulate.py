@@ -15,6 +15,7 @@ from pagesim.engine import counters as C
 from pagesim.engine.build import interpreted_runner, runner_for
 from pagesim.engine.loop import (
     CFG_BYTES,
+    CFG_PREFETCH_PM,
     CFG_END,
     CFG_HAS_ADMIT,
     CFG_HAS_NEXT,
@@ -126,6 +127,7 @@ def simulate(
     cfg[CFG_HAS_ADMIT] = 1 if cls.has_admit() else 0
     cfg[CFG_HAS_NEXT] = 1 if cls.needs_next_access else 0
     cfg[CFG_BYTES] = 1 if capacity_unit == "bytes" else 0
+    cfg[CFG_PREFETCH_PM] = 1 if cls.int_fields else 0
     a = np.zeros(ACC_LEN, dtype=np.int64)
     r = np.zeros(ACC_LEN, dtype=np.int64)
     out = np.zeros(C.N_COUNTERS, dtype=np.int64)
@@ -153,6 +155,7 @@ def simulate(
         cfg[CFG_HAS_ADMIT] = 1 if cls.has_admit() else 0
         cfg[CFG_HAS_NEXT] = 1 if cls.needs_next_access else 0
         cfg[CFG_BYTES] = 1 if capacity_unit == "bytes" else 0
+        cfg[CFG_PREFETCH_PM] = 1 if cls.int_fields else 0
         _call(run, policy, a, page, size, nxt, cgroup, cfg, s, fw, r, out)
     except Exception as exc:
         raise PolicyError(policy.label(), -1, exc, traceback.format_exc()) from exc
