@@ -6,7 +6,7 @@ import numpy as np
 from numba import njit, types
 
 from ._jit import JIT
-from ._prefetch import prefetch
+from pagesim.core.prefetch import prefetch
 
 __all__ = ["remap"]
 
