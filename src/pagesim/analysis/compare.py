@@ -32,6 +32,7 @@ __all__ = [
     "OPT",
     "compare",
     "misses_above_opt",
+    "parse_size",
     "resolve_policies",
     "resolve_size",
     "resolve_warmup",
@@ -44,6 +45,37 @@ DEFAULT_POLICIES = ("lru", "fifo", "clock", "mru", "lfu", "opt")
 OPT = "opt"
 
 _SIZE = re.compile(r"^\s*(?P<num>[0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(?P<pct>%?)\s*$")
+
+
+def parse_size(text: str | int) -> tuple[float, bool]:
+    """Check the syntax of a size: ``(value, is_percentage)``.
+
+    Parameters
+    ----------
+    text : str or int
+        ``5000``, ``1e4`` or ``10%``.
+
+    Returns
+    -------
+    tuple of (float, bool)
+        The number (> 0) and whether it is a percentage.
+
+    Raises
+    ------
+    ValueError
+        If it is not a number or percentage, is <= 0, or is a fractional count.
+    """
+    raw = str(text)
+    m = _SIZE.match(raw)
+    if m is None:
+        raise ValueError(f"size must be a positive count or a percentage like 10%, got {raw!r}")
+    value = float(m.group("num"))
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(f"size must be > 0, got {raw!r}")
+    percent = bool(m.group("pct"))
+    if not percent and value != int(value):
+        raise ValueError(f"size must be a whole count or a percentage, got {raw!r}")
+    return value, percent
 
 
 def resolve_size(text: str | int, trace: Trace, capacity_unit: str = "pages") -> int:
@@ -68,29 +100,20 @@ def resolve_size(text: str | int, trace: Trace, capacity_unit: str = "pages") ->
     Raises
     ------
     ValueError
-        If the text is not a number or percentage, is <= 0, or is a fractional count; or if
-        the bytes unit is asked for a trace without sizes.
+        As :func:`parse_size`; or if the bytes unit is asked for a trace without sizes.
     """
-    raw = str(text)
-    m = _SIZE.match(raw)
-    if m is None:
-        raise ValueError(f"size must be a positive count or a percentage like 10%, got {raw!r}")
-    value = float(m.group("num"))
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"size must be > 0, got {raw!r}")
-    if m.group("pct"):
-        if capacity_unit == "bytes":
-            if trace.size is None:
-                raise ValueError("--capacity-unit bytes needs a trace with object sizes")
-            biggest = np.zeros(trace.n_pages, dtype=np.int64)
-            np.maximum.at(biggest, trace.page, trace.size)
-            whole = int(biggest.sum())
-        else:
-            whole = trace.n_pages
-        return max(1, int(round(whole * value / 100.0)))
-    if value != int(value):
-        raise ValueError(f"size must be a whole number of {capacity_unit} or a percentage, got {raw!r}")
-    return int(value)
+    value, percent = parse_size(text)
+    if capacity_unit == "bytes" and trace.size is None:
+        raise ValueError("--capacity-unit bytes needs a trace with object sizes")
+    if not percent:
+        return int(value)
+    if capacity_unit == "bytes":
+        biggest = np.zeros(trace.n_pages, dtype=np.int64)
+        np.maximum.at(biggest, trace.page, trace.size)
+        whole = int(biggest.sum())
+    else:
+        whole = trace.n_pages
+    return max(1, int(round(whole * value / 100.0)))
 
 
 def resolve_warmup(text: str | int | float | None, n_requests: int) -> int:

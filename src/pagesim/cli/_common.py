@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import time
 import warnings
@@ -34,6 +35,8 @@ EXIT_POLICY_FAILED = 1
 PROGRESS_DELAY = 2.0
 
 WORKLOAD_PREFIX = "workload:"
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def stdout() -> Console:
@@ -153,7 +156,7 @@ def compile_notices() -> Iterator[None]:
 
     def show(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
         if issubclass(category, PolicyCompileWarning):
-            text = str(message)
+            text = " ".join(_ANSI.sub("", str(message)).split())
             if text not in seen:
                 seen.add(text)
                 stderr_line(f"pagesim: notice: {text}")

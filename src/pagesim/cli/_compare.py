@@ -6,6 +6,7 @@ from typing import Optional
 
 import typer
 
+from pagesim.analysis.compare import parse_size
 from pagesim.cli._common import handled_errors, load_trace, run_comparison
 
 SIZE_HELP = "Cache size: pages (5000), or a percentage of unique pages (10%); repeatable."
@@ -34,6 +35,8 @@ def compare_command(
 ) -> None:
     """Compare policies on a trace at one or more cache sizes."""
     with handled_errors():
+        for text in size:
+            parse_size(text)  # fail on a bad size before reading a large trace
         t = load_trace(trace, fmt)
         run_comparison(
             t,

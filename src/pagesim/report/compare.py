@@ -77,7 +77,7 @@ def comparison_tables(
         else:
             title += "\nover OPT: not computed (no 'opt' policy registered, or --no-opt)"
         table = Table(title=title, title_justify="left", min_width=78)
-        table.add_column("policy", style="bold")
+        table.add_column("policy", style="bold", no_wrap=True)
         table.add_column("misses", justify="right")
         table.add_column("miss ratio", justify="right")
         table.add_column("over OPT", justify="right")

@@ -1,0 +1,56 @@
+"""A user's LRU, written outside pagesim, in numba's subset: runs compiled.
+
+Run it::
+
+    pagesim compare workload:zipf --size 5% --policy lru,examples/my_lru.py:MyLRU
+
+It gives exactly the misses of the built-in ``lru``. The hooks are plain functions (no
+decorator): pagesim compiles them with its own options. They may only use what numba compiles:
+numpy arrays and scalars in ``s``, the list functions of :mod:`pagesim.core.lists`, and
+module-level constants.
+"""
+
+from pagesim.core.lists import list_add, list_create, list_move, list_tail
+from pagesim.core.state import A_PAGE, GI_USER
+from pagesim.policies import Policy
+
+LIST = GI_USER  # s.gi[LIST]: id of our one eviction list
+
+
+def init(s, a):
+    """Create the list (owned by cgroup 0); 0 means success."""
+    s.gi[LIST] = list_create(s, 0)
+    return 0 if s.gi[LIST] >= 0 else -1
+
+
+def added(s, a):
+    """A page was inserted: most recently used, so at the head."""
+    list_add(s, s.gi[LIST], a[A_PAGE])
+    return 0
+
+
+def accessed(s, a):
+    """A hit: move the page back to the head."""
+    list_move(s, s.gi[LIST], a[A_PAGE], False)
+    return 0
+
+
+def evict(s, a):
+    """Propose the tail, the page unused longest; return how many candidates."""
+    victim = list_tail(s, s.gi[LIST])
+    if victim < 0:
+        return 0
+    s.cand[0] = victim
+    return 1
+
+
+class MyLRU(Policy):
+    """Least Recently Used, as a user would write it."""
+
+    name = "my-lru"
+    description = "a user's LRU (examples/my_lru.py)"
+    int_globals = 1
+    init = staticmethod(init)
+    added = staticmethod(added)
+    accessed = staticmethod(accessed)
+    evict = staticmethod(evict)

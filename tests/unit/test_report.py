@@ -1,0 +1,84 @@
+"""Reports: comparison tables group by size, JSON records never hold NaN or infinity."""
+
+from __future__ import annotations
+
+import json
+
+from rich.console import Console
+
+from pagesim.analysis.compare import compare, misses_above_opt
+from pagesim.engine import Result
+from pagesim.engine.counters import COUNTERS
+from pagesim.report.compare import comparison_record, comparison_tables, format_rate
+from pagesim.report.trace import format_bytes
+from pagesim.workloads import loop, zipf
+
+
+def _result(misses: int, requests: int, opt: int | None) -> Result:
+    counters = {name: 0 for name in COUNTERS}
+    counters.update(requests=requests, misses=misses, hits=requests - misses)
+    params = {} if opt is None else {"opt_misses": opt}
+    return Result("lru", 10, "pages", counters, 0.0, 0.0, "compiled", params)
+
+
+def test_records_of_degenerate_results_are_strict_json():
+    for r in (_result(0, 0, 0), _result(5, 10, 0), _result(5, 10, None)):
+        text = json.dumps(comparison_record(r, "t", "10"), allow_nan=False)
+        rec = json.loads(text)
+        assert rec["miss_ratio"] in (0.0, 0.5)
+        assert rec["accesses_per_second"] == 0.0
+    assert misses_above_opt(_result(5, 10, 0))[1] == float("inf")
+    assert comparison_record(_result(5, 10, 0), "t")["misses_above_opt_pct"] is None
+    assert comparison_record(_result(6, 10, 4), "t")["misses_above_opt_pct"] == 50.0
+
+
+def test_one_table_per_size_with_one_row_per_policy():
+    trace = zipf(5000, 500, 1.0, seed=2)
+    results = compare(trace, ["lru", "fifo"], [20, 50, 100])
+    tables = comparison_tables(results, "z", whole=trace.n_pages)
+    assert len(tables) == 3
+    assert all(t.row_count == 2 for t in tables)
+    console = Console(record=True, width=100)
+    for t in tables:
+        console.print(t)
+    text = console.export_text()
+    assert "Belady" in text and "cache of 50 pages" in text
+
+
+def _naive_belady_misses(ids: list[int], capacity: int) -> int:
+    """Belady's MIN by brute force: on a miss with a full cache evict the page used farthest ahead."""
+    cache: set[int] = set()
+    misses = 0
+    for i, p in enumerate(ids):
+        if p in cache:
+            continue
+        misses += 1
+        if len(cache) >= capacity:
+            def next_use(q: int) -> int:
+                rest = ids[i + 1 :]
+                return rest.index(q) if q in rest else len(ids)
+            cache.remove(max(sorted(cache), key=next_use))
+        cache.add(p)
+    return misses
+
+
+def test_compare_on_a_loop_matches_hand_counts_and_naive_opt():
+    # a loop over 10 pages, 5 passes, cache of 5 pages: every access of LRU and FIFO misses
+    # (reuse distance 9 >= 5), 50 misses; OPT's count comes from the brute-force reference.
+    trace = loop(10, passes=5)
+    results = compare(trace, ["lru", "fifo"], [5])
+    assert [r.misses for r in results] == [50, 50]
+    opt = _naive_belady_misses(trace.page.tolist(), 5)
+    for r in results:
+        above = misses_above_opt(r)
+        if above is not None:  # when an 'opt' policy is registered
+            assert r.params["opt_misses"] == opt
+            assert above == (50 - opt, 100.0 * (50 - opt) / opt)
+
+
+def test_rates_and_bytes_are_compact():
+    assert format_rate(0.0) == "-"
+    assert format_rate(31_234_000) == "31.2M"
+    assert format_rate(845_000) == "845.0k"
+    assert format_bytes(512) == "512 B"
+    assert format_bytes(3 * 1024**3) == "3.0 GiB"
