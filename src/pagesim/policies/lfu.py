@@ -1,9 +1,9 @@
 """Least Frequently Used (LFU): keeps the pages used most often while cached; evicts the least used.
 
-Source      Counts as in Aho, Denning, Ullman, "Principles of optimal page replacement", JACM
-            18(1), 1971 (LFU among the reference policies); O(1) frequency buckets from Shah,
-            Mitra, Matani, "An O(1) algorithm for implementing the LFU cache eviction scheme",
-            2010; the tie rule of libCacheSim's ``LFU`` (cache/eviction/LFU.c).
+Source      The classical rule (e.g. Coffman and Denning, "Operating Systems Theory",
+            Prentice-Hall, 1973); O(1) frequency buckets from Shah, Mitra, Matani, "An O(1)
+            algorithm for implementing the LFU cache eviction scheme", 2010; the tie rule of
+            libCacheSim's ``LFU`` (cache/eviction/LFU.c, read, not ported).
 Structures  Frequency buckets: a doubly linked list of buckets in increasing count order, each a
             doubly linked FIFO of the pages with that count, kept in the policy's own columns of
             ``s.pm`` (the framework's lists are not used: there may be as many buckets as pages,
