@@ -211,3 +211,16 @@ def test_policies_and_workloads_are_listed():
     assert wl.exit_code == 0
     for name in ("zipf", "uniform", "loop", "scan", "phases", "alpha"):
         assert name in wl.stdout
+
+
+def test_docs_examples_run_compiled_and_iterate_clock_equals_clock():
+    slru = f"{EXAMPLES / 'slru.py'}:SLRU"
+    it = f"{EXAMPLES / 'clock_iterate.py'}:IterClock"
+    result = invoke("compare", SMALL, "--size", "60", "--size", "400", "--policy", f"lru,clock,{slru},{it}", "--json", "--no-opt")
+    assert result.exit_code == 0, result.output
+    by = {(r["policy"], r["capacity"]): r for r in records(result)}
+    for cap in (60, 400):
+        assert by[("iter-clock", cap)]["misses"] == by[("clock", cap)]["misses"]
+        assert by[("slru", cap)]["mode"] == "compiled"
+        assert by[("slru", cap)]["misses"] < by[("lru", cap)]["misses"]  # Zipf: frequency pays
+        assert by[("slru", cap)]["fallback_evictions"] == 0
