@@ -3,7 +3,7 @@
 ``simulate`` returns counters only; the contract tests also need the final ``State`` and
 ``Framework`` (who is resident, list integrity, units in use) and, for the strongest checks, the
 state after *every* access. :func:`run_with_state` drives the same runner (compiled or
-interpreted) through the resumable loop, one chunk at a time, and calls ``check(s, fw, t)``
+interpreted) through the resumable loop, one chunk at a time, and calls ``check(s, fw, done, out)``
 between chunks. Its counters are compared with ``simulate``'s on every call, so the harness
 cannot silently drift from the engine.
 
@@ -48,12 +48,13 @@ def run_with_state(
     warmup: int = 0,
     capacity_unit: str = "pages",
     step: int = 0,
-    check: Callable[[Any, Any, int], None] | None = None,
+    check: Callable[[Any, Any, int, Any], None] | None = None,
 ) -> tuple[dict[str, int], Any, Any]:
     """Run ``policy`` over ``trace`` and return ``(counters, s, fw)`` after the last access.
 
-    ``step > 0`` runs ``step`` accesses per call and calls ``check(s, fw, done)`` after each
-    call (``step=1``: after every access).
+    ``step > 0`` runs ``step`` accesses per call and calls ``check(s, fw, done, out)`` after
+    each call (``step=1``: after every access); ``out`` is the engine's raw counter array
+    (slots in :mod:`pagesim.engine.counters`).
     """
     cls = type(policy)
     page, size, nxt, cgroup = _columns(trace, capacity_unit, cls.needs_next_access)
@@ -80,7 +81,7 @@ def run_with_state(
         cfg[CFG_END] = end
         run(page, size, nxt, cgroup, cfg, s, fw, a, r, out)
         if check is not None:
-            check(s, fw, end)
+            check(s, fw, end, out)
         start = end
     counters = counters_from_array(out)
     reference = simulate(

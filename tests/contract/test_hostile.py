@@ -226,10 +226,10 @@ def _two_cgroup_trace(seed: int = 5, n: int = 1500, pages: int = 40) -> Trace:
 
 
 def _resident_checker(trace: Trace, capacity: int) -> Any:
-    """check(s, fw, done): invariants, and resident pages per cgroup = min(capacity, distinct)."""
+    """check(s, fw, done, out): invariants, and resident pages per cgroup = min(capacity, distinct)."""
     page, cg = trace.page, trace.cgroup.astype(np.int64)
 
-    def check(s: Any, fw: Any, done: int) -> None:
+    def check(s: Any, fw: Any, done: int, out: Any) -> None:
         assert_no_page_lost(s, fw, capacity)
         for c in range(fw.used.shape[0]):
             distinct = len(set(page[:done][cg[:done] == c].tolist()))
