@@ -198,7 +198,7 @@ def run_comparison(
     classes = resolve_policies(policies)
     capacities = [resolve_size(text, trace, capacity_unit) for text in sizes]
     n_warmup = resolve_warmup(warmup, trace.n_requests)
-    with compile_notices(), DelayedProgress(f"{label}") as progress:
+    with compile_notices(), DelayedProgress("simulating") as progress:
         results = compare(
             trace,
             classes,
