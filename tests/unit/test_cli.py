@@ -224,3 +224,23 @@ def test_docs_examples_run_compiled_and_iterate_clock_equals_clock():
         assert by[("slru", cap)]["mode"] == "compiled"
         assert by[("slru", cap)]["misses"] < by[("lru", cap)]["misses"]  # Zipf: frequency pays
         assert by[("slru", cap)]["fallback_evictions"] == 0
+
+
+def test_capacity_in_bytes_resolves_percent_of_footprint(tmp_path):
+    import numpy as np
+
+    from pagesim.trace import Trace, read_trace, write_trace
+
+    ids = np.array([1, 2, 3, 1, 2, 4, 1, 5, 3, 1], dtype=np.int64)
+    sizes = np.array([100, 200, 300, 100, 200, 400, 100, 500, 300, 100], dtype=np.int64)
+    path = tmp_path / "sized.oracleGeneral"
+    write_trace(Trace.from_ids(ids, size=sizes), path, format="oracle")
+    trace = read_trace(path)
+    result = invoke("compare", str(path), "--capacity-unit", "bytes", "--size", "50%", "--policy", "lru", "--json")
+    (rec,) = records(result)
+    assert rec["capacity"] == 750 and rec["capacity_unit"] == "bytes"  # half of 100+200+300+400+500
+    assert rec["misses"] == simulate(trace, make_policy("lru"), 750, capacity_unit="bytes").misses
+    no_sizes = invoke("compare", SMALL, "--capacity-unit", "bytes", "--size", "10", "--policy", "lru")
+    assert_one_line_error(no_sizes, 2, "object sizes")
+    bad_unit = invoke("compare", SMALL, "--capacity-unit", "kb", "--size", "10", "--policy", "lru")
+    assert_one_line_error(bad_unit, 2, "capacity-unit")
