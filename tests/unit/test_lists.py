@@ -98,8 +98,9 @@ def _python_api() -> SimpleNamespace:
     ns = SimpleNamespace(**{n: interpreted(getattr(L, n), memo) for n in _NAMES})
     it = interpreted(list_iterate, memo)
     sm = interpreted(list_sample, memo)
-    ns.iterate = lambda s, a, lid, c, cm, cl, em, el: it(s, a, lid, _verdict.py_func, c, cm, cl, em, el)
-    ns.sample = lambda s, a, lid, req, size, part: sm(s, a, lid, _score.py_func, req, size, part)
+    verdict, score = interpreted(_verdict, memo), interpreted(_score, memo)
+    ns.iterate = lambda s, a, lid, c, cm, cl, em, el: it(s, a, lid, verdict, c, cm, cl, em, el)
+    ns.sample = lambda s, a, lid, req, size, part: sm(s, a, lid, score, req, size, part)
     return ns
 
 
