@@ -288,12 +288,6 @@ def test_foreign_pages_are_refused() -> None:
     assert ci == c
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug (counter classification): a candidate proposed twice in one request is "
-    "counted as rejected_not_resident, not rejected_duplicate, when its first copy was "
-    "evicted -- loop._evict_request checks residency before the per-request stamp",
-)
 def test_duplicate_of_victim_counts_as_duplicate() -> None:
     trace = _trace()
     c, s, fw = run_with_state(trace, DuplicateVictim(), CAP)

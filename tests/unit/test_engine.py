@@ -178,23 +178,12 @@ def test_bytes_mode_needs_sizes() -> None:
         simulate(Trace.from_ids([1, 2]), make_policy("lru"), 10, capacity_unit="bytes")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: too_large is counted during warm-up although counters.py says every "
-    "count except eviction bookkeeping is over the measured accesses (loop.py: "
-    "`out[C.TOO_LARGE] += 1` is outside `if counted`)",
-)
 def test_too_large_during_warmup_not_counted() -> None:
     t = Trace.from_ids([1, 2, 3], size=[20, 4, 4])
     c = simulate(t, make_policy("lru"), 10, capacity_unit="bytes", warmup=1).counters
     assert c["too_large"] == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: bypassed is counted during warm-up (loop.py: `out[C.BYPASSED] += 1` "
-    "is outside `if counted`), unlike every other non-eviction counter",
-)
 def test_bypassed_during_warmup_not_counted() -> None:
     t = Trace.from_ids([1, 2, 3, 4])
     c = simulate(t, BypassAll(), 2, warmup=2).counters
@@ -300,3 +289,20 @@ def test_chunking_does_not_change_counters() -> None:
     assert simulate(t, make_policy("lru"), 8, chunk=1, warmup=13).counters == simulate(
         t, make_policy("lru"), 8, warmup=13
     ).counters
+
+
+@kernel
+def _failing_init(s, a):  # type: ignore[no-untyped-def]
+    return 3
+
+
+class FailingInit(Policy):
+    """A policy whose init reports failure (cache_ext: a non-zero init aborts the attach)."""
+
+    name = "failing-init"
+    init = staticmethod(_failing_init)
+
+
+def test_nonzero_init_aborts_the_run() -> None:
+    with pytest.raises(PolicyError, match="init returned 3"):
+        simulate(Trace.from_ids([1, 2, 3]), FailingInit(), 2)

@@ -444,11 +444,6 @@ def test_iterate_empty_list(api: SimpleNamespace) -> None:
     assert s.gi[VISITS] == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core deviation not documented in lists.py: cache_ext_spec §2.6b rejects (-1) a "
-    "non-self target list with mode SKIP; list_iterate accepts it and ignores the target",
-)
 def test_iterate_rejects_non_self_target_with_skip(api: SimpleNamespace) -> None:
     s = new_state()
     A = filled(api, s, [0, 1])
@@ -550,11 +545,6 @@ def test_sample_maximum_window() -> None:
     assert api.check_lists(s) == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core deviation not documented in lists.py: cache_ext_spec §2.6 aborts the walk on "
-    "a verdict other than CONTINUE/STOP/EVICT; list_iterate treats it as CONTINUE",
-)
 def test_iterate_aborts_on_unknown_verdict(api: SimpleNamespace) -> None:
     s = new_state()
     lid = filled(api, s, [0, 1, 2, 3])

@@ -52,13 +52,6 @@ SKIP = 0
 TO_HEAD = 1
 TO_TAIL = 2
 
-#: ``list_iterate`` status codes, left in ``s.gi[0]`` ... (see ``list_iterate``).
-ITER_DONE = 0
-ITER_ARRAY_FILLED = 1
-ITER_MAX_REACHED = 2
-ITER_BAD_LIST = -1
-
-
 @kernel
 def list_valid(s, lid):  # type: ignore[no-untyped-def]
     """1 if ``lid`` names a created list, else 0."""
@@ -228,6 +221,14 @@ def _place(s, page, mode, target, current):  # type: ignore[no-untyped-def]
         _link_head(s, lid, page)
 
 
+@kernel
+def _target_ok(s, lid, target, mode):  # type: ignore[no-untyped-def]
+    """A move target is -1 (the list itself), or a valid list with a mode other than SKIP."""
+    if target < 0 or target == lid:
+        return True
+    return list_valid(s, target) == 1 and mode != SKIP
+
+
 @kernel_inline
 def list_iterate(s, a, lid, verdict, count, continue_mode, continue_list, evict_mode, evict_list):  # type: ignore[no-untyped-def]
     """Walk ``lid`` from head to tail, asking ``verdict`` about each page.
@@ -252,21 +253,23 @@ def list_iterate(s, a, lid, verdict, count, continue_mode, continue_list, evict_
     -------
     int
         The new candidate count (``count`` when nothing was proposed), or -1 if ``lid`` or a
-        target list is invalid. Iteration stops at ``MAX_CANDIDATES`` candidates, a ``STOP``,
-        the end of the list or ``MAX_ITERATE`` visited nodes (cache_ext ``list_iterate``).
+        target list is invalid, or a target other than ``lid`` is given with mode ``SKIP``.
+        Iteration stops at ``MAX_CANDIDATES`` candidates, a ``STOP``, a verdict that is none of
+        the three (cache_ext aborts the walk there), the end of the list or ``MAX_ITERATE``
+        visited nodes (cache_ext ``list_iterate``).
     """
     if list_valid(s, lid) == 0:
         return -1
-    if continue_list >= 0 and list_valid(s, continue_list) == 0:
+    if not _target_ok(s, lid, continue_list, continue_mode):
         return -1
-    if evict_list >= 0 and list_valid(s, evict_list) == 0:
+    if not _target_ok(s, lid, evict_list, evict_mode):
         return -1
     page = s.lhd[lid, HEAD]
     i = 0
     while page >= 0 and count < MAX_CANDIDATES and i < MAX_ITERATE:
         nxt = s.lst[page, NEXT]
         r = verdict(s, a, i, page)
-        if r == STOP:
+        if r == STOP or (r != CONTINUE and r != EVICT):
             break
         if r == EVICT:
             s.cand[count] = page
@@ -343,15 +346,15 @@ def check_lists(s):  # type: ignore[no-untyped-def]
         prev = -1
         k = 0
         while page >= 0:
+            k += 1
+            if k > n_pages:
+                return 5
             if s.lst[page, LIST] != lid:
                 return 1
             if s.lst[page, PREV] != prev:
                 return 2
             if s.resident[page] == 0:
                 return 4
-            k += 1
-            if k > n_pages:
-                return 5
             prev = page
             page = s.lst[page, NEXT]
         if k != s.lhd[lid, LEN] or s.lhd[lid, TAIL] != prev:

@@ -85,8 +85,7 @@ MAX_ITERATE = 4097
 #: ``list_sample`` detaches at most 2048 nodes (request * sample size).
 MAX_SAMPLE = 2048
 
-#: Reserved global slots; policies use ``gi[GI_USER:]``.
-GI_SAMPLE_N = 0  # number of nodes detached by the last list_sample
+#: Global slots below this are reserved for the framework; policies use ``gi[GI_USER:]``.
 GI_USER = 4
 
 

@@ -183,16 +183,16 @@ def _evict_request(s, fw, a, r, out, evict, removed, cg, request, t, bytes_mode)
             out[C.REJ_OUT_OF_RANGE] += 1
             out[C.REJECTED] += 1
             continue
+        if _proposed_before(s.cand, i, c):
+            out[C.REJ_DUPLICATE] += 1
+            out[C.REJECTED] += 1
+            continue
         if s.resident[c] == 0:
             out[C.REJ_NOT_RESIDENT] += 1
             out[C.REJECTED] += 1
             continue
         if s.cgroup_of[c] != cg:
             out[C.REJ_FOREIGN] += 1
-            out[C.REJECTED] += 1
-            continue
-        if _proposed_before(s.cand, i, c):
-            out[C.REJ_DUPLICATE] += 1
             out[C.REJECTED] += 1
             continue
         if freed >= request:
@@ -279,10 +279,12 @@ def run_cache(page, size, nxt, cgroup, cfg, s, fw, a, r, out, init, admit, added
                 out[C.COMPULSORY] += 1
         fw.seen[p] = 1
         if sz > fw.cap[cg]:
-            out[C.TOO_LARGE] += 1
+            if counted:
+                out[C.TOO_LARGE] += 1
             continue
         if has_admit != 0 and admit(s, a) == 0:
-            out[C.BYPASSED] += 1
+            if counted:
+                out[C.BYPASSED] += 1
             continue
         while fw.used[cg] + sz > fw.cap[cg]:
             if _evict_request(s, fw, a, r, out, evict, removed, cg, 1, t, bytes_mode) == 0:

@@ -19,6 +19,7 @@ from pagesim.engine.loop import (
     CFG_END,
     CFG_HAS_ADMIT,
     CFG_HAS_NEXT,
+    CFG_INIT_RESULT,
     CFG_LEN,
     CFG_START,
     CFG_WARMUP,
@@ -159,6 +160,13 @@ def simulate(
         _call(run, policy, a, page, size, nxt, cgroup, cfg, s, fw, r, out)
     except Exception as exc:
         raise PolicyError(policy.label(), -1, exc, traceback.format_exc()) from exc
+    if cfg[CFG_INIT_RESULT] != 0:
+        raise PolicyError(
+            policy.label(),
+            -1,
+            RuntimeError(f"init returned {int(cfg[CFG_INIT_RESULT])} (non-zero aborts the attach)"),
+            "",
+        )
     prepare = time.perf_counter() - t0
     loop_seconds = 0.0
     start = 0
