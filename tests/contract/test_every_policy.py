@@ -48,7 +48,7 @@ def _step_checker(trace: Trace, policy: Any, capacity: int) -> Any:
         first[i + 1] = len(seen)
 
     def check(s: Any, fw: Any, done: int, out: Any) -> None:
-        resident = int(s.resident.sum())
+        resident = int(np.count_nonzero(s.resident))
         assert resident <= capacity, f"{resident} pages resident > capacity {capacity} after {done}"
         assert resident == min(capacity, int(first[done])), f"after {done} accesses"
         assert_no_page_lost(s, fw, capacity)

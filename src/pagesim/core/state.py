@@ -33,9 +33,11 @@ scores : int64, shape (MAX_SAMPLE,)
 sample : int64, shape (MAX_SAMPLE,)
     Scratch: pages detached by batch scoring.
 resident : uint8, shape (n_pages,)
-    1 while the page is in memory. Read-only for policies.
+    Non-zero while the page is in memory (bit ``RESIDENT``); bit ``REFERENCED`` is the default
+    policy's reference bit, set on every hit. Read-only for policies: test ``!= 0``.
 cgroup_of : int32, shape (n_pages,)
-    Owning cgroup of each resident page (the one that faulted it in). Read-only for policies.
+    Owning cgroup of each resident page (the one that faulted it in); 0 for every page when
+    the run has one cgroup. Read-only for policies.
 """
 
 from __future__ import annotations
@@ -60,6 +62,10 @@ A_REASON = 11  #: for ``removed``: REASON_POLICY, REASON_FALLBACK or REASON_FREE
 A_N_PAGES = 12  #: number of distinct pages in the trace
 A_HIT = 13  #: 1 if the current access hit
 ACC_LEN = 16
+
+#: Bits of ``State.resident``.
+RESIDENT = 1
+REFERENCED = 2
 
 REASON_POLICY = 0
 REASON_FALLBACK = 1
@@ -154,5 +160,5 @@ def make_state(
         scores=np.zeros(MAX_SAMPLE, dtype=np.int64),
         sample=np.full(MAX_SAMPLE, -1, dtype=np.int64),
         resident=np.zeros(n, dtype=np.uint8),
-        cgroup_of=np.full(n, -1, dtype=np.int32),
+        cgroup_of=np.full(n, -1 if n_cgroups > 1 else 0, dtype=np.int32),
     )

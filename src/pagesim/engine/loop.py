@@ -53,6 +53,8 @@ from pagesim.core.state import (
     A_TIME,
     A_USED,
     LIST,
+    REFERENCED,
+    RESIDENT,
     MAX_CANDIDATES,
     REASON_FALLBACK,
     REASON_POLICY,
@@ -77,7 +79,6 @@ PREFETCH_AHEAD = 12
 class Framework(NamedTuple):
     """The framework's own per-page and per-cgroup arrays (not visible to policies).
 
-    ref : uint8, shape (n_pages,) -- reference bit of the default policy (CLOCK).
     seen : uint8, shape (n_pages,) -- 1 once the page has been accessed (compulsory misses).
     psize : int64, shape (n_pages,) -- units the resident page occupies (bytes mode only).
     used : int64, shape (n_cgroups,) -- units in use per cgroup.
@@ -85,7 +86,6 @@ class Framework(NamedTuple):
     hand : int64, shape (n_cgroups,) -- position of each cgroup's CLOCK hand (a page id).
     """
 
-    ref: np.ndarray
     seen: np.ndarray
     psize: np.ndarray
     used: np.ndarray
@@ -98,7 +98,6 @@ def make_framework(n_pages: int, capacities: np.ndarray) -> Framework:
     n = max(n_pages, 1)
     caps = np.asarray(capacities, dtype=np.int64)
     return Framework(
-        ref=np.zeros(n, dtype=np.uint8),
         seen=np.zeros(n, dtype=np.uint8),
         psize=np.zeros(n, dtype=np.int64),
         used=np.zeros(caps.shape[0], dtype=np.int64),
@@ -108,8 +107,8 @@ def make_framework(n_pages: int, capacities: np.ndarray) -> Framework:
 
 
 @kernel_inline
-def _remove(s, fw, r, out, removed, page, reason, t, bytes_mode):  # type: ignore[no-untyped-def]
-    cg = s.cgroup_of[page]
+def _remove(s, fw, r, out, removed, page, reason, t, bytes_mode, multi_cgroup):  # type: ignore[no-untyped-def]
+    cg = s.cgroup_of[page] if multi_cgroup else 0
     sz = fw.psize[page] if bytes_mode else 1
     r[A_TIME] = t
     r[A_PAGE] = page
@@ -120,14 +119,14 @@ def _remove(s, fw, r, out, removed, page, reason, t, bytes_mode):  # type: ignor
     if s.lst[page, LIST] >= 0:
         _unlink(s, page)
     s.resident[page] = 0
-    s.cgroup_of[page] = -1
-    fw.ref[page] = 0
+    if multi_cgroup:
+        s.cgroup_of[page] = -1
     fw.used[cg] -= sz
     out[C.EVICTIONS] += 1
 
 
 @kernel_inline
-def _fallback(s, fw, r, out, removed, cg, n, t, bytes_mode):  # type: ignore[no-untyped-def]
+def _fallback(s, fw, r, out, removed, cg, n, t, bytes_mode, multi_cgroup):  # type: ignore[no-untyped-def]
     """Default policy: CLOCK sweeping page ids; evict ``n`` pages of cgroup ``cg``."""
     n_pages = s.lst.shape[0]
     freed = 0
@@ -139,12 +138,12 @@ def _fallback(s, fw, r, out, removed, cg, n, t, bytes_mode):  # type: ignore[no-
         if hand >= n_pages:
             hand = 0
         budget -= 1
-        if s.resident[page] == 0 or s.cgroup_of[page] != cg:
+        if s.resident[page] == 0 or (multi_cgroup and s.cgroup_of[page] != cg):
             continue
-        if fw.ref[page] != 0:
-            fw.ref[page] = 0
+        if s.resident[page] & REFERENCED:
+            s.resident[page] = RESIDENT
             continue
-        _remove(s, fw, r, out, removed, page, REASON_FALLBACK, t, bytes_mode)
+        _remove(s, fw, r, out, removed, page, REASON_FALLBACK, t, bytes_mode, multi_cgroup)
         out[C.FALLBACK_EVICTIONS] += 1
         freed += 1
     fw.hand[cg] = hand
@@ -161,7 +160,7 @@ def _proposed_before(cand, i, c):  # type: ignore[no-untyped-def]
 
 
 @kernel_inline
-def _evict_request(s, fw, a, r, out, evict, removed, cg, request, t, bytes_mode):  # type: ignore[no-untyped-def]
+def _evict_request(s, fw, a, r, out, evict, removed, cg, request, t, bytes_mode, multi_cgroup):  # type: ignore[no-untyped-def]
     """Ask the policy for ``request`` pages, validate, evict, fall back on a shortfall."""
     a[A_REQUEST] = request
     a[A_USED] = fw.used[cg]
@@ -191,19 +190,19 @@ def _evict_request(s, fw, a, r, out, evict, removed, cg, request, t, bytes_mode)
             out[C.REJ_NOT_RESIDENT] += 1
             out[C.REJECTED] += 1
             continue
-        if s.cgroup_of[c] != cg:
+        if multi_cgroup and s.cgroup_of[c] != cg:
             out[C.REJ_FOREIGN] += 1
             out[C.REJECTED] += 1
             continue
         if freed >= request:
             out[C.UNUSED_CANDIDATES] += 1
             continue
-        _remove(s, fw, r, out, removed, c, REASON_POLICY, t, bytes_mode)
+        _remove(s, fw, r, out, removed, c, REASON_POLICY, t, bytes_mode, multi_cgroup)
         out[C.POLICY_EVICTIONS] += 1
         freed += 1
     if freed * 100 <= 80 * request:
         out[C.FALLBACK_CALLS] += 1
-        freed += _fallback(s, fw, r, out, removed, cg, request - freed, t, bytes_mode)
+        freed += _fallback(s, fw, r, out, removed, cg, request - freed, t, bytes_mode, multi_cgroup)
     return freed
 
 
@@ -268,7 +267,7 @@ def run_cache(page, size, nxt, cgroup, cfg, s, fw, a, r, out, init, admit, added
             a[A_HIT] = 1
             if counted:
                 out[C.HITS] += 1
-            fw.ref[p] = 1
+            s.resident[p] = RESIDENT | REFERENCED
             accessed(s, a)
             continue
         a[A_HIT] = 0
@@ -287,14 +286,14 @@ def run_cache(page, size, nxt, cgroup, cfg, s, fw, a, r, out, init, admit, added
                 out[C.BYPASSED] += 1
             continue
         while fw.used[cg] + sz > fw.cap[cg]:
-            if _evict_request(s, fw, a, r, out, evict, removed, cg, 1, t, bytes_mode) == 0:
+            if _evict_request(s, fw, a, r, out, evict, removed, cg, 1, t, bytes_mode, multi_cgroup) == 0:
                 break
-        s.resident[p] = 1
-        s.cgroup_of[p] = cg
+        s.resident[p] = RESIDENT
+        if multi_cgroup:
+            s.cgroup_of[p] = cg
         if bytes_mode:
             fw.psize[p] = sz
         fw.used[cg] += sz
-        fw.ref[p] = 0
         added(s, a)
     done = cfg[CFG_END] - cfg[CFG_START]
     cfg[CFG_START] = cfg[CFG_END]

@@ -6,7 +6,9 @@ Source      Belady, "A study of replacement algorithms for a virtual-storage com
 Structures  An indexed binary max-heap of the resident pages keyed by next use, in ``s.pm``:
             ``pm[page, NEXT_USE]`` (index of the page's next access, ``NEVER`` if none),
             ``pm[page, HEAP_POS]`` (its slot in the heap, -1 if not in it) and
-            ``pm[slot, HEAP]`` (the page in heap slot ``slot``; the root is slot 0).
+            ``pm[slot, HEAP]`` (the page in heap slot ``slot``; the root is slot 0) and
+            ``pm[slot, HEAP_KEY]`` (that page's next use, beside it so a comparison reads one
+            row instead of chasing the page's own row).
             ``gi[G_SIZE]`` is the heap's size. No framework list is used.
 Rules       needs the next access of every access (``a[A_NEXT]``).
             added: push the page with its next use. accessed: its next use moves later, so it
@@ -15,7 +17,7 @@ Rules       needs the next access of every access (``a[A_NEXT]``).
             Demand fetch: the missed page is always inserted, even if its own next use is later
             than every resident page's (no bypass).
 Parameters  none.
-Complexity  O(log n) per access and per eviction; 3 int64 columns per page.
+Complexity  O(log n) per access and per eviction; 4 int64 columns per page.
 Deviations  Ties (only between pages never used again) go to whichever the heap holds at the
             root; every choice among them gives the same miss count. One heap for all cgroups
             (single-cgroup use, like LRU here).
@@ -37,13 +39,15 @@ from pagesim.policies.base import Policy
 NEXT_USE = 0  #: page row: index of the next access, NEVER if none
 HEAP_POS = 1  #: page row: heap slot holding the page, -1 if none
 HEAP = 2  #: slot row: page stored in heap slot ``row``
+HEAP_KEY = 3  #: slot row: that page's next use, kept beside it so comparisons read one row
 
 G_SIZE = GI_USER  #: number of pages in the heap
 
 
 @kernel
-def _put(s, slot, page):  # type: ignore[no-untyped-def]
+def _put(s, slot, page, key):  # type: ignore[no-untyped-def]
     s.pm[slot, HEAP] = page
+    s.pm[slot, HEAP_KEY] = key
     s.pm[page, HEAP_POS] = slot
 
 
@@ -54,12 +58,12 @@ def _sift_up(s, slot):  # type: ignore[no-untyped-def]
     key = s.pm[page, NEXT_USE]
     while slot > 0:
         parent = (slot - 1) >> 1
-        q = s.pm[parent, HEAP]
-        if s.pm[q, NEXT_USE] >= key:
+        pk = s.pm[parent, HEAP_KEY]
+        if pk >= key:
             break
-        _put(s, slot, q)
+        _put(s, slot, s.pm[parent, HEAP], pk)
         slot = parent
-    _put(s, slot, page)
+    _put(s, slot, page, key)
 
 
 @kernel
@@ -72,21 +76,18 @@ def _sift_down(s, slot):  # type: ignore[no-untyped-def]
         child = 2 * slot + 1
         if child >= n:
             break
-        c = s.pm[child, HEAP]
-        ck = s.pm[c, NEXT_USE]
+        ck = s.pm[child, HEAP_KEY]
         right = child + 1
         if right < n:
-            rp = s.pm[right, HEAP]
-            rk = s.pm[rp, NEXT_USE]
+            rk = s.pm[right, HEAP_KEY]
             if rk > ck:
                 child = right
-                c = rp
                 ck = rk
         if ck <= key:
             break
-        _put(s, slot, c)
+        _put(s, slot, s.pm[child, HEAP], ck)
         slot = child
-    _put(s, slot, page)
+    _put(s, slot, page, key)
 
 
 @kernel
@@ -104,7 +105,7 @@ def _added(s, a):  # type: ignore[no-untyped-def]
     s.pm[p, NEXT_USE] = a[A_NEXT]
     n = s.gi[G_SIZE]
     s.gi[G_SIZE] = n + 1
-    _put(s, n, p)
+    _put(s, n, p, a[A_NEXT])
     _sift_up(s, n)
     return 0
 
@@ -143,7 +144,7 @@ def _removed(s, r):  # type: ignore[no-untyped-def]
     s.pm[p, HEAP_POS] = -1
     if slot != n:
         last = s.pm[n, HEAP]
-        _put(s, slot, last)
+        _put(s, slot, last, s.pm[n, HEAP_KEY])
         s.pm[n, HEAP] = -1
         _sift_up(s, slot)
         _sift_down(s, s.pm[last, HEAP_POS])
@@ -157,7 +158,7 @@ class Belady(Policy):
 
     name = "opt"
     description = "Belady's OPT: evict the page whose next use is furthest (clairvoyant bound)"
-    int_fields = ("next_use", "heap_pos", "heap")
+    int_fields = ("next_use", "heap_pos", "heap", "heap_key")
     int_globals = 1
     needs_next_access = True
     init = staticmethod(_init)
@@ -176,6 +177,7 @@ class Belady(Policy):
         for slot in range(n):
             page = int(heap[slot])
             assert int(pm[page, HEAP_POS]) == slot, f"page {page}: position != slot {slot}"
+            assert int(pm[slot, HEAP_KEY]) == int(pm[page, NEXT_USE]), f"slot {slot}: stale key"
             if slot:
                 parent = int(heap[(slot - 1) // 2])
                 assert pm[parent, NEXT_USE] >= pm[page, NEXT_USE], f"heap order broken at {slot}"
