@@ -19,22 +19,9 @@ from typing import Any, Callable
 import numpy as np
 
 from pagesim.core.lists import check_lists
-from pagesim.core.state import ACC_LEN, REFERENCED, RESIDENT, make_state
-from pagesim.engine import counters as C
+from pagesim.core.state import REFERENCED, RESIDENT
 from pagesim.engine import simulate
-from pagesim.engine.build import interpreted_runner, runner_for
-from pagesim.engine.loop import (
-    CFG_BYTES,
-    CFG_END,
-    CFG_HAS_ADMIT,
-    CFG_HAS_NEXT,
-    CFG_LEN,
-    CFG_START,
-    CFG_WARMUP,
-    make_framework,
-)
-from pagesim.engine.result import counters_from_array
-from pagesim.engine.simulate import _columns
+from pagesim.engine.simulate import Run
 from pagesim.policies.base import Policy
 from pagesim.trace import Trace
 
@@ -52,43 +39,23 @@ def run_with_state(
 ) -> tuple[dict[str, int], Any, Any]:
     """Run ``policy`` over ``trace`` and return ``(counters, s, fw)`` after the last access.
 
-    ``step > 0`` runs ``step`` accesses per call and calls ``check(s, fw, done, out)`` after
-    each call (``step=1``: after every access); ``out`` is the engine's raw counter array
-    (slots in :mod:`pagesim.engine.counters`).
+    ``step > 0`` advances ``step`` accesses at a time (:class:`pagesim.engine.simulate.Run`)
+    and calls ``check(s, fw, done, out)`` after each advance (``step=1``: after every access);
+    ``out`` is the engine's raw counter array (slots in :mod:`pagesim.engine.counters`). The
+    counters are also checked equal to :func:`simulate`'s for the same run.
     """
-    cls = type(policy)
-    page, size, nxt, cgroup = _columns(trace, capacity_unit, cls.needs_next_access)
-    n = page.shape[0]
-    n_cgroups = int(cgroup.max()) + 1 if n else 1
-    s = make_state(trace.n_pages, n_cgroups, **policy.state_shape())
-    fw = make_framework(trace.n_pages, np.full(n_cgroups, capacity, dtype=np.int64))
-    policy.configure(s, capacity)
-    cfg = np.zeros(CFG_LEN, dtype=np.int64)
-    cfg[CFG_WARMUP] = warmup
-    cfg[CFG_HAS_ADMIT] = 1 if cls.has_admit() else 0
-    cfg[CFG_HAS_NEXT] = 1 if cls.needs_next_access else 0
-    cfg[CFG_BYTES] = 1 if capacity_unit == "bytes" else 0
-    a = np.zeros(ACC_LEN, dtype=np.int64)
-    r = np.zeros(ACC_LEN, dtype=np.int64)
-    out = np.zeros(C.N_COUNTERS, dtype=np.int64)
-    run = interpreted_runner(cls) if interpreted else runner_for(cls)
-    chunk = step if step > 0 else max(n, 1)
-    run(page, size, nxt, cgroup, cfg, s, fw, a, r, out)  # init (start == end == 0)
-    start = 0
-    while start < n:
-        end = min(n, start + chunk)
-        cfg[CFG_START] = start
-        cfg[CFG_END] = end
-        run(page, size, nxt, cgroup, cfg, s, fw, a, r, out)
+    run = Run(trace, policy, capacity, warmup=warmup, capacity_unit=capacity_unit, interpreted=interpreted)
+    chunk = step if step > 0 else max(run.n, 1)
+    while run.done < run.n:
+        run.advance(chunk)
         if check is not None:
-            check(s, fw, end, out)
-        start = end
-    counters = counters_from_array(out)
+            check(run.state, run.framework, run.done, run.out)
+    counters = run.counters
     reference = simulate(
         trace, policy, capacity, warmup=warmup, capacity_unit=capacity_unit, interpreted=interpreted
     )
     assert counters == reference.counters, "harness and simulate disagree"
-    return counters, s, fw
+    return counters, run.state, run.framework
 
 
 def assert_counter_laws(c: dict[str, int]) -> None:

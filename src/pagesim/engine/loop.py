@@ -71,6 +71,7 @@ CFG_INIT_RESULT = 5  #: what ``init`` returned
 CFG_HAS_NEXT = 6  #: 1 if next-access times are supplied
 CFG_BYTES = 7  #: 1 if capacity is in bytes (sizes differ per access)
 CFG_PREFETCH_PM = 8  #: 1 if the policy keeps per-page integer fields (prefetch them too)
+CFG_MAX_SEEN = 9  #: highest page id accessed so far (-1 before the first access)
 CFG_LEN = 10
 
 #: How many accesses ahead the loop prefetches a page's flags, list node and metadata.
@@ -79,18 +80,28 @@ PREFETCH_AHEAD = 12
 class Framework(NamedTuple):
     """The framework's own per-page and per-cgroup arrays (not visible to policies).
 
-    seen : uint8, shape (n_pages,) -- 1 once the page has been accessed (compulsory misses).
     psize : int64, shape (n_pages,) -- units the resident page occupies (bytes mode only).
     used : int64, shape (n_cgroups,) -- units in use per cgroup.
     cap : int64, shape (n_cgroups,) -- capacity per cgroup, in units.
     hand : int64, shape (n_cgroups,) -- position of each cgroup's CLOCK hand (a page id).
     """
 
-    seen: np.ndarray
     psize: np.ndarray
     used: np.ndarray
     cap: np.ndarray
     hand: np.ndarray
+
+
+def new_cfg(warmup: int, has_admit: bool, needs_next: bool, bytes_mode: bool, prefetch_pm: bool) -> np.ndarray:
+    """A fresh ``cfg`` array for :func:`run_cache` (``CFG_START``/``CFG_END`` still to set)."""
+    cfg = np.zeros(CFG_LEN, dtype=np.int64)
+    cfg[CFG_WARMUP] = warmup
+    cfg[CFG_HAS_ADMIT] = int(has_admit)
+    cfg[CFG_HAS_NEXT] = int(needs_next)
+    cfg[CFG_BYTES] = int(bytes_mode)
+    cfg[CFG_PREFETCH_PM] = int(prefetch_pm)
+    cfg[CFG_MAX_SEEN] = -1
+    return cfg
 
 
 def make_framework(n_pages: int, capacities: np.ndarray) -> Framework:
@@ -98,7 +109,6 @@ def make_framework(n_pages: int, capacities: np.ndarray) -> Framework:
     n = max(n_pages, 1)
     caps = np.asarray(capacities, dtype=np.int64)
     return Framework(
-        seen=np.zeros(n, dtype=np.uint8),
         psize=np.zeros(n, dtype=np.int64),
         used=np.zeros(caps.shape[0], dtype=np.int64),
         cap=caps.copy(),
@@ -239,6 +249,9 @@ def run_cache(page, size, nxt, cgroup, cfg, s, fw, a, r, out, init, admit, added
     has_next = cfg[CFG_HAS_NEXT]
     bytes_mode = cfg[CFG_BYTES] != 0
     multi_cgroup = fw.cap.shape[0] > 1
+    # Page ids are dense in first-occurrence order (pagesim.trace.Trace guarantees it), so an
+    # access is a page's first exactly when its id exceeds every id before it.
+    max_seen = cfg[CFG_MAX_SEEN]
     prefetch_pm = cfg[CFG_PREFETCH_PM] != 0
     end = cfg[CFG_END]
     for t in range(cfg[CFG_START], end):
@@ -274,9 +287,10 @@ def run_cache(page, size, nxt, cgroup, cfg, s, fw, a, r, out, init, admit, added
         if counted:
             out[C.MISSES] += 1
             out[C.BYTES_MISSED] += sz
-            if fw.seen[p] == 0:
+            if p > max_seen:
                 out[C.COMPULSORY] += 1
-        fw.seen[p] = 1
+        if p > max_seen:
+            max_seen = p
         if sz > fw.cap[cg]:
             if counted:
                 out[C.TOO_LARGE] += 1
@@ -295,6 +309,7 @@ def run_cache(page, size, nxt, cgroup, cfg, s, fw, a, r, out, init, admit, added
             fw.psize[p] = sz
         fw.used[cg] += sz
         added(s, a)
+    cfg[CFG_MAX_SEEN] = max_seen
     done = cfg[CFG_END] - cfg[CFG_START]
     cfg[CFG_START] = cfg[CFG_END]
     return done
