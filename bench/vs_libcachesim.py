@@ -121,12 +121,24 @@ def main(argv: list[str] | None = None) -> int:
         oracle = Path(tmp) / "zipf.oracleGeneral.bin"
         t3 = time.perf_counter()
         write_trace(trace, oracle, format="oracle", compress=False)
-        console.print(f"oracleGeneral written in {time.perf_counter() - t3:.2f} s ({oracle.stat().st_size / 1e6:.0f} MB)")
+        console.print(
+            f"oracleGeneral written in {time.perf_counter() - t3:.2f} s "
+            f"({oracle.stat().st_size / 1e6:.0f} MB)"
+        )
 
-        table = Table(title=f"pagesim vs libCacheSim {getattr(lcs, '__version__', '0.3.5')}: zipf {args.alpha}, "
-                      f"{args.n / 1e6:g}M accesses, {args.pages / 1e6:g}M pages, cache {capacity:,}")
-        for col in ("policy", "misses pagesim", "misses libCacheSim", "agree",
-                    "pagesim M acc/s", "libCacheSim M acc/s", "ratio"):
+        table = Table(
+            title=f"pagesim vs libCacheSim {getattr(lcs, '__version__', '0.3.5')}: zipf {args.alpha}, "
+            f"{args.n / 1e6:g}M accesses, {args.pages / 1e6:g}M pages, cache {capacity:,}"
+        )
+        for col in (
+            "policy",
+            "misses pagesim",
+            "misses libCacheSim",
+            "agree",
+            "pagesim M acc/s",
+            "libCacheSim M acc/s",
+            "ratio",
+        ):
             table.add_column(col, justify="left" if col == "policy" else "right")
         for name in policies:
             simulate(trace.head(1000), make_policy(name), 10)  # compile or load the runner first
@@ -142,8 +154,15 @@ def main(argv: list[str] | None = None) -> int:
             ps_rate = r.accesses_per_second / 1e6
             lcs_rate = trace.n_requests / lcs_seconds / 1e6
             agree = "yes" if lcs_misses == r.misses else f"NO ({r.misses - lcs_misses:+,})"
-            table.add_row(name, f"{r.misses:,}", f"{lcs_misses:,}", agree,
-                          f"{ps_rate:.1f}", f"{lcs_rate:.1f}", f"{ps_rate / lcs_rate:.1f}x")
+            table.add_row(
+                name,
+                f"{r.misses:,}",
+                f"{lcs_misses:,}",
+                agree,
+                f"{ps_rate:.1f}",
+                f"{lcs_rate:.1f}",
+                f"{ps_rate / lcs_rate:.1f}x",
+            )
         console.print(table)
 
         if not args.no_start:
@@ -154,8 +173,15 @@ def main(argv: list[str] | None = None) -> int:
             for col in ("run", "import", "load + remap", "compile / load", "loop", "in process", "wall"):
                 st.add_column(col, justify="left" if col == "run" else "right")
             for label, d in (("cold (empty caches)", cold), ("warm (second process)", warm)):
-                st.add_row(label, f"{d['import']:.2f}", f"{d['load_remap']:.2f}", f"{d['compile_or_load']:.2f}",
-                           f"{d['run']:.2f}", f"{d['in_process']:.2f}", f"{d['wall']:.2f}")
+                st.add_row(
+                    label,
+                    f"{d['import']:.2f}",
+                    f"{d['load_remap']:.2f}",
+                    f"{d['compile_or_load']:.2f}",
+                    f"{d['run']:.2f}",
+                    f"{d['in_process']:.2f}",
+                    f"{d['wall']:.2f}",
+                )
             console.print(st)
     return 0
 

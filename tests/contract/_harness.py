@@ -14,7 +14,8 @@ obviously-right Python, and :func:`assert_no_page_lost`, the framework invariant
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

@@ -18,13 +18,12 @@ from typing import Any
 
 import numpy as np
 import pytest
+from _harness import assert_counter_laws, assert_no_page_lost, run_with_state
 
 from pagesim.engine import counters as C
 from pagesim.engine import simulate
 from pagesim.policies.registry import make_policy, policy_class, policy_names
 from pagesim.trace import Trace
-
-from _harness import assert_counter_laws, assert_no_page_lost, run_with_state
 
 NAMES = policy_names()
 CAPACITIES = [1, 2, 7, 40]

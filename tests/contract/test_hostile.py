@@ -23,14 +23,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-
-from pagesim.core.jit import kernel
-from pagesim.core.lists import list_add, list_create, list_move, list_prev, list_tail
-from pagesim.core.state import A_CGROUP, A_N_PAGES, A_PAGE, GI_USER, MAX_CANDIDATES
-from pagesim.policies import lru
-from pagesim.policies.base import Policy
-from pagesim.trace import Trace
-
 from _harness import (
     assert_counter_laws,
     assert_no_page_lost,
@@ -39,6 +31,13 @@ from _harness import (
     resident_set,
     run_with_state,
 )
+
+from pagesim.core.jit import kernel
+from pagesim.core.lists import list_add, list_create, list_move, list_prev, list_tail
+from pagesim.core.state import A_CGROUP, A_N_PAGES, A_PAGE, GI_USER, MAX_CANDIDATES
+from pagesim.policies import lru
+from pagesim.policies.base import Policy
+from pagesim.trace import Trace
 
 CAP = 8
 G = GI_USER
@@ -206,8 +205,17 @@ CASES: dict[str, tuple[type[Policy], str, dict[str, int]]] = {
 
 _FALLBACK = {"fallback_calls": 1, "fallback_evictions": 1}
 _POLICY = {"policy_evictions": 1}
-_RUN = ("requests", "hits", "misses", "compulsory_misses", "evictions", "evict_calls",
-        "bytes_requested", "bytes_missed", "warmup_accesses")
+_RUN = (
+    "requests",
+    "hits",
+    "misses",
+    "compulsory_misses",
+    "evictions",
+    "evict_calls",
+    "bytes_requested",
+    "bytes_missed",
+    "warmup_accesses",
+)
 
 
 def _trace(seed: int = 11, n: int = 1500, pages: int = 60) -> Trace:

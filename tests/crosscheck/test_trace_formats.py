@@ -103,4 +103,6 @@ def test_stats_of_real_trace(cloud):
     assert s["footprint_bytes"] == 48_974 * 4096
     assert s["reaccesses"] == 113_872 - 48_974
     assert 0 < s["one_hit_wonders"] < 48_974
-    assert 0 <= s["reuse_distance"]["p50"] <= s["reuse_distance"]["p90"] <= s["reuse_distance"]["p99"] < 48_974
+    assert (
+        0 <= s["reuse_distance"]["p50"] <= s["reuse_distance"]["p90"] <= s["reuse_distance"]["p99"] < 48_974
+    )

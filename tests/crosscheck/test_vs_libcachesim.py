@@ -15,13 +15,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import naive
 import pytest
 
 from pagesim.engine import simulate
 from pagesim.policies.registry import make_policy
 from pagesim.trace import Trace, read_trace, write_trace
-
-import naive
 
 lcs = pytest.importorskip("libcachesim")
 

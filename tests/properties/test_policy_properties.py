@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from _harness import assert_counter_laws, assert_no_page_lost, naive_lru, run_with_state
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -24,8 +25,6 @@ from pagesim.policies import lru
 from pagesim.policies.base import Policy
 from pagesim.policies.registry import make_policy, policy_names
 from pagesim.trace import Trace
-
-from _harness import assert_counter_laws, assert_no_page_lost, naive_lru, run_with_state
 
 PROPS = settings(parent=settings.get_profile("properties-ci"))
 NAMES = policy_names()
@@ -126,7 +125,9 @@ class RandomGarbage(Policy):
     seed=st.integers(0, 2**31 - 1),
     two_cgroups=st.booleans(),
 )
-def test_random_garbage_never_loses_a_page(ids: list[int], capacity: int, seed: int, two_cgroups: bool) -> None:
+def test_random_garbage_never_loses_a_page(
+    ids: list[int], capacity: int, seed: int, two_cgroups: bool
+) -> None:
     arr = np.asarray(ids, dtype=np.int64)
     cg = (arr % 2) if two_cgroups else np.zeros_like(arr)  # a page always has the same cgroup
     trace = Trace.from_ids(arr, cgroup=cg)

@@ -145,7 +145,9 @@ def test_user_policy_that_raises_shows_its_traceback_and_access_index(tmp_path, 
         "class Raising(Policy):\n"
         "    accessed = staticmethod(accessed)\n"
     )
-    result = invoke("compare", "workload:loop?n_pages=10&passes=10", "--size", "20", "--policy", f"{path}:Raising")
+    result = invoke(
+        "compare", "workload:loop?n_pages=10&passes=10", "--size", "20", "--policy", f"{path}:Raising"
+    )
     assert result.exit_code == 1
     assert "raising.py" in result.stderr and "boom" in result.stderr  # the policy's own frame
     assert "access index 30" in result.stderr.strip().splitlines()[-1]
@@ -153,7 +155,9 @@ def test_user_policy_that_raises_shows_its_traceback_and_access_index(tmp_path, 
 
 def test_example_user_lru_equals_builtin_lru():
     spec = f"{EXAMPLES / 'my_lru.py'}:MyLRU"
-    result = invoke("compare", SMALL, "--size", "50", "--size", "300", "--policy", f"lru,{spec}", "--json", "--no-opt")
+    result = invoke(
+        "compare", SMALL, "--size", "50", "--size", "300", "--policy", f"lru,{spec}", "--json", "--no-opt"
+    )
     assert result.exit_code == 0, result.output
     recs = records(result)
     by = {(r["policy"], r["capacity"]): r for r in recs}
@@ -216,7 +220,18 @@ def test_policies_and_workloads_are_listed():
 def test_docs_examples_run_compiled_and_iterate_clock_equals_clock():
     slru = f"{EXAMPLES / 'slru.py'}:SLRU"
     it = f"{EXAMPLES / 'clock_iterate.py'}:IterClock"
-    result = invoke("compare", SMALL, "--size", "60", "--size", "400", "--policy", f"lru,clock,{slru},{it}", "--json", "--no-opt")
+    result = invoke(
+        "compare",
+        SMALL,
+        "--size",
+        "60",
+        "--size",
+        "400",
+        "--policy",
+        f"lru,clock,{slru},{it}",
+        "--json",
+        "--no-opt",
+    )
     assert result.exit_code == 0, result.output
     by = {(r["policy"], r["capacity"]): r for r in records(result)}
     for cap in (60, 400):
@@ -236,7 +251,9 @@ def test_capacity_in_bytes_resolves_percent_of_footprint(tmp_path):
     path = tmp_path / "sized.oracleGeneral"
     write_trace(Trace.from_ids(ids, size=sizes), path, format="oracle")
     trace = read_trace(path)
-    result = invoke("compare", str(path), "--capacity-unit", "bytes", "--size", "50%", "--policy", "lru", "--json")
+    result = invoke(
+        "compare", str(path), "--capacity-unit", "bytes", "--size", "50%", "--policy", "lru", "--json"
+    )
     (rec,) = records(result)
     assert rec["capacity"] == 750 and rec["capacity_unit"] == "bytes"  # half of 100+200+300+400+500
     assert rec["misses"] == simulate(trace, make_policy("lru"), 750, capacity_unit="bytes").misses

@@ -286,9 +286,10 @@ def test_chunking_does_not_change_counters() -> None:
     t = Trace.from_ids(np.random.default_rng(3).integers(0, 40, 1000))
     whole = simulate(t, make_policy("lru"), 8).counters
     assert simulate(t, make_policy("lru"), 8, chunk=7).counters == whole
-    assert simulate(t, make_policy("lru"), 8, chunk=1, warmup=13).counters == simulate(
-        t, make_policy("lru"), 8, warmup=13
-    ).counters
+    assert (
+        simulate(t, make_policy("lru"), 8, chunk=1, warmup=13).counters
+        == simulate(t, make_policy("lru"), 8, warmup=13).counters
+    )
 
 
 @kernel

@@ -25,7 +25,15 @@ def test_opt_belady_sequence_3_frames():
     misses, resident = run_steps("opt", BELADY, 3)
     assert misses == 7
     assert resident[:9] == [
-        {1}, {1, 2}, {1, 2, 3}, {1, 2, 4}, {1, 2, 4}, {1, 2, 4}, {1, 2, 5}, {1, 2, 5}, {1, 2, 5},
+        {1},
+        {1, 2},
+        {1, 2, 3},
+        {1, 2, 4},
+        {1, 2, 4},
+        {1, 2, 4},
+        {1, 2, 5},
+        {1, 2, 5},
+        {1, 2, 5},
     ]
     assert {3, 5} <= resident[9] and {4, 5} <= resident[10] and 5 in resident[11]
 

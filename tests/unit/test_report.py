@@ -54,10 +54,8 @@ def _naive_belady_misses(ids: list[int], capacity: int) -> int:
             continue
         misses += 1
         if len(cache) >= capacity:
-            def next_use(q: int) -> int:
-                rest = ids[i + 1 :]
-                return rest.index(q) if q in rest else len(ids)
-            cache.remove(max(sorted(cache), key=next_use))
+            rest = ids[i + 1 :]
+            cache.remove(max(sorted(cache), key=lambda q: rest.index(q) if q in rest else len(ids)))
         cache.add(p)
     return misses
 

@@ -31,7 +31,10 @@ def traces(draw):
     source = draw(
         st.dictionaries(
             st.text(max_size=5),
-            st.none() | st.integers(-(2**53), 2**53) | st.text(max_size=8) | st.lists(st.integers(0, 9), max_size=3),
+            st.none()
+            | st.integers(-(2**53), 2**53)
+            | st.text(max_size=8)
+            | st.lists(st.integers(0, 9), max_size=3),
             max_size=4,
         )
     )

@@ -98,7 +98,11 @@ def test_text_error_line_number_across_chunks(tmp_path):
 
 def test_missing_file_names_path(tmp_path):
     path = tmp_path / "nope.txt"
-    for call in (lambda: read_trace(path), lambda: read_trace(path, format="csv"), lambda: detect_format(path)):
+    for call in (
+        lambda: read_trace(path),
+        lambda: read_trace(path, format="csv"),
+        lambda: detect_format(path),
+    ):
         with pytest.raises(FileNotFoundError, match="nope.txt"):
             call()
 
@@ -141,8 +145,13 @@ def test_csv_header_defaults_like_libcachesim_sample(tmp_path):
     assert t.size.tolist() == [512, 1024, 512] and t.time.tolist() == [100, 101, 102]
     assert t.op.tolist() == [OP_WRITE, OP_READ, OP_WRITE]
     assert t.source["options"] == {
-        "id_col": 5, "size_col": 4, "time_col": 2, "op_col": 3,
-        "delimiter": ",", "has_header": True, "id_type": "int",
+        "id_col": 5,
+        "size_col": 4,
+        "time_col": 2,
+        "op_col": 3,
+        "delimiter": ",",
+        "has_header": True,
+        "id_type": "int",
     }
 
 
@@ -153,7 +162,7 @@ def test_csv_explicit_columns_no_header_and_names(tmp_path):
     assert ids_of(t) == [16, 17, 16] and t.op.tolist() == [OP_READ, OP_WRITE, OP_FREE]
     assert t.size is None and t.time is None and t.source["options"]["delimiter"] == "\t"
     path2 = tmp_path / "named.csv"
-    path2.write_bytes(b"key|bytes|when\n\"a\"|1|5\nb|2|6\na|3|7\n")
+    path2.write_bytes(b'key|bytes|when\n"a"|1|5\nb|2|6\na|3|7\n')
     t2 = read_trace(path2, id_col="key", size_col="BYTES", time_col=3)
     assert t2.page.tolist() == [0, 1, 0] and t2.size.tolist() == [1, 2, 3] and t2.time.tolist() == [5, 6, 7]
     assert t2.source["options"]["id_type"] == "str" and t2.source["id_hash"] == "fnv1a64"
@@ -266,7 +275,9 @@ def test_formats_registry_describes_every_format():
         assert callable(fmt.reader.read) and callable(fmt.reader.sniff)
 
 
-@pytest.mark.parametrize("name", ["out.txt", "out.txt.gz", "out.txt.zst", "out.oracleGeneral.bin", "out.oracleGeneral.zst"])
+@pytest.mark.parametrize(
+    "name", ["out.txt", "out.txt.gz", "out.txt.zst", "out.oracleGeneral.bin", "out.oracleGeneral.zst"]
+)
 def test_lossy_writers_round_trip_ids(tmp_path, name):
     t = Trace.from_ids(np.array([5, 2**63 + 1, 5, 9], dtype=np.uint64), size=[1, 2, 3, 4], time=[0, 0, 1, 1])
     write_trace(t, tmp_path / name)
@@ -276,7 +287,8 @@ def test_lossy_writers_round_trip_ids(tmp_path, name):
         assert back.size.tolist() == [1, 2, 3, 4] and back.time.tolist() == [0, 0, 1, 1]
         rec = np.frombuffer(
             zstandard.ZstdDecompressor().stream_reader(open(tmp_path / name, "rb")).read()
-            if name.endswith(".zst") else (tmp_path / name).read_bytes(),
+            if name.endswith(".zst")
+            else (tmp_path / name).read_bytes(),
             dtype=oracle.RECORD,
         )
         assert rec["next_access_vtime"].tolist() == [3, -1, -1, -1]

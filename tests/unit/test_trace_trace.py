@@ -60,7 +60,9 @@ def test_remap_hash_grows_past_initial_table():
     assert np.array_equal(dense, np.arange(ids.size)) and np.array_equal(orig, ids)
 
 
-@given(hnp.arrays(np.int64, st.integers(0, 300), elements=st.integers(-(2**63), 2**63 - 1) | st.integers(-5, 40)))
+@given(
+    hnp.arrays(np.int64, st.integers(0, 300), elements=st.integers(-(2**63), 2**63 - 1) | st.integers(-5, 40))
+)
 def test_remap_matches_unique_reference(ids):
     ref_dense, ref_orig = unique_reference(ids)
     for dense, orig in (remap(ids, method="hash"), remap(ids)):

@@ -94,7 +94,12 @@ def test_source_records_every_parameter():
 
 def test_registry_defaults_match_the_generators_and_the_main_job():
     assert set(WORKLOADS) >= {"zipf", "uniform", "loop", "scan", "phases"}
-    assert WORKLOADS["zipf"].defaults == {"n_requests": 1_000_000, "n_pages": 100_000, "alpha": 0.9, "seed": 0}
+    assert WORKLOADS["zipf"].defaults == {
+        "n_requests": 1_000_000,
+        "n_pages": 100_000,
+        "alpha": 0.9,
+        "seed": 0,
+    }
     for w in WORKLOADS.values():
         assert w.description and "\n" not in w.description
 

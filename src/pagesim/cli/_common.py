@@ -13,8 +13,9 @@ import re
 import sys
 import time
 import warnings
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 import typer
 from rich.console import Console

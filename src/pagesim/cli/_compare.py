@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import typer
 
 from pagesim.analysis.compare import parse_size
@@ -21,9 +19,9 @@ def compare_command(
         ..., help="Trace file, or workload:NAME[?key=value&...] for a generated one (pagesim workloads)."
     ),
     size: list[str] = typer.Option(..., "--size", "-s", help=SIZE_HELP),
-    policy: Optional[list[str]] = typer.Option(None, "--policy", "-p", help=POLICY_HELP),
-    fmt: Optional[str] = typer.Option(None, "--format", "-f", help="Trace format; detected by default."),
-    warmup: Optional[str] = typer.Option(
+    policy: list[str] | None = typer.Option(None, "--policy", "-p", help=POLICY_HELP),
+    fmt: str | None = typer.Option(None, "--format", "-f", help="Trace format; detected by default."),
+    warmup: str | None = typer.Option(
         None, "--warmup", help="Accesses that fill the cache uncounted: a count, or a fraction like 0.1."
     ),
     capacity_unit: str = typer.Option(
@@ -31,7 +29,9 @@ def compare_command(
     ),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per (policy, size) per line."),
     opt: bool = typer.Option(True, "--opt/--no-opt", help="Run Belady's OPT for the 'over OPT' column."),
-    interpreted: bool = typer.Option(False, "--interpreted", help="Run policies as plain Python (slow; debugging)."),
+    interpreted: bool = typer.Option(
+        False, "--interpreted", help="Run policies as plain Python (slow; debugging)."
+    ),
 ) -> None:
     """Compare policies on a trace at one or more cache sizes."""
     with handled_errors():

@@ -6,7 +6,7 @@ pages). Later modes (kernel) add an entry to :data:`MODES`.
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from collections.abc import Callable
 
 import typer
 
@@ -16,7 +16,9 @@ DEFAULT_WORKLOAD = "zipf"
 DEFAULT_SIZES = ("1%", "5%", "10%")
 
 
-def _cache_mode(workload: str, sizes: list[str], policies: list[str] | None, warmup: str | None, as_json: bool) -> None:
+def _cache_mode(
+    workload: str, sizes: list[str], policies: list[str] | None, warmup: str | None, as_json: bool
+) -> None:
     spec = workload if workload.startswith("workload:") else f"workload:{workload}"
     trace = load_trace(spec)
     run_comparison(
@@ -39,13 +41,13 @@ def run_command(
         DEFAULT_WORKLOAD,
         help="A workload (pagesim workloads), optionally with parameters: zipf?alpha=1.0&n_pages=50000.",
     ),
-    size: Optional[list[str]] = typer.Option(
+    size: list[str] | None = typer.Option(
         None, "--size", "-s", help="Cache sizes (pages or % of the workload's pages). Default: 1%, 5%, 10%."
     ),
-    policy: Optional[list[str]] = typer.Option(
+    policy: list[str] | None = typer.Option(
         None, "--policy", "-p", help="Policies, comma-separated. Default: lru,fifo,clock,mru,lfu,opt."
     ),
-    warmup: Optional[str] = typer.Option(None, "--warmup", help="Warm-up accesses: a count or a fraction."),
+    warmup: str | None = typer.Option(None, "--warmup", help="Warm-up accesses: a count or a fraction."),
     mode: str = typer.Option("cache", "--mode", help=f"Simulation mode: {', '.join(MODES)}."),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per (policy, size) per line."),
 ) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Optional
 
 import typer
 
@@ -21,7 +20,7 @@ FORMAT_HELP = "Input format (text, csv, oracle, lis, vscsi, pagesim); detected b
 @app.command("info")
 def info_command(
     trace: str = typer.Argument(..., help="Trace file, or workload:NAME[?key=value&...]."),
-    fmt: Optional[str] = typer.Option(None, "--format", "-f", help=FORMAT_HELP),
+    fmt: str | None = typer.Option(None, "--format", "-f", help=FORMAT_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the statistics as one JSON object."),
 ) -> None:
     """Requests, unique pages, footprint, one-hit wonders and reuse-distance quantiles."""
@@ -37,8 +36,8 @@ def info_command(
 def convert_command(
     source: str = typer.Argument(..., metavar="IN", help="Trace file, or workload:NAME[?key=value&...]."),
     dest: str = typer.Argument(..., metavar="OUT", help="Output file (overwritten)."),
-    fmt: Optional[str] = typer.Option(None, "--format", "-f", help=FORMAT_HELP),
-    to: Optional[str] = typer.Option(
+    fmt: str | None = typer.Option(None, "--format", "-f", help=FORMAT_HELP),
+    to: str | None = typer.Option(
         None, "--to", help=f"Output format: {', '.join(WRITE_FORMATS)}; by OUT's extension, else pagesim."
     ),
 ) -> None:

@@ -8,7 +8,8 @@ test suite checks that the compiled and interpreted paths agree.
 
 from __future__ import annotations
 
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numba
 

@@ -52,6 +52,7 @@ SKIP = 0
 TO_HEAD = 1
 TO_TAIL = 2
 
+
 @kernel
 def list_valid(s, lid):  # type: ignore[no-untyped-def]
     """1 if ``lid`` names a created list, else 0."""

@@ -29,8 +29,9 @@ import os
 import sys
 import tempfile
 import types
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numba
 from numba.core.registry import CPUDispatcher

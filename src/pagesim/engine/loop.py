@@ -41,23 +41,20 @@ from pagesim.core.state import (
     A_CAPACITY,
     A_CGROUP,
     A_HIT,
-    A_KIND,
     A_N_PAGES,
     A_NEXT,
-    A_OP,
     A_PAGE,
     A_REASON,
     A_REQUEST,
     A_SIZE,
-    A_TAG,
     A_TIME,
     A_USED,
     LIST,
-    REFERENCED,
-    RESIDENT,
     MAX_CANDIDATES,
     REASON_FALLBACK,
     REASON_POLICY,
+    REFERENCED,
+    RESIDENT,
 )
 from pagesim.engine import counters as C
 
@@ -77,6 +74,7 @@ CFG_LEN = 10
 #: How many accesses ahead the loop prefetches a page's flags, list node and metadata.
 PREFETCH_AHEAD = 12
 
+
 class Framework(NamedTuple):
     """The framework's own per-page and per-cgroup arrays (not visible to policies).
 
@@ -92,7 +90,9 @@ class Framework(NamedTuple):
     hand: np.ndarray
 
 
-def new_cfg(warmup: int, has_admit: bool, needs_next: bool, bytes_mode: bool, prefetch_pm: bool) -> np.ndarray:
+def new_cfg(
+    warmup: int, has_admit: bool, needs_next: bool, bytes_mode: bool, prefetch_pm: bool
+) -> np.ndarray:
     """A fresh ``cfg`` array for :func:`run_cache` (``CFG_START``/``CFG_END`` still to set)."""
     cfg = np.zeros(CFG_LEN, dtype=np.int64)
     cfg[CFG_WARMUP] = warmup

@@ -5,12 +5,13 @@ from __future__ import annotations
 import time
 import traceback
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from numba.core.errors import NumbaError
 
-from pagesim.core.state import ACC_LEN, NEVER, make_state
+from pagesim.core.state import ACC_LEN, make_state
 from pagesim.engine import counters as C
 from pagesim.engine.build import interpreted_runner, runner_for
 from pagesim.engine.loop import CFG_END, CFG_INIT_RESULT, CFG_START, make_framework, new_cfg
@@ -27,8 +28,7 @@ class PolicyError(RuntimeError):
 
     def __init__(self, policy: str, access_index: int, original: BaseException, tb: str) -> None:
         super().__init__(
-            f"policy {policy!r} raised {type(original).__name__}: {original} "
-            f"at access index {access_index}"
+            f"policy {policy!r} raised {type(original).__name__}: {original} at access index {access_index}"
         )
         self.policy = policy
         self.access_index = access_index
@@ -175,7 +175,10 @@ class Run:
         if self.cfg[CFG_INIT_RESULT] != 0:
             code = int(self.cfg[CFG_INIT_RESULT])
             raise PolicyError(
-                self.policy.label(), -1, RuntimeError(f"init returned {code} (non-zero aborts the attach)"), ""
+                self.policy.label(),
+                -1,
+                RuntimeError(f"init returned {code} (non-zero aborts the attach)"),
+                "",
             )
 
     def _call(self) -> None:
@@ -216,7 +219,11 @@ class Run:
             seconds=self.loop_seconds,
             prepare_seconds=self.prepare_seconds,
             mode=self.mode,
-            params={"policy": repr(self.policy), "warmup": self.warmup, "source": getattr(self.trace, "source", {})},
+            params={
+                "policy": repr(self.policy),
+                "warmup": self.warmup,
+                "source": getattr(self.trace, "source", {}),
+            },
         )
 
 

@@ -23,7 +23,8 @@ the class declares. Parameters are instance attributes, written into the globals
 
 from __future__ import annotations
 
-from typing import Any, Callable, ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -87,8 +88,7 @@ class Policy:
         if unknown:
             known = ", ".join(sorted(self.params)) or "none"
             raise ValueError(
-                f"policy {self.policy_name()!r} has no parameter {', '.join(unknown)}; "
-                f"known: {known}"
+                f"policy {self.policy_name()!r} has no parameter {', '.join(unknown)}; known: {known}"
             )
         self.values: dict[str, Any] = {**self.params, **overrides}
 

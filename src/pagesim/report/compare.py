@@ -8,8 +8,9 @@ as a percentage of OPT's misses) and simulated accesses per second.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from itertools import groupby
-from typing import Any, Sequence
+from typing import Any
 
 from rich.table import Table
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from rich.table import Table
 
@@ -21,7 +22,9 @@ def policies_table(rows: Sequence[tuple[str, str, Mapping[str, Any]]]) -> Table:
     -------
     rich.table.Table
     """
-    table = Table(title="policies (use a name with --policy, or path/to/file.py:ClassName)", title_justify="left")
+    table = Table(
+        title="policies (use a name with --policy, or path/to/file.py:ClassName)", title_justify="left"
+    )
     table.add_column("name", style="bold")
     table.add_column("description")
     table.add_column("parameters")

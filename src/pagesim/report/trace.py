@@ -41,9 +41,7 @@ def stats_table(stats: dict[str, Any], label: str) -> Table:
         table.add_row("format", str(src["format"]))
     table.add_row("requests", f"{stats['requests']:,}")
     table.add_row("unique pages", f"{stats['unique_pages']:,}")
-    table.add_row(
-        "footprint", f"{format_bytes(stats['footprint_bytes'])} ({stats['footprint_basis']})"
-    )
+    table.add_row("footprint", f"{format_bytes(stats['footprint_bytes'])} ({stats['footprint_basis']})")
     table.add_row(
         "one-hit wonders",
         f"{stats['one_hit_wonders']:,} ({100.0 * stats['one_hit_wonder_fraction']:.1f}% of pages)",

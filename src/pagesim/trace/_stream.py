@@ -21,7 +21,14 @@ import zstandard
 
 from .errors import TraceFormatError
 
-__all__ = ["CHUNK_BYTES", "compression_of", "iter_line_chunks", "iter_record_chunks", "open_bytes", "read_head"]
+__all__ = [
+    "CHUNK_BYTES",
+    "compression_of",
+    "iter_line_chunks",
+    "iter_record_chunks",
+    "open_bytes",
+    "read_head",
+]
 
 #: Bytes read (after decompression) per chunk.
 CHUNK_BYTES = 16 << 20

@@ -35,7 +35,8 @@ class Format(NamedTuple):
 
 #: Supported formats by name, in the order content sniffing tries them.
 FORMATS: dict[str, Format] = {
-    m.NAME: Format(m.NAME, m, m.DESCRIPTION, m.EXTENSIONS) for m in (_native, _vscsi, _oracle, _lis, _text, _csv)
+    m.NAME: Format(m.NAME, m, m.DESCRIPTION, m.EXTENSIONS)
+    for m in (_native, _vscsi, _oracle, _lis, _text, _csv)
 }
 
 #: Formats `write_trace` can write, with what they keep.
@@ -100,9 +101,7 @@ def detect_format(path: str | os.PathLike[str]) -> str:
         return "text"
     if accepting:
         return accepting[0]
-    raise ValueError(
-        f"cannot detect the format of {os.fspath(path)}; pass format= one of {sorted(FORMATS)}"
-    )
+    raise ValueError(f"cannot detect the format of {os.fspath(path)}; pass format= one of {sorted(FORMATS)}")
 
 
 def _sniff(fmt: Format, head: bytes) -> bool:
@@ -152,7 +151,9 @@ def read_trace(path: str | os.PathLike[str], format: str | None = None, **option
         raise
 
 
-def write_trace(trace: Trace, path: str | os.PathLike[str], format: str | None = None, **options: Any) -> None:  # noqa: A002
+def write_trace(
+    trace: Trace, path: str | os.PathLike[str], format: str | None = None, **options: Any
+) -> None:  # noqa: A002
     """Write `trace` to `path`.
 
     Parameters

@@ -5,14 +5,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
-from ._jit import JIT
 from pagesim.core.prefetch import prefetch
+
+from ._jit import JIT
 
 __all__ = ["remap"]
 
 _I64 = types.int64[::1]
 _SIG = types.Tuple((_I64, _I64))(types.Array(types.int64, 1, "C", readonly=True))
-_SIG_RANGE = types.Tuple((_I64, _I64))(types.Array(types.int64, 1, "C", readonly=True), types.int64, types.int64)
+_SIG_RANGE = types.Tuple((_I64, _I64))(
+    types.Array(types.int64, 1, "C", readonly=True), types.int64, types.int64
+)
 
 #: Fibonacci hashing multiplier, 2**64 / golden ratio.
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -64,7 +67,9 @@ def _remap_hash(ids):
                     shift = np.uint64(64 - log_cap)
                     for d in range(n_distinct):
                         if d + _LOOKAHEAD < n_distinct:
-                            prefetch(table, 2 * np.int64((np.uint64(original[d + _LOOKAHEAD]) * _GOLDEN) >> shift))
+                            prefetch(
+                                table, 2 * np.int64((np.uint64(original[d + _LOOKAHEAD]) * _GOLDEN) >> shift)
+                            )
                         k = original[d]
                         t = np.int64((np.uint64(k) * _GOLDEN) >> shift)
                         while table[2 * t + 1] >= 0:

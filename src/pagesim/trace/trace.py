@@ -97,7 +97,9 @@ def _coerce(name: str, value: Any, dtype: np.dtype, n: int | None) -> np.ndarray
     if arr.ndim != 1:
         raise ValueError(f"Trace: column {name!r} must be one-dimensional, got shape {arr.shape}")
     if n is not None and arr.shape[0] != n:
-        raise ValueError(f"Trace: column {name!r} has {arr.shape[0]} rows, expected {n} (the length of 'page')")
+        raise ValueError(
+            f"Trace: column {name!r} has {arr.shape[0]} rows, expected {n} (the length of 'page')"
+        )
     if arr.dtype != dtype:
         if arr.size and arr.dtype.kind not in "iub":
             raise ValueError(f"Trace: column {name!r} must hold integers, got dtype {arr.dtype}")

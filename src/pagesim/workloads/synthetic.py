@@ -19,7 +19,8 @@ description; :func:`make_workload` and :func:`from_spec` build a trace from a na
 
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 from urllib.parse import parse_qsl
 
 import numpy as np
@@ -319,7 +320,12 @@ def _mixed_phases(n_requests: int, n_pages: int, alpha: float = 0.9, seed: int =
         ]
     )
     trace.source["workload"] = "phases"
-    trace.source["params"] = {"n_requests": n_requests, "n_pages": n_pages, "alpha": float(alpha), "seed": int(seed)}
+    trace.source["params"] = {
+        "n_requests": n_requests,
+        "n_pages": n_pages,
+        "alpha": float(alpha),
+        "seed": int(seed),
+    }
     return trace
 
 

@@ -60,6 +60,8 @@ def iter_int_rows(
         out = np.zeros((cap, max_fields), dtype=np.uint64)
         n_rows, n_lines, err_start, err_end, code = parse_int_lines(buf, min_fields, max_fields, out)
         if code != 0:
-            raise TraceFormatError(path, line_base + n_lines + 1, found_text(buf, err_start, err_end), expected)
+            raise TraceFormatError(
+                path, line_base + n_lines + 1, found_text(buf, err_start, err_end), expected
+            )
         line_base += n_lines
         yield out[:n_rows]

@@ -44,13 +44,40 @@ EXTENSIONS = (".csv", ".tsv")
 
 #: Op names (lower case) understood without ``op_map``; SCSI opcodes in hex as in CloudPhysics.
 DEFAULT_OPS: dict[str, int] = {
-    **dict.fromkeys(["r", "read", "rd", "get", "gets", "load", "28", "0x28", "08", "0x08", "88", "0x88", "a8", "0xa8"], OP_READ),
     **dict.fromkeys(
-        ["w", "write", "wr", "set", "add", "replace", "cas", "append", "prepend", "incr", "decr", "put", "update", "store",
-         "2a", "0x2a", "0a", "0x0a", "8a", "0x8a", "aa", "0xaa"],
+        ["r", "read", "rd", "get", "gets", "load", "28", "0x28", "08", "0x08", "88", "0x88", "a8", "0xa8"],
+        OP_READ,
+    ),
+    **dict.fromkeys(
+        [
+            "w",
+            "write",
+            "wr",
+            "set",
+            "add",
+            "replace",
+            "cas",
+            "append",
+            "prepend",
+            "incr",
+            "decr",
+            "put",
+            "update",
+            "store",
+            "2a",
+            "0x2a",
+            "0a",
+            "0x0a",
+            "8a",
+            "0x8a",
+            "aa",
+            "0xaa",
+        ],
         OP_WRITE,
     ),
-    **dict.fromkeys(["d", "del", "delete", "remove", "free", "trim", "discard", "unmap", "invalidate"], OP_FREE),
+    **dict.fromkeys(
+        ["d", "del", "delete", "remove", "free", "trim", "discard", "unmap", "invalidate"], OP_FREE
+    ),
 }
 _OP_NAMES = {"read": OP_READ, "write": OP_WRITE, "free": OP_FREE}
 
@@ -346,7 +373,9 @@ def read(
     if has_header is None:
         f0 = _split_line(head_lines[0], delim) if head_lines else []
         f1 = _split_line(head_lines[1], delim) if len(head_lines) > 1 else []
-        has_header = bool(f0) and not any(_is_number(x) for x in f0) and (not f1 or any(_is_number(x) for x in f1))
+        has_header = (
+            bool(f0) and not any(_is_number(x) for x in f0) and (not f1 or any(_is_number(x) for x in f1))
+        )
     header = None
     line_base = 0
     if has_header:
@@ -354,7 +383,10 @@ def read(
         header = _split_line(bytes(first[:nl]).decode("utf-8", errors="replace").replace("\r", ""), delim)
         first = first[nl + 1 :]
         line_base = 1
-    cols = np.array([_resolve_col(r, s, header, path) for r, s in zip(_ROLES, (id_col, size_col, time_col, op_col))], dtype=np.int64)
+    cols = np.array(
+        [_resolve_col(r, s, header, path) for r, s in zip(_ROLES, (id_col, size_col, time_col, op_col))],
+        dtype=np.int64,
+    )
     if cols[0] < 0:
         n_fields = len(_split_line(head_lines[line_base], delim)) if len(head_lines) > line_base else 1
         if id_col is None and n_fields == 1:
@@ -362,7 +394,8 @@ def read(
         else:
             raise ValueError(
                 f"csv: cannot tell which column of {os.fspath(path)} holds the object id; pass id_col "
-                f"(1-based index{' or header name' if header else ''}){f'; header: {header}' if header else ''}"
+                f"(1-based index{' or header name' if header else ''})"
+                f"{f'; header: {header}' if header else ''}"
             )
     if id_type == "auto":
         id_type = "int"
@@ -414,7 +447,10 @@ def read(
         if code != 0:
             col = int(cols[code - 1]) + 1 if code <= 3 else int(max(cols)) + 1
             raise TraceFormatError(
-                path, line_base + n_lines + 1, found_text(buf, err_start, err_end), _EXPECTED[code].format(col=col)
+                path,
+                line_base + n_lines + 1,
+                found_text(buf, err_start, err_end),
+                _EXPECTED[code].format(col=col),
             )
         id_parts.append(ids[:n_rows])
         if cols[1] >= 0:
@@ -460,7 +496,9 @@ def _map_ops(
             if text not in ops:
                 line_no = line_base + int(np.count_nonzero(buf[: op_start[r]] == 10)) + 1
                 known = ", ".join(sorted({k for k in ops if not k.startswith("0x")})[:12])
-                raise TraceFormatError(path, line_no, text, f"an op such as {known}... (pass op_map to name others)")
+                raise TraceFormatError(
+                    path, line_no, text, f"an op such as {known}... (pass op_map to name others)"
+                )
             op_codes[h] = ops[text]
         codes[k] = op_codes[h]
     return codes[inverse]

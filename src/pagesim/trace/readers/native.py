@@ -94,7 +94,9 @@ def read(path: str | os.PathLike[str]) -> Trace:
     try:
         zf = zipfile.ZipFile(path, "r")
     except zipfile.BadZipFile:
-        raise TraceFormatError(path, None, "not a zip archive", "a pagesim .pgt trace (zip)", offset=0) from None
+        raise TraceFormatError(
+            path, None, "not a zip archive", "a pagesim .pgt trace (zip)", offset=0
+        ) from None
     with zf:
         names = set(zf.namelist())
         if "meta.json" not in names:
@@ -115,7 +117,9 @@ def read(path: str | os.PathLike[str]) -> Trace:
                 continue
             member = name + suffix
             if member not in names:
-                raise TraceFormatError(path, None, f"no member {member!r}", f"member {member!r} for column {name!r}")
+                raise TraceFormatError(
+                    path, None, f"no member {member!r}", f"member {member!r} for column {name!r}"
+                )
             with zf.open(member) as fh:
                 if suffix == ".npy.zst":
                     data = zstandard.ZstdDecompressor().stream_reader(fh, read_across_frames=True).read()

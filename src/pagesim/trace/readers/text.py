@@ -7,7 +7,6 @@ skipped; whitespace around the id and CRLF line ends are allowed. Plain, gzip, x
 from __future__ import annotations
 
 import os
-from typing import Any
 
 import numpy as np
 

@@ -31,7 +31,15 @@ DESCRIPTION = "CloudPhysics vSCSI binary (libCacheSim vscsi, v1 32-byte / v2 40-
 EXTENSIONS = (".vscsi",)
 
 RECORD_V1 = np.dtype(
-    [("sn", "<u4"), ("len", "<u4"), ("nSG", "<u4"), ("cmd", "<u2"), ("ver", "<u2"), ("lbn", "<u8"), ("ts", "<u8")]
+    [
+        ("sn", "<u4"),
+        ("len", "<u4"),
+        ("nSG", "<u4"),
+        ("cmd", "<u2"),
+        ("ver", "<u2"),
+        ("lbn", "<u8"),
+        ("ts", "<u8"),
+    ]
 )
 RECORD_V2 = np.dtype(
     [
@@ -98,12 +106,18 @@ def read(path: str | os.PathLike[str], *, chunk_bytes: int = CHUNK_BYTES) -> Tra
     version = version_of(head)
     if version is None:
         raise TraceFormatError(
-            path, None, f"first bytes {head[:16].hex(' ')}", "vSCSI records with version byte 1 or 2", offset=0
+            path,
+            None,
+            f"first bytes {head[:16].hex(' ')}",
+            "vSCSI records with version byte 1 or 2",
+            offset=0,
         )
     dtype = RECORD_V1 if version == 1 else RECORD_V2
     ids, sizes, times, ops = [], [], [], []
     n_other = 0
-    for data in iter_record_chunks(path, dtype.itemsize, f"{dtype.itemsize}-byte vSCSI v{version} records", chunk_bytes):
+    for data in iter_record_chunks(
+        path, dtype.itemsize, f"{dtype.itemsize}-byte vSCSI v{version} records", chunk_bytes
+    ):
         rec = np.frombuffer(data, dtype=dtype)
         ids.append(rec["lbn"].copy())
         sizes.append(rec["len"].astype(np.int64))
