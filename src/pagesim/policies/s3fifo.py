@@ -1,0 +1,267 @@
+"""S3-FIFO: a small FIFO filters one-hit wonders, a main FIFO (2-bit CLOCK) keeps the rest.
+
+Source      Yang, Zhang, Qiu, Yue, Rashmi, "FIFO queues are all you need for cache eviction",
+            SOSP 2023 (Algorithm 1); the exact rules below are libCacheSim's ``S3FIFO``
+            (cache/eviction/S3FIFO.c, the revision that inserts into main while the cache is
+            still filling; read, not ported).
+Structures  Two eviction lists, newest at the head: S (the paper's small FIFO) and M (main).
+            Shadow entries G (the paper's ghost FIFO) are the policy's own FIFO of page ids,
+            linked through ``pm[page, G_NEXT/G_PREV]`` with ``pm[page, IN_GHOST]`` as the
+            membership flag; it holds at most ``ghost_size_ratio * capacity`` pages.
+            ``pm[page, FREQ]`` is the access counter, 0..3.
+Rules       miss (``admit``, before anything is evicted): a page with a shadow entry loses it
+            and will go to M.
+            added: to the head of M if it had a shadow entry, or if nothing was ever evicted yet
+            and S already holds its share; else to the head of S. freq := 0.
+            accessed: freq := min(freq + 1, 3).
+            evict: if M holds more than its share (capacity - |S| share) or S is empty, run
+            M's CLOCK: the tail page with freq >= 1 goes back to M's head with freq - 1 (from at
+            most 3), the first with freq 0 is evicted. Otherwise walk S's tail: a page with
+            freq >= ``move_to_main_threshold`` moves to M's head with freq 0, the first with a
+            lower freq is evicted and leaves a shadow entry (the oldest entry goes when G is
+            full). If S empties without an eviction, M's CLOCK evicts.
+Parameters  small_ratio = 0.1 (fraction of capacity): S's share, ``int(ratio * capacity)``
+            (libCacheSim ``small-size-ratio``, the paper's 10 %).
+            move_to_main_threshold = 2 (accesses while in S): promotion needs freq >= this,
+            i.e. freq > 1 (libCacheSim's default; the paper's Algorithm 1 promotes at freq > 1).
+            ghost_ratio = 0.9 (fraction of capacity): shadow entries kept (libCacheSim's
+            ``ghost-size-ratio``, "as many as M holds").
+Complexity  O(1) per hit; O(1) amortised per eviction (each page moved had a hit or a promotion).
+            Per page: one list node and four int64 (freq, shadow links, shadow flag).
+Deviations  1. libCacheSim refuses to insert a page into S when it would fill S (object size >=
+               S's size): with unit sizes and capacity 10..19 (S = 1 page) nothing but shadow
+               hits is ever cached, and below 10 pages it aborts. Here S holds at least one page
+               and every missed page is inserted, so capacities below 20 differ from libCacheSim
+               (tests run it at >= 20 pages).
+            2. cache_ext's S3-FIFO (spec §4.4, to be the separate policy ``ce-s3fifo``) is a
+               different tuning of the same idea: its small queue is about 1/15 of the cache
+               (evict from S while |S| >= capacity/15 or |M| <= 2 |S|), promotion needs freq >
+               1 counting the first read, M's CLOCK lets freq go negative and escalates a
+               threshold 0..3 over up to four passes, shadow entries are an LRU hash of the
+               cache's size, and every removal (not only S's) leaves one. This module keeps
+               the paper's / libCacheSim's rules.
+Peers       libCacheSim 0.3.5 ``S3FIFO`` (defaults ``small-size-ratio=0.10,
+            ghost-size-ratio=0.90, move-to-main-threshold=2``): identical miss counts on
+            cloudPhysicsIO and the LIRS traces at three sizes each (tests/crosscheck).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from pagesim.core.jit import kernel
+from pagesim.core.lists import list_add, list_create, list_len, list_move, list_of, list_pages, list_tail
+from pagesim.core.state import A_PAGE, GI_USER
+from pagesim.policies.base import Policy
+
+# pm columns
+FREQ = 0  #: accesses since insertion (or since the last CLOCK pass), capped at 3
+G_NEXT = 1  #: shadow FIFO: next entry towards the tail (older), -1 if none
+G_PREV = 2  #: shadow FIFO: previous entry towards the head (newer), -1 if none
+IN_GHOST = 3  #: 1 while the page has a shadow entry
+
+# gi slots
+G_SMALL = GI_USER  #: list id of S
+G_MAIN = GI_USER + 1  #: list id of M
+G_SMALL_CAP = GI_USER + 2  #: S's share, in pages
+G_MAIN_CAP = GI_USER + 3  #: M's share, in pages
+G_GHOST_CAP = GI_USER + 4  #: shadow entries kept at most
+G_THRESHOLD = GI_USER + 5  #: move_to_main_threshold
+G_GHOST_HEAD = GI_USER + 6  #: newest shadow entry, -1 if none
+G_GHOST_TAIL = GI_USER + 7  #: oldest shadow entry, -1 if none
+G_GHOST_LEN = GI_USER + 8
+G_HAS_EVICTED = GI_USER + 9  #: 1 once evict has been called
+G_HIT_ON_GHOST = GI_USER + 10  #: the current miss had a shadow entry
+
+
+@kernel
+def _init(s, a):  # type: ignore[no-untyped-def]
+    s.gi[G_SMALL] = list_create(s, 0)
+    s.gi[G_MAIN] = list_create(s, 0)
+    for i in range(s.pm.shape[0]):
+        s.pm[i, FREQ] = 0
+        s.pm[i, G_NEXT] = -1
+        s.pm[i, G_PREV] = -1
+        s.pm[i, IN_GHOST] = 0
+    s.gi[G_GHOST_HEAD] = -1
+    s.gi[G_GHOST_TAIL] = -1
+    s.gi[G_GHOST_LEN] = 0
+    s.gi[G_HAS_EVICTED] = 0
+    s.gi[G_HIT_ON_GHOST] = 0
+    return 0 if s.gi[G_SMALL] >= 0 and s.gi[G_MAIN] >= 0 else -1
+
+
+@kernel
+def _ghost_unlink(s, p):  # type: ignore[no-untyped-def]
+    nxt = s.pm[p, G_NEXT]
+    prv = s.pm[p, G_PREV]
+    if prv >= 0:
+        s.pm[prv, G_NEXT] = nxt
+    else:
+        s.gi[G_GHOST_HEAD] = nxt
+    if nxt >= 0:
+        s.pm[nxt, G_PREV] = prv
+    else:
+        s.gi[G_GHOST_TAIL] = prv
+    s.pm[p, G_NEXT] = -1
+    s.pm[p, G_PREV] = -1
+    s.pm[p, IN_GHOST] = 0
+    s.gi[G_GHOST_LEN] -= 1
+
+
+@kernel
+def _ghost_push(s, p):  # type: ignore[no-untyped-def]
+    """Give ``p`` a shadow entry at the head, dropping the oldest ones to stay within the cap."""
+    cap = s.gi[G_GHOST_CAP]
+    if cap <= 0 or s.pm[p, IN_GHOST] != 0:
+        return
+    while s.gi[G_GHOST_LEN] + 1 > cap:
+        _ghost_unlink(s, s.gi[G_GHOST_TAIL])
+    h = s.gi[G_GHOST_HEAD]
+    s.pm[p, G_NEXT] = h
+    s.pm[p, G_PREV] = -1
+    if h >= 0:
+        s.pm[h, G_PREV] = p
+    else:
+        s.gi[G_GHOST_TAIL] = p
+    s.gi[G_GHOST_HEAD] = p
+    s.pm[p, IN_GHOST] = 1
+    s.gi[G_GHOST_LEN] += 1
+
+
+@kernel
+def _admit(s, a):  # type: ignore[no-untyped-def]
+    # Looked up before eviction: the evictions for this miss may push shadow entries out.
+    p = a[A_PAGE]
+    if s.pm[p, IN_GHOST] != 0:
+        _ghost_unlink(s, p)
+        s.gi[G_HIT_ON_GHOST] = 1
+    else:
+        s.gi[G_HIT_ON_GHOST] = 0
+    return 1
+
+
+@kernel
+def _added(s, a):  # type: ignore[no-untyped-def]
+    p = a[A_PAGE]
+    s.pm[p, FREQ] = 0
+    if s.gi[G_HIT_ON_GHOST] != 0:
+        s.gi[G_HIT_ON_GHOST] = 0
+        list_add(s, s.gi[G_MAIN], p)
+    elif s.gi[G_HAS_EVICTED] == 0 and list_len(s, s.gi[G_SMALL]) >= s.gi[G_SMALL_CAP]:
+        list_add(s, s.gi[G_MAIN], p)
+    else:
+        list_add(s, s.gi[G_SMALL], p)
+    return 0
+
+
+@kernel
+def _accessed(s, a):  # type: ignore[no-untyped-def]
+    p = a[A_PAGE]
+    if s.pm[p, FREQ] < 3:
+        s.pm[p, FREQ] += 1
+    return 0
+
+
+@kernel
+def _evict_main(s):  # type: ignore[no-untyped-def]
+    main = s.gi[G_MAIN]
+    p = list_tail(s, main)
+    while p >= 0 and s.pm[p, FREQ] >= 1:
+        s.pm[p, FREQ] -= 1
+        list_move(s, main, p, False)
+        p = list_tail(s, main)
+    return p
+
+
+@kernel
+def _evict(s, a):  # type: ignore[no-untyped-def]
+    s.gi[G_HAS_EVICTED] = 1
+    small = s.gi[G_SMALL]
+    main = s.gi[G_MAIN]
+    victim = -1
+    if list_len(s, main) <= s.gi[G_MAIN_CAP] and list_len(s, small) > 0:
+        threshold = s.gi[G_THRESHOLD]
+        p = list_tail(s, small)
+        while p >= 0:
+            if s.pm[p, FREQ] >= threshold:
+                s.pm[p, FREQ] = 0
+                list_move(s, main, p, False)
+                p = list_tail(s, small)
+            else:
+                victim = p
+                break
+    if victim < 0:
+        victim = _evict_main(s)
+    if victim < 0:
+        return 0
+    s.cand[0] = victim
+    return 1
+
+
+@kernel
+def _removed(s, r):  # type: ignore[no-untyped-def]
+    p = r[A_PAGE]
+    if list_of(s, p) == s.gi[G_SMALL]:
+        _ghost_push(s, p)
+    s.pm[p, FREQ] = 0
+    return 0
+
+
+class S3FIFO(Policy):
+    """S3-FIFO (SOSP 2023) as libCacheSim runs it; see the module docstring."""
+
+    name = "s3fifo"
+    description = "S3-FIFO: small FIFO filter, main FIFO with 2-bit CLOCK, shadow entries"
+    params = {"small_ratio": 0.1, "move_to_main_threshold": 2, "ghost_ratio": 0.9}
+    int_fields = ("freq", "g_next", "g_prev", "in_ghost")
+    int_globals = 11
+    init = staticmethod(_init)
+    admit = staticmethod(_admit)
+    added = staticmethod(_added)
+    accessed = staticmethod(_accessed)
+    evict = staticmethod(_evict)
+    removed = staticmethod(_removed)
+
+    def configure(self, s: Any, capacity: int) -> None:
+        """Shares of S, M and the shadow FIFO, as libCacheSim computes them (truncation)."""
+        ratio = float(self.values["small_ratio"])
+        ghost = float(self.values["ghost_ratio"])
+        threshold = int(self.values["move_to_main_threshold"])
+        if not 0.0 < ratio < 1.0:
+            raise ValueError(f"s3fifo: small_ratio must be in (0, 1), got {ratio}")
+        if ghost < 0.0:
+            raise ValueError(f"s3fifo: ghost_ratio must be >= 0, got {ghost}")
+        if threshold < 1:
+            raise ValueError(f"s3fifo: move_to_main_threshold must be >= 1, got {threshold}")
+        small = max(1, int(capacity * ratio))
+        s.gi[G_SMALL_CAP] = small
+        s.gi[G_MAIN_CAP] = capacity - int(capacity * ratio)
+        s.gi[G_GHOST_CAP] = int(capacity * ghost)
+        s.gi[G_THRESHOLD] = threshold
+
+    def check_invariants(self, s: Any) -> None:
+        """S and M partition the resident set; freq in 0..3; shadow FIFO consistent, no resident."""
+        small = list_pages(s, int(s.gi[G_SMALL])).tolist()
+        main = list_pages(s, int(s.gi[G_MAIN])).tolist()
+        resident = np.flatnonzero(s.resident).tolist()
+        assert len(set(small)) == len(small) and len(set(main)) == len(main), "page listed twice"
+        assert sorted(small + main) == resident, "S + M != resident set"
+        freq = s.pm[:, FREQ]
+        assert ((freq >= 0) & (freq <= 3)).all(), "freq outside 0..3"
+        assert not freq[s.resident == 0].any(), "a non-resident page keeps a freq"
+        ghost = []
+        p = int(s.gi[G_GHOST_HEAD])
+        prev = -1
+        while p >= 0:
+            assert len(ghost) <= s.pm.shape[0], "cycle in the shadow FIFO"
+            assert int(s.pm[p, G_PREV]) == prev, f"shadow entry {p}: broken link"
+            ghost.append(p)
+            prev = p
+            p = int(s.pm[p, G_NEXT])
+        assert int(s.gi[G_GHOST_TAIL]) == prev, "shadow FIFO tail"
+        assert len(ghost) == int(s.gi[G_GHOST_LEN]) <= max(int(s.gi[G_GHOST_CAP]), 0), "shadow length"
+        assert sorted(ghost) == np.flatnonzero(s.pm[:, IN_GHOST]).tolist(), "shadow flags"
+        assert not set(ghost) & set(resident), "a resident page has a shadow entry"
