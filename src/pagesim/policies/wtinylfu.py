@@ -1,0 +1,363 @@
+"""W-TinyLFU: a small LRU window admits newcomers; a frequency sketch decides who enters main.
+
+Source      Einziger, Friedman, Manes, "TinyLFU: A Highly Efficient Cache Admission Policy",
+            ACM Transactions on Storage 13(4), 2017, doi:10.1145/3149371 (§3 TinyLFU, §4
+            W-TinyLFU); the structure and, with ``sketch="cbf"``, every rule below are
+            libCacheSim's ``WTinyLFU`` with its default ``main-cache=SLRU`` (cache/eviction/
+            WTinyLFU.c, SLRU.c, dataStructure/minimalIncrementCBF.c; read, not ported).
+Structures  Three eviction lists, most recent at the head: the window W (an LRU, the paper's
+            "window cache"), and main's SLRU segments probation (A1 in SLRU terms) and
+            protected. A frequency sketch in the policy's own columns ``pm[:, SK0:SK0 + 15]``
+            (cell ``x`` at ``pm[x % n_pages, SK0 + x // n_pages]``); ``pm[page, HA/HB]`` are the
+            page's two 32-bit hashes, computed once in ``configure``.
+            sketch="cms" (default, the paper's): a count-min sketch of 4 rows, each a power of
+            two >= capacity wide, 4-bit counters (saturating at 15), row r's cell
+            ``(ha + r * hb) mod 2^32 mod width``; every access is recorded, and after W = 10 x
+            capacity records every counter is halved (the paper's reset).
+            sketch="cbf" (libCacheSim's): a counting Bloom filter ("minimal increment CBF") for
+            ``main`` entries at error 0.001: ceil(-ln 0.001 / ln^2 2 * main) unbounded counters,
+            10 hashes ``(a + i * b) mod 2^32 mod n`` with a, b the low 32 bits of XXH64 of the
+            8-byte object id under seeds 0x12345678 and 0x12344321; an add increments all 10;
+            recorded: every insertion, every hit in main, and each window victim when it leaves
+            the window; counters are halved after 32 x main hits in main.
+            No doorkeeper (libCacheSim has none, its source says "TODO: add doorkeeper").
+Rules       added: to W's head (W may hold more than its share until the cache is full).
+            accessed: in W, to W's head; in probation, to protected's head, and if protected is
+            over its share its tail goes to probation's head; in protected, to its head.
+            evict: repeat: take W's tail v; if main has room, v enters main (probation if it
+            has room, else protected if it has room, else probation) and the loop goes on;
+            otherwise compare v with main's victim m (probation's tail, protected's if
+            probation is empty): if estimate(v) > estimate(m), m is evicted and v enters main,
+            else v is evicted. If W is empty, main's victim is evicted.
+Parameters  window = 0.01 (fraction of capacity): W's share ``int(window * capacity)``, at least
+            1 (paper and libCacheSim: 1 %).
+            protected = 0.8 (fraction of main): protected's share ``int(0.8 * main)``, probation
+            gets the rest (paper 80 %, libCacheSim ``seg-size=1:4``).
+            sketch = "cms" or "cbf": see Structures.
+            keys = None: 64-bit ids to hash, one per dense page id (default: the page id
+            itself); pass ``trace.original_id`` to hash what libCacheSim hashes.
+Complexity  O(1) per access plus 4 (cms) or 10 (cbf) sketch cells; an eviction usually makes one
+            comparison (while main is filling, several moves). Per page: 3 list fields, 2 hash
+            columns and 15 sketch columns (the sketch needs at most 15 cells per page).
+Deviations  1. W's share is at least one page and probation gets the rounding remainder of main
+               (libCacheSim truncates both segments, so for some sizes, e.g. capacity 100,
+               their sum falls one page short of main: its probation then runs one page over
+               and a later hit can evict a page). Capacities where 0.2 x main and 0.8 x main
+               truncate to a sum equal to main (1000, 2000, 5000, 10000 ...) agree exactly;
+               below 100 pages libCacheSim caches nothing (its window holds 0 bytes).
+            2. The default sketch is the paper's 4-bit count-min sketch with W = 10 x capacity,
+               not libCacheSim's counting Bloom filter; ``sketch="cbf"`` is libCacheSim's and
+               is the one cross-checked exactly.
+            3. A sketch larger than 15 cells per page is cut to 15 x n_pages cells: this only
+               happens when the capacity exceeds the number of pages, when nothing is evicted.
+Peers       libCacheSim 0.3.5 ``WTinyLFU`` (defaults ``main-cache=SLRU,window-size=0.01``) with
+            ``sketch="cbf", keys=trace.original_id``: identical miss counts on cloudPhysicsIO
+            and the LIRS traces at three sizes each; the default sketch stays within a few
+            per cent of it (tests/crosscheck/test_classics_b_vs_libcachesim.py).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from pagesim.core.jit import kernel
+from pagesim.core.lists import list_add, list_create, list_len, list_move, list_of, list_pages, list_tail
+from pagesim.core.state import A_PAGE, GI_USER
+from pagesim.policies.base import Policy
+
+# pm columns
+HA = 0  #: first 32-bit hash of the page's key
+HB = 1  #: second 32-bit hash
+SK0 = 2  #: first of the sketch columns
+SK_COLS = 15  #: sketch cells per page
+
+# gi slots
+G_WIN = GI_USER
+G_PROB = GI_USER + 1
+G_PROT = GI_USER + 2
+G_MAIN_CAP = GI_USER + 3  #: main's share, pages
+G_PROT_CAP = GI_USER + 4  #: protected's share, pages
+G_PROB_CAP = GI_USER + 5  #: probation's share, pages
+G_MODE = GI_USER + 6  #: 0: count-min sketch (paper), 1: counting Bloom filter (libCacheSim)
+G_CELLS = GI_USER + 7  #: cms: width of a row; cbf: number of counters
+G_HASHES = GI_USER + 8  #: cms: rows (4); cbf: hash functions
+G_SAMPLES = GI_USER + 9  #: records since the last halving
+G_RESET_AT = GI_USER + 10  #: halve after this many records
+
+MODE_CMS = 0
+MODE_CBF = 1
+CMS_MAX = 15  #: 4-bit counters
+MASK32 = 0xFFFFFFFF
+
+
+@kernel
+def _cell(s, x):  # type: ignore[no-untyped-def]
+    n = s.pm.shape[0]
+    return x % n, SK0 + x // n
+
+
+@kernel
+def _index(s, p, i):  # type: ignore[no-untyped-def]
+    """Sketch cell of hash ``i`` of page ``p``."""
+    h = (s.pm[p, HA] + i * s.pm[p, HB]) & MASK32
+    if s.gi[G_MODE] == MODE_CMS:
+        return i * s.gi[G_CELLS] + h % s.gi[G_CELLS]
+    return h % s.gi[G_CELLS]
+
+
+@kernel
+def _estimate(s, p):  # type: ignore[no-untyped-def]
+    best = -1
+    for i in range(s.gi[G_HASHES]):
+        r, c = _cell(s, _index(s, p, i))
+        v = s.pm[r, c]
+        if best < 0 or v < best:
+            best = v
+    return best
+
+
+@kernel
+def _halve(s):  # type: ignore[no-untyped-def]
+    n = s.pm.shape[0]
+    total = s.gi[G_CELLS] * (s.gi[G_HASHES] if s.gi[G_MODE] == MODE_CMS else 1)
+    for x in range(total):
+        s.pm[x % n, SK0 + x // n] >>= 1
+
+
+@kernel
+def _record(s, p):  # type: ignore[no-untyped-def]
+    """Count one occurrence of ``p``."""
+    cms = s.gi[G_MODE] == MODE_CMS
+    for i in range(s.gi[G_HASHES]):
+        r, c = _cell(s, _index(s, p, i))
+        if not cms or s.pm[r, c] < CMS_MAX:
+            s.pm[r, c] += 1
+    if cms:
+        s.gi[G_SAMPLES] += 1
+        if s.gi[G_SAMPLES] >= s.gi[G_RESET_AT]:
+            s.gi[G_SAMPLES] = 0
+            _halve(s)
+
+
+@kernel
+def _init(s, a):  # type: ignore[no-untyped-def]
+    s.gi[G_WIN] = list_create(s, 0)
+    s.gi[G_PROB] = list_create(s, 0)
+    s.gi[G_PROT] = list_create(s, 0)
+    for i in range(s.pm.shape[0]):
+        for c in range(SK0, SK0 + SK_COLS):
+            s.pm[i, c] = 0
+    s.gi[G_SAMPLES] = 0
+    return 0 if s.gi[G_WIN] >= 0 and s.gi[G_PROB] >= 0 and s.gi[G_PROT] >= 0 else -1
+
+
+@kernel
+def _added(s, a):  # type: ignore[no-untyped-def]
+    p = a[A_PAGE]
+    list_add(s, s.gi[G_WIN], p)
+    _record(s, p)
+    return 0
+
+
+@kernel
+def _accessed(s, a):  # type: ignore[no-untyped-def]
+    p = a[A_PAGE]
+    lid = list_of(s, p)
+    if lid == s.gi[G_WIN]:
+        list_move(s, lid, p, False)
+        if s.gi[G_MODE] == MODE_CMS:
+            _record(s, p)
+        return 0
+    prot = s.gi[G_PROT]
+    if lid == prot:
+        list_move(s, prot, p, False)
+    else:
+        list_move(s, prot, p, False)
+        if list_len(s, prot) > s.gi[G_PROT_CAP]:
+            list_move(s, s.gi[G_PROB], list_tail(s, prot), False)
+    _record(s, p)
+    if s.gi[G_MODE] == MODE_CBF:  # libCacheSim counts only hits in main towards the halving
+        s.gi[G_SAMPLES] += 1
+        if s.gi[G_SAMPLES] >= s.gi[G_RESET_AT]:
+            s.gi[G_SAMPLES] = 0
+            _halve(s)
+    return 0
+
+
+@kernel
+def _main_victim(s):  # type: ignore[no-untyped-def]
+    v = list_tail(s, s.gi[G_PROB])
+    if v < 0:
+        v = list_tail(s, s.gi[G_PROT])
+    return v
+
+
+@kernel
+def _enter_main(s, p, leaving):  # type: ignore[no-untyped-def]
+    """Move ``p`` into main as libCacheSim's SLRU inserts, ``leaving`` (or -1) already gone."""
+    prob = s.gi[G_PROB]
+    prot = s.gi[G_PROT]
+    n_prob = list_len(s, prob)
+    n_prot = list_len(s, prot)
+    if leaving >= 0:
+        if list_of(s, leaving) == prob:
+            n_prob -= 1
+        else:
+            n_prot -= 1
+    if n_prob + 1 <= s.gi[G_PROB_CAP]:
+        list_move(s, prob, p, False)
+    elif n_prot + 1 <= s.gi[G_PROT_CAP]:
+        list_move(s, prot, p, False)
+    else:
+        list_move(s, prob, p, False)
+
+
+@kernel
+def _evict(s, a):  # type: ignore[no-untyped-def]
+    win = s.gi[G_WIN]
+    cbf = s.gi[G_MODE] == MODE_CBF
+    victim = -1
+    while True:
+        v = list_tail(s, win)
+        if v < 0:
+            victim = _main_victim(s)
+            break
+        if list_len(s, s.gi[G_PROB]) + list_len(s, s.gi[G_PROT]) + 1 <= s.gi[G_MAIN_CAP]:
+            _enter_main(s, v, -1)
+            if cbf:
+                _record(s, v)
+            continue
+        m = _main_victim(s)
+        if _estimate(s, v) > _estimate(s, m):
+            _enter_main(s, v, m)
+            victim = m
+        else:
+            victim = v
+        if cbf:
+            _record(s, v)
+        break
+    if victim < 0:
+        return 0
+    s.cand[0] = victim
+    return 1
+
+
+def xxh64_u64(keys: np.ndarray, seed: int) -> np.ndarray:
+    """XXH64 of each key's 8 little-endian bytes (the hash libCacheSim's sketch uses).
+
+    Parameters
+    ----------
+    keys : numpy.ndarray of uint64, shape (n,)
+    seed : int
+        0 <= seed < 2**64.
+
+    Returns
+    -------
+    numpy.ndarray of uint64, shape (n,)
+
+    Notes
+    -----
+    The published XXH64 for an 8-byte input: one 64-bit lane, then the avalanche (Collet,
+    xxHash specification, "XXH64 algorithm description"). Array arithmetic wraps modulo 2**64.
+    """
+    p1 = np.uint64(0x9E3779B185EBCA87)
+    p2 = np.uint64(0xC2B2AE3D27D4EB4F)
+    p3 = np.uint64(0x165667B19E3779F9)
+    p4 = np.uint64(0x85EBCA77C2B2AE63)
+    p5 = np.uint64(0x27D4EB2F165667C5)
+
+    def rotl(x: np.ndarray, r: int) -> np.ndarray:
+        return (x << np.uint64(r)) | (x >> np.uint64(64 - r))
+
+    k = np.asarray(keys, dtype=np.uint64)
+    h = np.full(k.shape, seed, dtype=np.uint64) + p5 + np.uint64(8)
+    lane = rotl(k * p2, 31) * p1
+    h = rotl(h ^ lane, 27) * p1 + p4
+    h ^= h >> np.uint64(33)
+    h *= p2
+    h ^= h >> np.uint64(29)
+    h *= p3
+    h ^= h >> np.uint64(32)
+    return h
+
+
+class WTinyLFU(Policy):
+    """W-TinyLFU (TOS 2017) with libCacheSim's structure; see the module docstring."""
+
+    name = "w-tinylfu"
+    description = "W-TinyLFU: LRU window, SLRU main, frequency-sketch admission into main"
+    params = {"window": 0.01, "protected": 0.8, "sketch": "cms", "keys": None}
+    int_fields = ("ha", "hb") + tuple(f"sketch{i}" for i in range(SK_COLS))
+    int_globals = 11
+    init = staticmethod(_init)
+    added = staticmethod(_added)
+    accessed = staticmethod(_accessed)
+    evict = staticmethod(_evict)
+
+    def label(self) -> str:
+        """Name plus changed scalar parameters (the key array is left out)."""
+        changed = [str(v) for k, v in self.values.items() if k != "keys" and self.params.get(k) != v]
+        return "-".join([self.policy_name(), *changed])
+
+    def configure(self, s: Any, capacity: int) -> None:
+        """Shares, sketch geometry and the per-page hashes."""
+        window = float(self.values["window"])
+        protected = float(self.values["protected"])
+        sketch = str(self.values["sketch"])
+        if not 0.0 <= window < 1.0:
+            raise ValueError(f"w-tinylfu: window must be in [0, 1), got {window}")
+        if not 0.0 < protected < 1.0:
+            raise ValueError(f"w-tinylfu: protected must be in (0, 1), got {protected}")
+        if sketch not in ("cms", "cbf"):
+            raise ValueError(f"w-tinylfu: sketch must be 'cms' or 'cbf', got {sketch!r}")
+        n_pages = s.pm.shape[0]
+        win = max(1, int(capacity * window))
+        main = max(capacity - win, 1)
+        prot = int(protected * main)
+        s.gi[G_MAIN_CAP] = main
+        s.gi[G_PROT_CAP] = prot
+        s.gi[G_PROB_CAP] = main - prot
+        limit = SK_COLS * n_pages
+        if sketch == "cbf":
+            bpe = -math.log(0.001) / 0.480453013918201
+            hashes = math.ceil(0.693147180559945 * bpe)
+            cells = min(math.ceil(bpe * main), 2**31 - 1)
+            if cells < hashes:
+                cells = 2 * hashes
+            s.gi[G_MODE] = MODE_CBF
+            s.gi[G_CELLS] = min(cells, limit)
+            s.gi[G_HASHES] = hashes
+            s.gi[G_RESET_AT] = 32 * main
+        else:
+            width = 1 << max(capacity - 1, 1).bit_length()
+            s.gi[G_MODE] = MODE_CMS
+            s.gi[G_CELLS] = min(width, limit // 4)
+            s.gi[G_HASHES] = 4
+            s.gi[G_RESET_AT] = 10 * capacity
+        keys = self.values["keys"]
+        if keys is None:
+            k = np.arange(n_pages, dtype=np.uint64)
+        else:
+            given = np.asarray(keys)
+            if given.ndim != 1 or given.shape[0] < n_pages:
+                raise ValueError(f"w-tinylfu: keys needs one id per page ({n_pages}), got {given.shape}")
+            k = given[:n_pages].astype(np.int64, casting="unsafe").view(np.uint64)
+        s.pm[:, HA] = (xxh64_u64(k, 0x12345678) & np.uint64(MASK32)).astype(np.int64)
+        s.pm[:, HB] = (xxh64_u64(k, 0x12344321) & np.uint64(MASK32)).astype(np.int64)
+
+    def check_invariants(self, s: Any) -> None:
+        """W, probation, protected partition the resident set; shares kept; sketch in range."""
+        lists = [list_pages(s, int(s.gi[g])).tolist() for g in (G_WIN, G_PROB, G_PROT)]
+        every = [p for lst in lists for p in lst]
+        assert len(every) == len(set(every)), "a page is listed twice"
+        assert sorted(every) == np.flatnonzero(s.resident).tolist(), "lists != resident set"
+        assert len(lists[2]) <= int(s.gi[G_PROT_CAP]), "protected over its share"
+        assert len(lists[1]) + len(lists[2]) <= int(s.gi[G_MAIN_CAP]), "main over its share"
+        sk = s.pm[:, SK0 : SK0 + SK_COLS]
+        assert (sk >= 0).all(), "negative sketch counter"
+        if int(s.gi[G_MODE]) == MODE_CMS:
+            assert (sk <= CMS_MAX).all(), "4-bit counter above 15"
+            assert 0 <= int(s.gi[G_SAMPLES]) < int(s.gi[G_RESET_AT]), "sample count"
