@@ -1,0 +1,281 @@
+"""Adaptive Replacement Cache (ARC): balances recency (T1) and frequency (T2) with a learned target.
+
+Source      Megiddo and Modha, "ARC: A Self-Tuning, Low Overhead Replacement Cache", USENIX FAST
+            2003, Fig. 4 (cases I-IV and REPLACE); the exact rules of libCacheSim's ``ARC``
+            (cache/eviction/ARC.c, 2023-2025 tree, read, not ported).
+Structures  T1 (pages seen once since they entered) and T2 (seen at least twice) are framework
+            lists, most recent at the head. The shadow entries B1 and B2 (pages recently evicted
+            from T1 / T2; the paper's "ghost" lists) are doubly linked lists in the policy's own
+            columns of ``s.pm`` (``SH_NEXT``, ``SH_PREV``, ``SH_WHERE``): a non-resident page
+            cannot be on a framework list. ``gf[F_P]`` is the target size of T1 (the paper's p).
+Rules       Hit (case I): the page moves to the head of T2 (from T1 or within T2).
+            Miss on a shadow entry in B1 (case II): p = min(p + max(|B2|/|B1|, 1), c); on B2
+            (case III): p = max(p - max(|B1|/|B2|, 1), 0) -- real division, p a float
+            (libCacheSim's choice; the paper leaves it open); the entry is dropped; if the cache is
+            full, REPLACE; the page enters T2's head.
+            Miss elsewhere (case IV), cache full: A) if |T1| + |B1| >= c: if B1 is not empty drop
+            its LRU entry and REPLACE, else evict T1's LRU page without a shadow entry;
+            B) otherwise, if |T1| + |T2| + |B1| + |B2| >= 2c and B2 is not empty drop B2's LRU
+            entry, then REPLACE. The page enters T1's head.
+            REPLACE: if (|T1| > 0 and (|T1| > p or (|T1| == p and the page was in B2))) or T2 is
+            empty, T1's LRU page goes to the head of B1, else T2's LRU page to the head of B2.
+            Hooks: ``admit`` classifies the miss and adapts p (before any eviction, as
+            libCacheSim's ``find``); ``evict`` chooses the victim and records where its shadow
+            entry goes; ``removed`` creates the shadow entry; ``added`` links the newcomer.
+Parameters  none (as the paper and libCacheSim).
+Complexity  O(1) per access and per eviction. Three int64 columns per page (resident or shadow);
+            at most c shadow entries (|T1|+|T2|+|B1|+|B2| <= 2c).
+Deviations  1. A shadow-entry hit when the cache is not full evicts nothing (the engine calls
+            ``evict`` only when full); libCacheSim does the same (``evict`` only runs while the
+            cache is full), the paper's case II/III would REPLACE. Unreachable in cache mode with
+            unit sizes once a shadow entry exists (the cache never shrinks).
+            2. Pages removed by the fallback policy or freed get no shadow entry (never happens
+            with this policy in cache mode: ``evict`` always proposes a resident page).
+            3. One cgroup: the lists belong to cgroup 0.
+Peers       libCacheSim 0.3.5 ``ARC``: identical miss counts on cloudPhysicsIO and the LIRS traces
+            multi2, sprite, 2_pools (unit sizes; tests/crosscheck/test_classics_a_vs_libcachesim.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pagesim.core.jit import kernel
+from pagesim.core.lists import list_add, list_create, list_len, list_move, list_pages, list_tail
+from pagesim.core.state import A_PAGE, A_REASON, GI_USER, REASON_POLICY
+from pagesim.policies.base import Policy
+
+# pm columns (shadow entries; unused while the page is resident)
+SH_NEXT = 0  #: next shadow entry towards the LRU end (tail), -1 if none
+SH_PREV = 1  #: previous shadow entry towards the head, -1 if none
+SH_WHERE = 2  #: 0 no shadow entry, 1 in B1, 2 in B2
+
+# gi slots
+G_T1 = GI_USER  #: framework list id of T1
+G_T2 = GI_USER + 1  #: framework list id of T2
+G_CAP = GI_USER + 2  #: c, the capacity in pages
+G_B1_HEAD = GI_USER + 3
+G_B1_TAIL = GI_USER + 4
+G_B1_LEN = GI_USER + 5
+G_B2_HEAD = GI_USER + 6
+G_B2_TAIL = GI_USER + 7
+G_B2_LEN = GI_USER + 8
+G_SHADOW_HIT = GI_USER + 9  #: 0 plain miss, 1 current miss was in B1, 2 in B2
+G_VICTIM = GI_USER + 10  #: page proposed by the last ``evict``, -1 if none
+G_VICTIM_TO = GI_USER + 11  #: where its shadow entry goes: 0 none, 1 B1, 2 B2
+
+# gf slots
+F_P = 0  #: p, the target size of T1 in pages
+
+B1 = 1
+B2 = 2
+
+
+@kernel
+def _sh_head_slot(which):  # type: ignore[no-untyped-def]
+    return G_B1_HEAD if which == B1 else G_B2_HEAD
+
+
+@kernel
+def _sh_push(s, which, page):  # type: ignore[no-untyped-def]
+    """Put ``page`` at the head (most recent end) of shadow list ``which``."""
+    h = _sh_head_slot(which)
+    head = s.gi[h]
+    s.pm[page, SH_NEXT] = head
+    s.pm[page, SH_PREV] = -1
+    s.pm[page, SH_WHERE] = which
+    if head >= 0:
+        s.pm[head, SH_PREV] = page
+    else:
+        s.gi[h + 1] = page
+    s.gi[h] = page
+    s.gi[h + 2] += 1
+
+
+@kernel
+def _sh_del(s, page):  # type: ignore[no-untyped-def]
+    """Unlink ``page`` from its shadow list."""
+    h = _sh_head_slot(s.pm[page, SH_WHERE])
+    nxt = s.pm[page, SH_NEXT]
+    prv = s.pm[page, SH_PREV]
+    if prv >= 0:
+        s.pm[prv, SH_NEXT] = nxt
+    else:
+        s.gi[h] = nxt
+    if nxt >= 0:
+        s.pm[nxt, SH_PREV] = prv
+    else:
+        s.gi[h + 1] = prv
+    s.gi[h + 2] -= 1
+    s.pm[page, SH_NEXT] = -1
+    s.pm[page, SH_PREV] = -1
+    s.pm[page, SH_WHERE] = 0
+
+
+@kernel
+def _init(s, a):  # type: ignore[no-untyped-def]
+    s.gi[G_T1] = list_create(s, 0)
+    s.gi[G_T2] = list_create(s, 0)
+    for i in range(s.pm.shape[0]):
+        s.pm[i, SH_NEXT] = -1
+        s.pm[i, SH_PREV] = -1
+        s.pm[i, SH_WHERE] = 0
+    s.gi[G_B1_HEAD] = -1
+    s.gi[G_B1_TAIL] = -1
+    s.gi[G_B1_LEN] = 0
+    s.gi[G_B2_HEAD] = -1
+    s.gi[G_B2_TAIL] = -1
+    s.gi[G_B2_LEN] = 0
+    s.gi[G_SHADOW_HIT] = 0
+    s.gi[G_VICTIM] = -1
+    s.gi[G_VICTIM_TO] = 0
+    s.gf[F_P] = 0.0
+    return 0 if s.gi[G_T1] >= 0 and s.gi[G_T2] >= 0 else -1
+
+
+@kernel
+def _admit(s, a):  # type: ignore[no-untyped-def]
+    """Cases II and III: a miss on a shadow entry adapts p and drops the entry."""
+    page = a[A_PAGE]
+    where = s.pm[page, SH_WHERE]
+    b1 = s.gi[G_B1_LEN]
+    b2 = s.gi[G_B2_LEN]
+    c = float(s.gi[G_CAP])
+    if where == B1:
+        delta = max(b2 / b1, 1.0)
+        s.gf[F_P] = min(s.gf[F_P] + delta, c)
+        _sh_del(s, page)
+    elif where == B2:
+        delta = max(b1 / b2, 1.0)
+        s.gf[F_P] = max(s.gf[F_P] - delta, 0.0)
+        _sh_del(s, page)
+    s.gi[G_SHADOW_HIT] = where
+    return 1
+
+
+@kernel
+def _replace(s):  # type: ignore[no-untyped-def]
+    """REPLACE: choose T1's or T2's LRU page; record that its shadow entry goes to B1 / B2."""
+    t1 = list_len(s, s.gi[G_T1])
+    t2 = list_len(s, s.gi[G_T2])
+    p = s.gf[F_P]
+    in_b2 = s.gi[G_SHADOW_HIT] == B2
+    if (t1 > 0 and (t1 > p or (t1 == p and in_b2))) or t2 == 0:
+        s.gi[G_VICTIM_TO] = B1
+        return list_tail(s, s.gi[G_T1])
+    s.gi[G_VICTIM_TO] = B2
+    return list_tail(s, s.gi[G_T2])
+
+
+@kernel
+def _evict(s, a):  # type: ignore[no-untyped-def]
+    if s.gi[G_SHADOW_HIT] != 0:
+        victim = _replace(s)
+    else:  # case IV
+        c = s.gi[G_CAP]
+        t1 = list_len(s, s.gi[G_T1])
+        b1 = s.gi[G_B1_LEN]
+        if t1 + b1 + 1 > c:  # A: |T1| + |B1| = c
+            if b1 > 0:
+                _sh_del(s, s.gi[G_B1_TAIL])
+                victim = _replace(s)
+            else:
+                victim = list_tail(s, s.gi[G_T1])
+                s.gi[G_VICTIM_TO] = 0
+        else:  # B
+            total = t1 + b1 + list_len(s, s.gi[G_T2]) + s.gi[G_B2_LEN]
+            if total >= 2 * c and s.gi[G_B2_LEN] > 0:
+                _sh_del(s, s.gi[G_B2_TAIL])
+            victim = _replace(s)
+    if victim < 0:
+        return 0
+    s.gi[G_VICTIM] = victim
+    s.cand[0] = victim
+    return 1
+
+
+@kernel
+def _removed(s, r):  # type: ignore[no-untyped-def]
+    page = r[A_PAGE]
+    if r[A_REASON] == REASON_POLICY and page == s.gi[G_VICTIM] and s.gi[G_VICTIM_TO] != 0:
+        _sh_push(s, s.gi[G_VICTIM_TO], page)
+    s.gi[G_VICTIM] = -1
+    s.gi[G_VICTIM_TO] = 0
+    return 0
+
+
+@kernel
+def _added(s, a):  # type: ignore[no-untyped-def]
+    if s.gi[G_SHADOW_HIT] != 0:
+        list_add(s, s.gi[G_T2], a[A_PAGE])
+    else:
+        list_add(s, s.gi[G_T1], a[A_PAGE])
+    s.gi[G_SHADOW_HIT] = 0
+    return 0
+
+
+@kernel
+def _accessed(s, a):  # type: ignore[no-untyped-def]
+    list_move(s, s.gi[G_T2], a[A_PAGE], False)  # case I: from T1 or T2 to T2's head
+    return 0
+
+
+def shadow_pages(s: Any, which: int) -> list[int]:
+    """Pages of shadow list B1 (``which=1``) or B2 (2), most recent first (tests, reports)."""
+    out = []
+    page = int(s.gi[G_B1_HEAD if which == B1 else G_B2_HEAD])
+    while page >= 0:
+        out.append(page)
+        page = int(s.pm[page, SH_NEXT])
+    return out
+
+
+class ARC(Policy):
+    """Adaptive Replacement Cache; see the module docstring."""
+
+    name = "arc"
+    description = "ARC: recency (T1) and frequency (T2) lists sized by shadow-entry hits"
+    int_fields = ("sh_next", "sh_prev", "sh_where")
+    int_globals = 12
+    float_globals = 1
+    init = staticmethod(_init)
+    admit = staticmethod(_admit)
+    added = staticmethod(_added)
+    accessed = staticmethod(_accessed)
+    evict = staticmethod(_evict)
+    removed = staticmethod(_removed)
+
+    def configure(self, s: Any, capacity: int) -> None:
+        """Store c, the capacity in pages."""
+        s.gi[G_CAP] = int(capacity)
+
+    @staticmethod
+    def p(s: Any) -> float:
+        """The current target size of T1."""
+        return float(s.gf[F_P])
+
+    def check_invariants(self, s: Any) -> None:
+        """T1 + T2 = resident set; B1, B2 well linked, non-resident; the paper's size bounds."""
+        c = int(s.gi[G_CAP])
+        t1 = list_pages(s, int(s.gi[G_T1])).tolist()
+        t2 = list_pages(s, int(s.gi[G_T2])).tolist()
+        resident = s.resident.nonzero()[0].tolist()
+        assert sorted(t1 + t2) == resident, "T1 + T2 != resident set"
+        slots = ((B1, G_B1_HEAD, G_B1_TAIL, G_B1_LEN), (B2, G_B2_HEAD, G_B2_TAIL, G_B2_LEN))
+        for which, head, tail, length in slots:
+            pages = shadow_pages(s, which)
+            assert len(pages) == int(s.gi[length]) <= s.pm.shape[0], f"B{which}: length"
+            assert len(set(pages)) == len(pages), f"B{which}: a page twice"
+            prev = -1
+            for q in pages:
+                assert int(s.pm[q, SH_WHERE]) == which and int(s.pm[q, SH_PREV]) == prev, f"B{which}: links"
+                assert not s.resident[q], f"B{which}: page {q} is resident"
+                prev = q
+            assert int(s.gi[tail]) == prev and (pages[0] if pages else -1) == int(s.gi[head]), f"B{which}"
+        n_shadow = int((s.pm[:, SH_WHERE] != 0).sum())
+        assert n_shadow == int(s.gi[G_B1_LEN] + s.gi[G_B2_LEN]), "stray shadow marks"
+        b1, b2 = int(s.gi[G_B1_LEN]), int(s.gi[G_B2_LEN])
+        assert len(t1) + len(t2) <= c, "more resident pages than c"
+        assert len(t1) + b1 <= c, "|T1| + |B1| > c"
+        assert len(t1) + len(t2) + b1 + b2 <= 2 * c, "directory larger than 2c"
+        assert 0.0 <= float(s.gf[F_P]) <= c, "p outside [0, c]"

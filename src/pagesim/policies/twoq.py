@@ -1,0 +1,223 @@
+"""2Q (full version): a FIFO probation queue for new pages; only pages re-used soon after leaving it
+are admitted to the main LRU queue, so a scan churns the small queue and leaves the main one alone.
+
+Source      Johnson and Shasha, "2Q: A Low Overhead High Performance Buffer Management Replacement
+            Algorithm", VLDB 1994, Fig. 3 ("full version"); the sizes and rules of libCacheSim's
+            ``TwoQ`` (cache/eviction/TwoQ.c, read, not ported).
+Structures  A1in (FIFO of pages on their first stay, newest at the head) and Am (LRU, most recent
+            at the head) are framework lists. A1out, the shadow entries of pages recently put out
+            of A1in, is a FIFO kept in the policy's own columns of ``s.pm`` (``SH_NEXT``,
+            ``SH_PREV``, ``SH_IN``): a non-resident page cannot be on a framework list.
+Rules       Hit in A1in: nothing (correlated references are not counted). Hit in Am: move to the
+            head. Miss: if the page has a shadow entry in A1out, drop it (before any eviction) and
+            put the page at Am's head; otherwise at A1in's head.
+            Reclaim (cache full): if |A1in| > Kin, A1in's oldest page leaves and its shadow entry
+            goes to A1out's head (A1out's oldest entry is dropped first if it already holds Kout);
+            otherwise Am's least recent page leaves, remembered nowhere.
+Parameters  kin = 0.25 (fraction of the capacity): Kin = int(c * kin) pages that A1in keeps before
+            it gives pages up; libCacheSim's ``Ain-size-ratio`` default (the paper: 25 %).
+            kout = 0.5 (fraction of the capacity): Kout = int(c * kout) shadow entries in A1out;
+            libCacheSim's ``Aout-size-ratio`` default (the paper: 50 %).
+            As libCacheSim, a page larger than Kin is never inserted: with the defaults a cache of
+            fewer than 4 pages (Kin = 0) caches nothing (its ``can_insert``; pinned in the unit tests).
+Complexity  O(1) per access and per eviction. Three int64 columns per page (resident or shadow);
+            at most Kout shadow entries.
+Deviations  1. Am as a sub-cache of c - Kin pages would evict its own LRU page when full at a
+            re-admission (libCacheSim's ``Am->get``); that cannot happen in cache mode (A1in never
+            falls below Kin once a shadow entry exists, so Am stays below c - Kin after a reclaim)
+            and this policy has no such path; ``check_invariants`` asserts |Am| <= c - Kin.
+            2. Pages removed by the fallback policy or freed get no shadow entry (never happens:
+            ``evict`` always proposes a resident page). One cgroup: lists of cgroup 0.
+Peers       libCacheSim 0.3.5 ``TwoQ`` (defaults ``Ain-size-ratio=0.25,Aout-size-ratio=0.5``):
+            identical miss counts on cloudPhysicsIO and the LIRS traces multi2, sprite, 2_pools
+            (unit sizes; tests/crosscheck/test_classics_a_vs_libcachesim.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pagesim.core.jit import kernel
+from pagesim.core.lists import list_add, list_create, list_len, list_move, list_of, list_pages, list_tail
+from pagesim.core.state import A_PAGE, A_REASON, GI_USER, REASON_POLICY
+from pagesim.policies.base import Policy
+
+# pm columns (shadow entries)
+SH_NEXT = 0  #: next entry towards the oldest (tail), -1 if none
+SH_PREV = 1  #: previous entry towards the newest (head), -1 if none
+SH_IN = 2  #: 1 while the page has a shadow entry in A1out
+
+# gi slots
+G_A1IN = GI_USER  #: framework list id of A1in
+G_AM = GI_USER + 1  #: framework list id of Am
+G_KIN = GI_USER + 2
+G_KOUT = GI_USER + 3
+G_OUT_HEAD = GI_USER + 4  #: newest shadow entry
+G_OUT_TAIL = GI_USER + 5  #: oldest shadow entry
+G_OUT_LEN = GI_USER + 6
+G_REMEMBERED = GI_USER + 7  #: 1 if the current miss had a shadow entry
+G_VICTIM = GI_USER + 8  #: page proposed by the last ``evict`` from A1in (gets a shadow entry)
+G_CAP = GI_USER + 9
+
+
+@kernel
+def _out_del(s, page):  # type: ignore[no-untyped-def]
+    nxt = s.pm[page, SH_NEXT]
+    prv = s.pm[page, SH_PREV]
+    if prv >= 0:
+        s.pm[prv, SH_NEXT] = nxt
+    else:
+        s.gi[G_OUT_HEAD] = nxt
+    if nxt >= 0:
+        s.pm[nxt, SH_PREV] = prv
+    else:
+        s.gi[G_OUT_TAIL] = prv
+    s.gi[G_OUT_LEN] -= 1
+    s.pm[page, SH_NEXT] = -1
+    s.pm[page, SH_PREV] = -1
+    s.pm[page, SH_IN] = 0
+
+
+@kernel
+def _out_push(s, page):  # type: ignore[no-untyped-def]
+    """Remember ``page`` at A1out's head, dropping the oldest entry if A1out is full."""
+    if s.gi[G_KOUT] < 1:
+        return
+    while s.gi[G_OUT_LEN] >= s.gi[G_KOUT]:
+        _out_del(s, s.gi[G_OUT_TAIL])
+    head = s.gi[G_OUT_HEAD]
+    s.pm[page, SH_NEXT] = head
+    s.pm[page, SH_PREV] = -1
+    s.pm[page, SH_IN] = 1
+    if head >= 0:
+        s.pm[head, SH_PREV] = page
+    else:
+        s.gi[G_OUT_TAIL] = page
+    s.gi[G_OUT_HEAD] = page
+    s.gi[G_OUT_LEN] += 1
+
+
+@kernel
+def _init(s, a):  # type: ignore[no-untyped-def]
+    s.gi[G_A1IN] = list_create(s, 0)
+    s.gi[G_AM] = list_create(s, 0)
+    for i in range(s.pm.shape[0]):
+        s.pm[i, SH_NEXT] = -1
+        s.pm[i, SH_PREV] = -1
+        s.pm[i, SH_IN] = 0
+    s.gi[G_OUT_HEAD] = -1
+    s.gi[G_OUT_TAIL] = -1
+    s.gi[G_OUT_LEN] = 0
+    s.gi[G_REMEMBERED] = 0
+    s.gi[G_VICTIM] = -1
+    return 0 if s.gi[G_A1IN] >= 0 and s.gi[G_AM] >= 0 else -1
+
+
+@kernel
+def _admit(s, a):  # type: ignore[no-untyped-def]
+    page = a[A_PAGE]
+    remembered = s.pm[page, SH_IN]
+    if remembered != 0:
+        _out_del(s, page)
+    s.gi[G_REMEMBERED] = remembered
+    return 1 if s.gi[G_KIN] >= 1 else 0  # libCacheSim: a page larger than Kin is not inserted
+
+
+@kernel
+def _evict(s, a):  # type: ignore[no-untyped-def]
+    a1in = s.gi[G_A1IN]
+    victim = -1
+    if list_len(s, a1in) > s.gi[G_KIN]:
+        victim = list_tail(s, a1in)
+        s.gi[G_VICTIM] = victim
+    else:
+        victim = list_tail(s, s.gi[G_AM])
+        if victim < 0:  # Am empty (only if Kin >= c): take A1in's oldest all the same
+            victim = list_tail(s, a1in)
+            s.gi[G_VICTIM] = victim
+    if victim < 0:
+        return 0
+    s.cand[0] = victim
+    return 1
+
+
+@kernel
+def _removed(s, r):  # type: ignore[no-untyped-def]
+    page = r[A_PAGE]
+    if r[A_REASON] == REASON_POLICY and page == s.gi[G_VICTIM]:
+        _out_push(s, page)
+    s.gi[G_VICTIM] = -1
+    return 0
+
+
+@kernel
+def _added(s, a):  # type: ignore[no-untyped-def]
+    if s.gi[G_REMEMBERED] != 0:
+        list_add(s, s.gi[G_AM], a[A_PAGE])
+    else:
+        list_add(s, s.gi[G_A1IN], a[A_PAGE])
+    s.gi[G_REMEMBERED] = 0
+    return 0
+
+
+@kernel
+def _accessed(s, a):  # type: ignore[no-untyped-def]
+    page = a[A_PAGE]
+    am = s.gi[G_AM]
+    if list_of(s, page) == am:
+        list_move(s, am, page, False)
+    return 0
+
+
+def shadow_pages(s: Any) -> list[int]:
+    """A1out's pages, newest first (tests, reports)."""
+    out = []
+    page = int(s.gi[G_OUT_HEAD])
+    while page >= 0:
+        out.append(page)
+        page = int(s.pm[page, SH_NEXT])
+    return out
+
+
+class TwoQ(Policy):
+    """2Q, full version (A1in, A1out, Am); see the module docstring."""
+
+    name = "2q"
+    description = "2Q: FIFO probation (A1in), shadow entries (A1out), LRU main queue (Am)"
+    int_fields = ("sh_next", "sh_prev", "sh_in")
+    int_globals = 10
+    params = {"kin": 0.25, "kout": 0.5}
+    init = staticmethod(_init)
+    admit = staticmethod(_admit)
+    added = staticmethod(_added)
+    accessed = staticmethod(_accessed)
+    evict = staticmethod(_evict)
+    removed = staticmethod(_removed)
+
+    def configure(self, s: Any, capacity: int) -> None:
+        """Kin = int(c * kin), Kout = int(c * kout), truncated as libCacheSim does."""
+        kin = float(self.values["kin"])
+        kout = float(self.values["kout"])
+        if not 0.0 < kin < 1.0:
+            raise ValueError(f"2q: kin must be in (0, 1), got {kin}")
+        if not 0.0 <= kout:
+            raise ValueError(f"2q: kout must be >= 0, got {kout}")
+        s.gi[G_KIN] = int(capacity * kin)
+        s.gi[G_KOUT] = int(capacity * kout)
+        s.gi[G_CAP] = int(capacity)
+
+    def check_invariants(self, s: Any) -> None:
+        """A1in + Am = resident set; A1out well linked, non-resident, at most Kout; |Am| <= c - Kin."""
+        a1in = list_pages(s, int(s.gi[G_A1IN])).tolist()
+        am = list_pages(s, int(s.gi[G_AM])).tolist()
+        assert sorted(a1in + am) == s.resident.nonzero()[0].tolist(), "A1in + Am != resident set"
+        out = shadow_pages(s)
+        assert len(out) == len(set(out)) == int(s.gi[G_OUT_LEN]) <= max(int(s.gi[G_KOUT]), 0), "A1out size"
+        prev = -1
+        for q in out:
+            assert int(s.pm[q, SH_IN]) == 1 and int(s.pm[q, SH_PREV]) == prev, "A1out links"
+            assert not s.resident[q], f"page {q} is resident and in A1out"
+            prev = q
+        assert int(s.gi[G_OUT_TAIL]) == prev, "A1out tail"
+        assert int(s.pm[:, SH_IN].sum()) == len(out), "stray A1out marks"
+        assert len(am) <= int(s.gi[G_CAP]) - int(s.gi[G_KIN]), "Am above c - Kin"
