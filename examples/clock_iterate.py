@@ -14,7 +14,7 @@ Run it::
 
 from pagesim.core.jit import kernel
 from pagesim.core.lists import CONTINUE, EVICT, SKIP, STOP, TO_TAIL, list_add_tail, list_create, list_iterate
-from pagesim.core.state import A_PAGE, GI_USER
+from pagesim.core.state import A_CGROUP, A_PAGE, GI_USER
 from pagesim.policies import Policy
 
 LIST = GI_USER
@@ -35,7 +35,7 @@ def second_chance(s, a, index, page):
 
 
 def init(s, a):
-    s.gi[LIST] = list_create(s, 0)
+    s.gi[LIST] = list_create(s, a[A_CGROUP])
     return 0 if s.gi[LIST] >= 0 else -1
 
 

@@ -11,7 +11,7 @@ module-level constants.
 """
 
 from pagesim.core.lists import list_add, list_create, list_move, list_tail
-from pagesim.core.state import A_PAGE, GI_USER
+from pagesim.core.state import A_CGROUP, A_PAGE, GI_USER
 from pagesim.policies import Policy
 
 LIST = GI_USER  # s.gi[LIST]: id of our one eviction list
@@ -19,7 +19,7 @@ LIST = GI_USER  # s.gi[LIST]: id of our one eviction list
 
 def init(s, a):
     """Create the list (owned by cgroup 0); 0 means success."""
-    s.gi[LIST] = list_create(s, 0)
+    s.gi[LIST] = list_create(s, a[A_CGROUP])
     return 0 if s.gi[LIST] >= 0 else -1
 
 

@@ -15,7 +15,7 @@ Run it::
 """
 
 from pagesim.core.lists import list_add, list_create, list_len, list_move, list_of, list_tail
-from pagesim.core.state import A_PAGE, GI_USER
+from pagesim.core.state import A_CGROUP, A_PAGE, GI_USER
 from pagesim.policies import Policy
 
 PROBATION = GI_USER  # s.gi slots: the two list ids ...
@@ -24,8 +24,8 @@ MAX_PROTECTED = GI_USER + 2  # ... and the protected list's limit, in pages
 
 
 def init(s, a):
-    s.gi[PROBATION] = list_create(s, 0)
-    s.gi[PROTECTED] = list_create(s, 0)
+    s.gi[PROBATION] = list_create(s, a[A_CGROUP])
+    s.gi[PROTECTED] = list_create(s, a[A_CGROUP])
     return 0 if s.gi[PROBATION] >= 0 and s.gi[PROTECTED] >= 0 else -1
 
 

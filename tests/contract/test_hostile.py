@@ -34,7 +34,7 @@ from _harness import (
 
 from pagesim.core.jit import kernel
 from pagesim.core.lists import list_add, list_create, list_move, list_prev, list_tail
-from pagesim.core.state import A_CGROUP, A_N_PAGES, A_PAGE, GI_USER, MAX_CANDIDATES
+from pagesim.core.state import A_CGROUP, A_N_PAGES, A_PAGE, GI_USER, MAX_CANDIDATES, MAX_LISTS_PER_CGROUP
 from pagesim.policies import lru
 from pagesim.policies.base import Policy
 from pagesim.trace import Trace
@@ -112,36 +112,36 @@ def _evict_valid_last_of_32(s, a):  # type: ignore[no-untyped-def]
     return MAX_CANDIDATES
 
 
-# ---- a policy with one LRU list per cgroup that proposes the *other* cgroup's LRU page
+# ---- a policy (one instance per cgroup) that proposes the *other* cgroup's LRU page
 
 
 @kernel
 def _init_two(s, a):  # type: ignore[no-untyped-def]
-    s.gi[G] = list_create(s, 0)
-    s.gi[G + 1] = list_create(s, 1)
+    s.gi[G] = list_create(s, a[A_CGROUP])
     return 0
 
 
 @kernel
 def _added_two(s, a):  # type: ignore[no-untyped-def]
-    list_add(s, s.gi[G + a[A_CGROUP]], a[A_PAGE])
+    list_add(s, s.gi[G], a[A_PAGE])
     return 0
 
 
 @kernel
 def _accessed_two(s, a):  # type: ignore[no-untyped-def]
-    list_move(s, s.gi[G + s.cgroup_of[a[A_PAGE]]], a[A_PAGE], False)
+    list_move(s, s.gi[G], a[A_PAGE], False)
     return 0
 
 
 @kernel
 def _evict_foreign(s, a):  # type: ignore[no-untyped-def]
+    # The list headers are shared by every cgroup's policy: find the other cgroup's list.
     other = 1 - a[A_CGROUP]
-    t = list_tail(s, s.gi[G + other])
-    if t < 0:
-        return 0
-    s.cand[0] = t
-    return 1
+    for lid in range(other * MAX_LISTS_PER_CGROUP, (other + 1) * MAX_LISTS_PER_CGROUP):
+        if s.lhd[lid, 2] > 0:
+            s.cand[0] = list_tail(s, lid)
+            return 1
+    return 0
 
 
 def _lru_based(name: str, evict: Any) -> type[Policy]:

@@ -162,3 +162,25 @@ def make_state(
         resident=np.zeros(n, dtype=np.uint8),
         cgroup_of=np.full(n, -1 if n_cgroups > 1 else 0, dtype=np.int32),
     )
+
+
+def state_sharing_lists(
+    base: State,
+    n_int_fields: int = 1,
+    n_float_fields: int = 1,
+    n_int_globals: int = 16,
+    n_float_globals: int = 16,
+) -> State:
+    """A State for another cgroup's policy: its own metadata and globals, ``base``'s lists.
+
+    The list nodes and headers, the residency flags, the owners and the candidate and sampling
+    scratch arrays are the same objects as in ``base`` (one node per page, whoever owns it, as
+    cache_ext's registry); ``pm``, ``pf``, ``gi`` and ``gf`` are fresh zeroed arrays.
+    """
+    n = base.lst.shape[0]
+    return base._replace(
+        pm=np.zeros((n, max(n_int_fields, 1)), dtype=np.int64),
+        pf=np.zeros((n, max(n_float_fields, 1)), dtype=np.float64),
+        gi=np.zeros(max(n_int_globals, GI_USER + 1), dtype=np.int64),
+        gf=np.zeros(max(n_float_globals, 1), dtype=np.float64),
+    )

@@ -5,13 +5,13 @@ from __future__ import annotations
 import time
 import traceback
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 from numba.core.errors import NumbaError
 
-from pagesim.core.state import ACC_LEN, make_state
+from pagesim.core.state import ACC_LEN, make_state, state_sharing_lists
 from pagesim.engine import counters as C
 from pagesim.engine.build import interpreted_runner, runner_for
 from pagesim.engine.loop import CFG_END, CFG_INIT_RESULT, CFG_START, make_framework, new_cfg
@@ -70,10 +70,11 @@ class Run:
     ----------
     trace : pagesim.trace.Trace
         The accesses; ``size`` is needed with ``capacity_unit="bytes"``.
-    policy : Policy
-        A configured policy instance.
-    capacity : int
-        Capacity per cgroup, in pages or bytes; must be > 0.
+    policy : Policy or sequence of Policy
+        One policy for every cgroup (each cgroup gets its own instance with the same
+        parameters), or one per cgroup: ``policy[k]`` runs cgroup ``k`` (cache_ext §3).
+    capacity : int or sequence of int
+        Capacity of every cgroup, or one per cgroup, in pages or bytes; each must be > 0.
     warmup : int
         Accesses that fill the cache without being counted (>= 0).
     capacity_unit : {"pages", "bytes"}
@@ -82,8 +83,10 @@ class Run:
 
     Attributes
     ----------
+    states : tuple of State
+        One per cgroup (:mod:`pagesim.core.state`), sharing the lists and residency arrays.
     state : State
-        The policy's state (:mod:`pagesim.core.state`).
+        ``states[0]``.
     framework : Framework
         The framework's arrays (:class:`pagesim.engine.loop.Framework`).
     done : int
@@ -104,56 +107,60 @@ class Run:
     def __init__(
         self,
         trace: Any,
-        policy: Policy,
-        capacity: int,
+        policy: Policy | Sequence[Policy],
+        capacity: int | Sequence[int],
         *,
         warmup: int = 0,
         capacity_unit: str = "pages",
         interpreted: bool = False,
     ) -> None:
-        if capacity <= 0:
-            raise ValueError(f"capacity must be positive, got {capacity}")
         if warmup < 0:
             raise ValueError(f"warmup must be >= 0, got {warmup}")
         if capacity_unit not in ("pages", "bytes"):
             raise ValueError(f"capacity unit must be 'pages' or 'bytes', got {capacity_unit!r}")
         t0 = time.perf_counter()
-        cls = type(policy)
         self.trace = trace
-        self.policy = policy
-        self.capacity = int(capacity)
         self.capacity_unit = capacity_unit
         self.warmup = warmup
-        self.page, self.size, self.nxt, self.cgroup = _columns(trace, capacity_unit, cls.needs_next_access)
+        n_cgroups = _n_cgroups(trace)
+        self.capacities = _capacities_per_cgroup(capacity, n_cgroups)
+        self.policies = _policies_per_cgroup(policy, n_cgroups)
+        self.policy = self.policies[0]
+        self.capacity = int(self.capacities[0])
+        self.classes = tuple(type(p) for p in self.policies)
+        needs_next = any(c.needs_next_access for c in self.classes)
+        self.page, self.size, self.nxt, self.cgroup = _columns(trace, capacity_unit, needs_next)
         self.n = int(self.page.shape[0])
         n_pages = int(trace.n_pages)
-        n_cgroups = int(self.cgroup.max()) + 1 if self.n else 1
-        self.state = make_state(n_pages, n_cgroups, **policy.state_shape())
-        self.framework = make_framework(n_pages, np.full(n_cgroups, capacity, dtype=np.int64))
-        policy.configure(self.state, self.capacity)
+        first = make_state(n_pages, n_cgroups, **self.policies[0].state_shape())
+        others = tuple(state_sharing_lists(first, **p.state_shape()) for p in self.policies[1:])
+        self.states = (first, *others)
+        self.state = first
+        self.framework = make_framework(n_pages, self.capacities)
+        for pol, st, cap in zip(self.policies, self.states, self.capacities):
+            pol.configure(st, int(cap))
         self.cfg = self._fresh_cfg()
         self.a = np.zeros(ACC_LEN, dtype=np.int64)
         self.r = np.zeros(ACC_LEN, dtype=np.int64)
         self.out = np.zeros(C.N_COUNTERS, dtype=np.int64)
         self.mode = "interpreted" if interpreted else "compiled"
-        self._run = interpreted_runner(cls) if interpreted else runner_for(cls)
+        self._run = interpreted_runner(self.classes) if interpreted else runner_for(self.classes)
         self.done = 0
         self.loop_seconds = 0.0
         self._start_up()
         self.prepare_seconds = time.perf_counter() - t0
 
     def _fresh_cfg(self) -> np.ndarray:
-        cls = type(self.policy)
         return new_cfg(
             self.warmup,
-            cls.has_admit(),
-            cls.needs_next_access,
+            any(c.has_admit() for c in self.classes),
+            any(c.needs_next_access for c in self.classes),
             self.capacity_unit == "bytes",
-            bool(cls.int_fields),
+            any(bool(c.int_fields) for c in self.classes),
         )
 
     def _start_up(self) -> None:
-        """Compile or load the runner and run ``init`` with an empty first call."""
+        """Compile or load the runner and run every cgroup's ``init`` with an empty first call."""
         self.cfg[CFG_START] = 0
         self.cfg[CFG_END] = 0
         try:
@@ -163,19 +170,19 @@ class Run:
                 raise
             reason = " ".join(str(err.original).split())[:300]
             warnings.warn(
-                f"policy {self.policy.label()!r} could not be compiled by numba; running it "
+                f"policy {self.label()!r} could not be compiled by numba; running it "
                 f"interpreted, slowly. numba said: {reason}",
                 PolicyCompileWarning,
                 stacklevel=3,
             )
             self.mode = "interpreted"
-            self._run = interpreted_runner(type(self.policy))
+            self._run = interpreted_runner(self.classes)
             self.cfg[:] = self._fresh_cfg()
             self._call()
         if self.cfg[CFG_INIT_RESULT] != 0:
             code = int(self.cfg[CFG_INIT_RESULT])
             raise PolicyError(
-                self.policy.label(),
+                self.label(),
                 -1,
                 RuntimeError(f"init returned {code} (non-zero aborts the attach)"),
                 "",
@@ -185,11 +192,11 @@ class Run:
         try:
             self._run(
                 self.page, self.size, self.nxt, self.cgroup, self.cfg,
-                self.state, self.framework, self.a, self.r, self.out,
+                self.states, self.framework, self.a, self.r, self.out,
             )  # fmt: skip
         except Exception as exc:  # a hook raised (or numba could not compile): say where
             index = int(self.a[0]) if self.cfg[CFG_END] > 0 else -1
-            raise PolicyError(self.policy.label(), index, exc, traceback.format_exc()) from exc
+            raise PolicyError(self.label(), index, exc, traceback.format_exc()) from exc
 
     def advance(self, n_accesses: int | None = None) -> int:
         """Process the next ``n_accesses`` accesses (all that remain if None); return ``done``."""
@@ -209,10 +216,17 @@ class Run:
         """The counters so far, by name."""
         return counters_from_array(self.out)
 
+    def label(self) -> str:
+        """The policy's label, or ``cg0=label,cg1=label`` when cgroups run different ones."""
+        labels = [p.label() for p in self.policies]
+        if len(set(labels)) == 1:
+            return labels[0]
+        return ",".join(f"cg{k}={lab}" for k, lab in enumerate(labels))
+
     def result(self) -> Result:
         """The :class:`Result` of the accesses processed so far."""
         return Result(
-            policy=self.policy.label(),
+            policy=self.label(),
             capacity=self.capacity,
             capacity_unit=self.capacity_unit,
             counters=self.counters,
@@ -220,17 +234,45 @@ class Run:
             prepare_seconds=self.prepare_seconds,
             mode=self.mode,
             params={
-                "policy": repr(self.policy),
+                "policy": [repr(p) for p in self.policies],
+                "capacities": [int(c) for c in self.capacities],
                 "warmup": self.warmup,
                 "source": getattr(self.trace, "source", {}),
             },
         )
 
 
+def _n_cgroups(trace: Any) -> int:
+    cg = getattr(trace, "cgroup", None)
+    return int(np.max(cg)) + 1 if cg is not None and len(cg) else 1
+
+
+def _policies_per_cgroup(policy: Policy | Sequence[Policy], n_cgroups: int) -> list[Policy]:
+    if isinstance(policy, Policy):
+        return [policy] + [type(policy)(**policy.values) for _ in range(n_cgroups - 1)]
+    policies = list(policy)
+    if len(policies) != n_cgroups or not all(isinstance(p, Policy) for p in policies):
+        raise ValueError(f"the trace has {n_cgroups} cgroups: give one Policy or {n_cgroups} of them")
+    return policies
+
+
+def _capacities_per_cgroup(capacity: int | Sequence[int], n_cgroups: int) -> np.ndarray:
+    caps = np.atleast_1d(np.asarray(capacity, dtype=np.int64))
+    if caps.ndim != 1:
+        raise ValueError(f"capacity must be an int or a sequence of ints, got {capacity!r}")
+    if caps.shape[0] == 1:
+        caps = np.full(n_cgroups, caps[0], dtype=np.int64)
+    if caps.shape[0] != n_cgroups:
+        raise ValueError(f"the trace has {n_cgroups} cgroups: give one capacity or {n_cgroups}")
+    if (caps <= 0).any():
+        raise ValueError(f"capacity must be positive, got {capacity}")
+    return caps
+
+
 def simulate(
     trace: Any,
-    policy: Policy,
-    capacity: int,
+    policy: Policy | Sequence[Policy],
+    capacity: int | Sequence[int],
     *,
     warmup: int = 0,
     capacity_unit: str = "pages",
@@ -245,10 +287,11 @@ def simulate(
     trace : pagesim.trace.Trace
         ``page`` (int64, shape (n,), dense ids), optionally ``size`` (int64 bytes) and
         ``cgroup`` (each cgroup gets ``capacity``); ``next_access()`` for clairvoyant policies.
-    policy : Policy
-        A configured policy instance.
-    capacity : int
-        Cache capacity, in pages (``capacity_unit="pages"``) or bytes; must be > 0.
+    policy : Policy or sequence of Policy
+        One policy for every cgroup (a separate instance each), or ``policy[k]`` for cgroup ``k``.
+    capacity : int or sequence of int
+        Capacity of every cgroup, or one per cgroup, in pages (``capacity_unit="pages"``) or
+        bytes; must be > 0.
     warmup : int
         Accesses that fill the cache without being counted (``0 <= warmup``).
     capacity_unit : {"pages", "bytes"}

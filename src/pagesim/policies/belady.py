@@ -19,8 +19,8 @@ Rules       needs the next access of every access (``a[A_NEXT]``).
 Parameters  none.
 Complexity  O(log n) per access and per eviction; 4 int64 columns per page.
 Deviations  Ties (only between pages never used again) go to whichever the heap holds at the
-            root; every choice among them gives the same miss count. One heap for all cgroups
-            (single-cgroup use, like LRU here).
+            root; every choice among them gives the same miss count. With several cgroups each
+            runs its own instance and heap: OPT within each cgroup's own capacity.
 Peers       libCacheSim 0.3.5 ``Belady`` on oracleGeneral traces (its only source of next-access
             times): identical miss counts on cloudPhysicsIO and LIRS traces converted with
             ``write_trace(..., format="oracle")`` (tests/crosscheck).

@@ -21,8 +21,8 @@ Rules       The count of a page is the number of accesses since it was last inse
 Parameters  none.
 Complexity  O(1) per access and per eviction; 9 int64 columns per page (4 page fields, 5 bucket
             fields); ``init`` is O(n_pages) (chains the free bucket ids).
-Deviations  One bucket structure for the whole cache: pages of every cgroup share it and the
-            victim is the global LFU page (single-cgroup use, like LRU/FIFO here).
+Deviations  none. With several cgroups each cgroup runs its own instance (its own buckets in
+            its own ``pm``), so the victim is the least frequent page of that cgroup.
 Peers       libCacheSim 0.3.5 ``LFU``: identical miss counts on cloudPhysicsIO and LIRS traces
             (tests/crosscheck); its C++ ``LFUCpp`` breaks ties differently (see LFU.c's header).
 """

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from pagesim.core.jit import kernel
 from pagesim.core.lists import list_add, list_create, list_head, list_move
-from pagesim.core.state import A_PAGE, GI_USER
+from pagesim.core.state import A_CGROUP, A_PAGE, GI_USER
 from pagesim.policies.base import Policy
 
 G_LIST = GI_USER
@@ -27,7 +27,7 @@ G_LIST = GI_USER
 
 @kernel
 def _init(s, a):  # type: ignore[no-untyped-def]
-    s.gi[G_LIST] = list_create(s, 0)
+    s.gi[G_LIST] = list_create(s, a[A_CGROUP])
     return 0 if s.gi[G_LIST] >= 0 else -1
 
 
