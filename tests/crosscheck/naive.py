@@ -374,3 +374,275 @@ def lrfu(ids: Sequence[int], capacity: int, lam: float) -> list[bool]:
         refs.setdefault(p, []).append(t)
         hits.append(hit)
     return hits
+
+
+# ---- ARC, 2Q, LIRS (tests/unit/test_policies_{arc,twoq,lirs}.py, test_classics_a_vs_libcachesim.py)
+
+
+def arc(ids: Sequence[int], capacity: int) -> list[bool]:
+    """ARC (Megiddo and Modha, FAST 2003, Fig. 4) with libCacheSim's choices: p a float, delta
+    = max(|B2|/|B1|, 1) by real division, REPLACE also takes T1 when T2 is empty, and a miss on a
+    shadow entry REPLACEs only when the cache is full. Lists are Python lists, most recent first."""
+    c = capacity
+    t1: list[int] = []
+    t2: list[int] = []
+    b1: list[int] = []
+    b2: list[int] = []
+    p = 0.0
+    hits = []
+
+    def replace(in_b2: bool) -> None:
+        if (t1 and (len(t1) > p or (len(t1) == p and in_b2))) or not t2:
+            b1.insert(0, t1.pop())
+        else:
+            b2.insert(0, t2.pop())
+
+    for x in ids:
+        if x in t1 or x in t2:  # case I
+            (t1 if x in t1 else t2).remove(x)
+            t2.insert(0, x)
+            hits.append(True)
+            continue
+        hits.append(False)
+        full = len(t1) + len(t2) >= c
+        if x in b1:  # case II
+            p = min(p + max(len(b2) / len(b1), 1.0), c)
+            b1.remove(x)
+            if full:
+                replace(False)
+            t2.insert(0, x)
+        elif x in b2:  # case III
+            p = max(p - max(len(b1) / len(b2), 1.0), 0.0)
+            b2.remove(x)
+            if full:
+                replace(True)
+            t2.insert(0, x)
+        else:  # case IV
+            if full:
+                if len(t1) + len(b1) >= c:  # A
+                    if b1:
+                        b1.pop()
+                        replace(False)
+                    else:
+                        t1.pop()
+                else:  # B
+                    if len(t1) + len(t2) + len(b1) + len(b2) >= 2 * c and b2:
+                        b2.pop()
+                    replace(False)
+            t1.insert(0, x)
+    return hits
+
+
+def twoq(ids: Sequence[int], capacity: int, kin: float = 0.25, kout: float = 0.5) -> list[bool]:
+    """Full 2Q (Johnson and Shasha, VLDB 1994, Fig. 3) with libCacheSim's sizes: A1in holds
+    Kin = int(c * kin) pages before it gives one up, A1out int(c * kout) shadow entries, Am the rest.
+    A hit in A1in changes nothing; a hit in Am moves it to the front; a miss remembered in A1out
+    goes to Am, any other miss to A1in. A full cache gives up A1in's oldest page (remembered in
+    A1out) if A1in holds more than Kin, else Am's least recent page (forgotten). With Kin = 0
+    (c < 4 by default) nothing is ever cached, as in libCacheSim (its ``can_insert``)."""
+    k_in = int(capacity * kin)
+    k_out = int(capacity * kout)
+    a1in: list[int] = []  # oldest first
+    a1out: list[int] = []  # oldest first
+    am: list[int] = []  # least recent first
+    hits = []
+    for x in ids:
+        if x in a1in:
+            hits.append(True)
+            continue
+        if x in am:
+            am.remove(x)
+            am.append(x)
+            hits.append(True)
+            continue
+        hits.append(False)
+        remembered = x in a1out
+        if remembered:
+            a1out.remove(x)
+        if k_in < 1:
+            continue
+        if len(a1in) + len(am) >= capacity:
+            if len(a1in) > k_in:
+                y = a1in.pop(0)
+                if k_out >= 1:
+                    if len(a1out) >= k_out:
+                        a1out.pop(0)
+                    a1out.append(y)
+            else:
+                am.pop(0)
+        (am if remembered else a1in).append(x)
+    return hits
+
+
+class LirsLogic:
+    """libCacheSim's ``LIRS`` rules (cache/eviction/LIRS.c) on ordered dicts, with the
+    physical cache of :func:`lirs` beside them.
+
+    ``access(x)`` applies libCacheSim's rules to one request and returns its verdict (hit or
+    miss). The rules hold a page while it is LIR or a resident HIR (in Q, or marked resident in
+    S); ``self.held(x)`` says so. ``phys`` (the pages pagesim keeps in memory) and ``pending``
+    (pages in memory that the rules no longer hold, oldest first: the next victims) are updated
+    at the same points as the compiled policy's ``_sync``.
+    """
+
+    def __init__(self, capacity: int, hir_share: float = 0.01) -> None:
+        from collections import OrderedDict
+
+        self.c = capacity
+        self.h_limit = max(1, int(hir_share * capacity))
+        self.l_limit = capacity - self.h_limit
+        self.s: OrderedDict[int, list[bool]] = OrderedDict()  # bottom first: [is_lir, resident]
+        self.q: OrderedDict[int, None] = OrderedDict()  # front (next HIR victim) first
+        self.nh: OrderedDict[int, None] = OrderedDict()  # non-resident HIR in S, oldest first
+        self.pending: OrderedDict[int, None] = OrderedDict()
+        self.phys: set[int] = set()
+        self.lirs = self.hirs = self.occupied = 0
+
+    def held(self, x: int) -> bool:
+        """Would libCacheSim hit on ``x`` now?"""
+        return (x in self.s and (self.s[x][0] or self.s[x][1])) or x in self.q
+
+    def _sync(self, y: int) -> None:
+        if y not in self.phys:
+            return
+        if self.held(y):
+            self.pending.pop(y, None)
+        elif y not in self.pending:
+            self.pending[y] = None
+
+    def _prune(self) -> None:
+        s = self.s
+        while len(s) > 1:
+            bottom = next(iter(s))
+            if s[bottom][0]:
+                break
+            if not s[bottom][1]:
+                self.nh.pop(bottom, None)
+            del s[bottom]
+            self._sync(bottom)
+
+    def _evict_hir(self) -> None:
+        if not self.q:
+            return
+        y, _ = self.q.popitem(last=False)
+        self.hirs -= 1
+        if y in self.s:
+            self.s[y][1] = False
+            self.nh[y] = None
+        self.occupied -= 1
+        self._sync(y)
+
+    def _evict_lir(self) -> None:
+        if not self.s:
+            return
+        y = next(iter(self.s))
+        del self.s[y]
+        self.lirs -= 1
+        self.occupied -= 1
+        while self.hirs + 1 > self.h_limit and self.q:
+            self._evict_hir()
+        self.q[y] = None
+        self.hirs += 1
+        self.occupied += 1
+        self._sync(y)
+        self._prune()
+
+    def _make_room_for_lir(self) -> None:
+        while self.lirs + 1 > self.l_limit and self.s:
+            self._evict_lir()
+
+    def access(self, x: int) -> bool:
+        s, q = self.s, self.q
+        in_s, in_q = x in s, x in q
+        if in_s:
+            s.move_to_end(x)
+        if in_q:
+            q.move_to_end(x)
+        hit = True
+        if in_s and s[x][0]:  # LIR hit
+            self._prune()
+        elif in_s and s[x][1]:  # resident HIR in S: becomes LIR
+            if in_q:
+                del q[x]
+                self.hirs -= 1
+                self.occupied -= 1
+            self._make_room_for_lir()
+            if x in s:
+                s[x][0] = True
+            self.lirs += 1
+            self.occupied += 1
+        elif not in_s and in_q:  # resident HIR only in Q: libCacheSim also demotes a LIR page
+            self._make_room_for_lir()
+            s[x] = [False, True]
+        else:
+            hit = False
+            self._miss(x, in_s)
+        while len(s) > 2 * self.c and self.nh:  # limitStack
+            y, _ = self.nh.popitem(last=False)
+            s.pop(y, None)
+            self._sync(y)
+        self._sync(x)
+        return hit
+
+    def _miss(self, x: int, in_s: bool) -> None:
+        s = self.s
+        if in_s:  # non-resident HIR in S (already on top)
+            self._make_room_for_lir()
+            self.nh.pop(x, None)
+        else:
+            if self.l_limit < 1:
+                return  # libCacheSim's can_insert: larger than the LIR set, not inserted
+            if self.lirs + 1 > self.l_limit and self.hirs + 1 > self.h_limit:
+                while self.hirs + 1 > self.h_limit and self.q:
+                    self._evict_hir()
+        for _ in range(4):  # libCacheSim: while the cache is full, evict
+            if self.occupied + 1 <= self.c:
+                break
+            if in_s and x in s and not s[x][0] and not s[x][1]:
+                while self.hirs >= self.h_limit and self.q:
+                    self._evict_hir()
+                self._evict_lir()
+            elif not in_s and self.lirs + 1 > self.l_limit and self.hirs + 1 > self.h_limit:
+                self._evict_hir()
+        if in_s:
+            s[x] = [True, True]
+            self.lirs += 1
+        elif self.lirs + 1 <= self.l_limit:
+            s[x] = [True, True]
+            self.lirs += 1
+        else:
+            s[x] = [False, True]
+            self.q[x] = None
+            self.hirs += 1
+        self.occupied += 1
+
+
+def lirs_libcachesim(ids: Sequence[int], capacity: int, hir_share: float = 0.01) -> list[bool]:
+    """libCacheSim's ``LIRS`` verdicts (its own accounting, including its evictions on hits)."""
+    logic = LirsLogic(capacity, hir_share)
+    return [logic.access(x) for x in ids]
+
+
+def lirs(ids: Sequence[int], capacity: int, hir_share: float = 0.01) -> list[bool]:
+    """pagesim's ``lirs``: libCacheSim's rules (:class:`LirsLogic`) deciding a cache of
+    ``capacity`` frames that, as the engine, evicts only on a miss. A page the rules stop holding
+    stays in memory until a miss needs its frame (oldest such page first); if none is waiting,
+    the victim is the first page in memory from Q's front, then from S's bottom."""
+    logic = LirsLogic(capacity, hir_share)
+    hits = []
+    for x in ids:
+        hit = x in logic.phys
+        hits.append(hit)
+        logic.access(x)
+        if hit or not logic.held(x):
+            continue
+        if len(logic.phys) >= capacity:
+            if logic.pending:
+                victim, _ = logic.pending.popitem(last=False)
+            else:
+                victim = next(
+                    (y for y in list(logic.q) + list(logic.s) if y in logic.phys),
+                )
+            logic.phys.remove(victim)
+        logic.phys.add(x)
+    return hits
