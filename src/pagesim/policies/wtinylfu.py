@@ -338,7 +338,7 @@ class WTinyLFU(Policy):
             s.gi[G_HASHES] = 4
             s.gi[G_RESET_AT] = 10 * capacity
         keys = self.values["keys"]
-        if keys is None:
+        if keys is None or len(keys) == 0:  # an empty trace still allocates one page row
             k = np.arange(n_pages, dtype=np.uint64)
         else:
             given = np.asarray(keys)
