@@ -257,6 +257,7 @@ def wtinylfu(
     10 * capacity records.
     """
     import math
+
     win_cap = max(1, int(capacity * window))
     main_cap = max(capacity - win_cap, 1)
     prot_cap = int(protected * main_cap)

@@ -30,9 +30,9 @@ Complexity  O(1) per hit; O(1) amortised per eviction (each page moved had a hit
             Per page: one list node and four int64 (freq, shadow links, shadow flag).
 Deviations  1. libCacheSim refuses to insert a page into S when it would fill S (object size >=
                S's size): with unit sizes and capacity 10..19 (S = 1 page) nothing is ever
-               cached (every access misses; measured), and below 10 pages it aborts. Here S holds at least one page
-               and every missed page is inserted, so capacities below 20 differ from libCacheSim
-               (tests run it at >= 20 pages).
+               cached (every access misses; measured), and below 10 pages it aborts. Here S
+               holds at least one page and every missed page is inserted, so capacities below
+               20 differ from libCacheSim (tests run it at >= 20 pages).
             2. cache_ext's S3-FIFO (spec §4.4, to be the separate policy ``ce-s3fifo``) is a
                different tuning of the same idea: its small queue is about 1/15 of the cache
                (evict from S while |S| >= capacity/15 or |M| <= 2 |S|), promotion needs freq >

@@ -6,10 +6,10 @@ Source      Einziger, Friedman, Manes, "TinyLFU: A Highly Efficient Cache Admiss
             libCacheSim's ``WTinyLFU`` with its default ``main-cache=SLRU`` (cache/eviction/
             WTinyLFU.c, SLRU.c, dataStructure/minimalIncrementCBF.c; read, not ported).
 Structures  Three eviction lists, most recent at the head: the window W (an LRU, the paper's
-            "window cache"), and main's SLRU segments probation (A1 in SLRU terms) and
-            protected. A frequency sketch in the policy's own columns ``pm[:, SK0:SK0 + 15]``
-            (cell ``x`` at ``pm[x % n_pages, SK0 + x // n_pages]``); ``pm[page, HA/HB]`` are the
-            page's two 32-bit hashes, computed once in ``configure``.
+            "window cache"), and main's SLRU segments probation and protected. A frequency
+            sketch in the policy's own columns ``pm[:, SK0:SK0 + 15]`` (cell ``x`` at
+            ``pm[x // 15, SK0 + x % 15]``, packed into the first rows); ``pm[page, HA/HB]`` are
+            the page's two 32-bit hashes, computed once in ``configure``.
             sketch="cms" (default, the paper's): a count-min sketch of 4 rows, each a power of
             two >= capacity wide, 4-bit counters (saturating at 15), row r's cell
             ``(ha + r * hb) mod 2^32 mod width``; every access is recorded, and after W = 10 x
@@ -95,8 +95,7 @@ MASK32 = 0xFFFFFFFF
 
 @kernel
 def _cell(s, x):  # type: ignore[no-untyped-def]
-    n = s.pm.shape[0]
-    return x % n, SK0 + x // n
+    return x // SK_COLS, SK0 + x % SK_COLS
 
 
 @kernel
@@ -121,10 +120,9 @@ def _estimate(s, p):  # type: ignore[no-untyped-def]
 
 @kernel
 def _halve(s):  # type: ignore[no-untyped-def]
-    n = s.pm.shape[0]
     total = s.gi[G_CELLS] * (s.gi[G_HASHES] if s.gi[G_MODE] == MODE_CMS else 1)
     for x in range(total):
-        s.pm[x % n, SK0 + x // n] >>= 1
+        s.pm[x // SK_COLS, SK0 + x % SK_COLS] >>= 1
 
 
 @kernel
