@@ -25,6 +25,13 @@ BUILTIN: dict[str, str] = {
     "clock": "pagesim.policies.clock:Clock",
     "lfu": "pagesim.policies.lfu:LFU",
     "opt": "pagesim.policies.belady:Belady",
+    "arc": "pagesim.policies.arc:ARC",
+    "2q": "pagesim.policies.twoq:TwoQ",
+    "lirs": "pagesim.policies.lirs:LIRS",
+    "sieve": "pagesim.policies.sieve:Sieve",
+    "s3fifo": "pagesim.policies.s3fifo:S3FIFO",
+    "w-tinylfu": "pagesim.policies.wtinylfu:WTinyLFU",
+    "lrfu": "pagesim.policies.lrfu:LRFU",
 }
 
 

@@ -53,7 +53,7 @@ import numpy as np
 
 from pagesim.core.jit import kernel
 from pagesim.core.lists import list_add, list_create, list_len, list_move, list_of, list_pages, list_tail
-from pagesim.core.state import A_PAGE, GI_USER
+from pagesim.core.state import A_CGROUP, A_PAGE, GI_USER
 from pagesim.policies.base import Policy
 
 # pm columns
@@ -78,8 +78,8 @@ G_HIT_ON_GHOST = GI_USER + 10  #: the current miss had a shadow entry
 
 @kernel
 def _init(s, a):  # type: ignore[no-untyped-def]
-    s.gi[G_SMALL] = list_create(s, 0)
-    s.gi[G_MAIN] = list_create(s, 0)
+    s.gi[G_SMALL] = list_create(s, a[A_CGROUP])
+    s.gi[G_MAIN] = list_create(s, a[A_CGROUP])
     for i in range(s.pm.shape[0]):
         s.pm[i, FREQ] = 0
         s.pm[i, G_NEXT] = -1

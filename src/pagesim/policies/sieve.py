@@ -28,7 +28,7 @@ from typing import Any
 
 from pagesim.core.jit import kernel
 from pagesim.core.lists import list_add, list_create, list_pages, list_prev, list_tail
-from pagesim.core.state import A_PAGE, GI_USER
+from pagesim.core.state import A_CGROUP, A_PAGE, GI_USER
 from pagesim.policies.base import Policy
 
 G_LIST = GI_USER  #: the queue
@@ -38,7 +38,7 @@ VISITED = 0  #: pm column: the visited bit
 
 @kernel
 def _init(s, a):  # type: ignore[no-untyped-def]
-    s.gi[G_LIST] = list_create(s, 0)
+    s.gi[G_LIST] = list_create(s, a[A_CGROUP])
     s.gi[G_HAND] = -1
     return 0 if s.gi[G_LIST] >= 0 else -1
 

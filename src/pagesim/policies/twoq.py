@@ -39,7 +39,7 @@ from typing import Any
 
 from pagesim.core.jit import kernel
 from pagesim.core.lists import list_add, list_create, list_len, list_move, list_of, list_pages, list_tail
-from pagesim.core.state import A_PAGE, A_REASON, GI_USER, REASON_POLICY
+from pagesim.core.state import A_CGROUP, A_PAGE, A_REASON, GI_USER, REASON_POLICY
 from pagesim.policies.base import Policy
 
 # pm columns (shadow entries)
@@ -99,8 +99,8 @@ def _out_push(s, page):  # type: ignore[no-untyped-def]
 
 @kernel
 def _init(s, a):  # type: ignore[no-untyped-def]
-    s.gi[G_A1IN] = list_create(s, 0)
-    s.gi[G_AM] = list_create(s, 0)
+    s.gi[G_A1IN] = list_create(s, a[A_CGROUP])
+    s.gi[G_AM] = list_create(s, a[A_CGROUP])
     for i in range(s.pm.shape[0]):
         s.pm[i, SH_NEXT] = -1
         s.pm[i, SH_PREV] = -1

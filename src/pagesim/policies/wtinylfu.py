@@ -65,7 +65,7 @@ import numpy as np
 
 from pagesim.core.jit import kernel
 from pagesim.core.lists import list_add, list_create, list_len, list_move, list_of, list_pages, list_tail
-from pagesim.core.state import A_PAGE, GI_USER
+from pagesim.core.state import A_CGROUP, A_PAGE, GI_USER
 from pagesim.policies.base import Policy
 
 # pm columns
@@ -142,9 +142,9 @@ def _record(s, p):  # type: ignore[no-untyped-def]
 
 @kernel
 def _init(s, a):  # type: ignore[no-untyped-def]
-    s.gi[G_WIN] = list_create(s, 0)
-    s.gi[G_PROB] = list_create(s, 0)
-    s.gi[G_PROT] = list_create(s, 0)
+    s.gi[G_WIN] = list_create(s, a[A_CGROUP])
+    s.gi[G_PROB] = list_create(s, a[A_CGROUP])
+    s.gi[G_PROT] = list_create(s, a[A_CGROUP])
     for i in range(s.pm.shape[0]):
         for c in range(SK0, SK0 + SK_COLS):
             s.pm[i, c] = 0
