@@ -34,7 +34,14 @@ sample : int64, shape (MAX_SAMPLE,)
     Scratch: pages detached by batch scoring.
 resident : uint8, shape (n_pages,)
     Non-zero while the page is in memory (bit ``RESIDENT``); bit ``REFERENCED`` is the default
-    policy's reference bit, set on every hit. Read-only for policies: test ``!= 0``.
+    policy's reference bit, set on every hit; in kernel mode also ``YOUNG``, ``DIRTY``,
+    ``ANON``, ``SWAPCACHE``, ``RA_MARK``. Read-only for policies (test ``!= 0``) except
+    ``YOUNG``, which reclaim clears with :func:`pagesim.core.lists.test_and_clear_young`.
+shadow : int64, shape (n_pages,)
+    What the page's policy stored when it evicted the page (its shadow entry: the kernel's
+    ``workingset_eviction`` token); valid while ``a[A_REFAULT]`` would be 1.
+stat : int64, shape (N_STAT,)
+    The policy's own vmstat-style counters (``STAT_*`` slots), summed into the result.
 cgroup_of : int32, shape (n_pages,)
     Owning cgroup of each resident page (the one that faulted it in); 0 for every page when
     the run has one cgroup. Read-only for policies.
@@ -61,11 +68,34 @@ A_USED = 10  #: units in use in the caller's cgroup
 A_REASON = 11  #: for ``removed``: REASON_POLICY, REASON_FALLBACK or REASON_FREED
 A_N_PAGES = 12  #: number of distinct pages in the trace
 A_HIT = 13  #: 1 if the current access hit
-ACC_LEN = 16
+# kernel mode
+A_REFAULT = 14  #: for ``added``: 1 if the page left a shadow entry when it was last evicted
+A_READAHEAD = 15  #: for ``added``: 1 if the page came in by readahead, not on demand
+A_PRIORITY = 16  #: for ``evict``: reclaim priority, 12 (DEF_PRIORITY, gentle) down to 0
+A_RECLAIMER = 17  #: for ``evict``: RECLAIM_KSWAPD, RECLAIM_DIRECT or RECLAIM_LIMIT
+A_FREE = 18  #: free pages of the node when the event happens
+A_WMARK_LOW = 19  #: the node's low watermark, in pages
+A_WMARK_HIGH = 20  #: the node's high watermark, in pages
+A_SWAP_FREE = 21  #: free swap slots (0: anon cannot be evicted)
+A_MODE = 22  #: MODE_CACHE or MODE_KERNEL
+A_MEMORY = 23  #: pages of memory of the node (kernel mode) or the cgroup's capacity (cache mode)
+ACC_LEN = 32
+
+MODE_CACHE = 0
+MODE_KERNEL = 1
+
+RECLAIM_KSWAPD = 0
+RECLAIM_DIRECT = 1
+RECLAIM_LIMIT = 2
 
 #: Bits of ``State.resident``.
-RESIDENT = 1
-REFERENCED = 2
+RESIDENT = 1  #: the page is in memory
+REFERENCED = 2  #: the default policy's reference bit (set on every hit)
+YOUNG = 4  #: kernel mode: the PTE accessed bit of a mapped (anon) page, set by every access
+DIRTY = 8  #: kernel mode: the page differs from its backing copy (file, or swap slot)
+ANON = 16  #: kernel mode: the page is anonymous (swap-backed); else file
+SWAPCACHE = 32  #: kernel mode: an anon page read back from swap whose slot still holds it
+RA_MARK = 64  #: kernel mode: PG_readahead, a hit starts the next asynchronous readahead
 
 REASON_POLICY = 0
 REASON_FALLBACK = 1
@@ -93,6 +123,33 @@ MAX_SAMPLE = 2048
 
 #: Global slots below this are reserved for the framework; policies use ``gi[GI_USER:]``.
 GI_USER = 4
+#: Reserved slot: ``vm.swappiness`` (0-200), written by kernel mode before ``init``.
+GI_SWAPPINESS = 0
+
+#: Slots of ``State.stat``: counters a policy keeps under their /proc/vmstat names.
+STAT_NAMES = (
+    "pgactivate",
+    "pgdeactivate",
+    "pgrefill",
+    "pgscan_anon",
+    "pgscan_file",
+    "pgrotated",
+    "workingset_activate_anon",
+    "workingset_activate_file",
+    "workingset_restore_anon",
+    "workingset_restore_file",
+)
+STAT_PGACTIVATE = 0
+STAT_PGDEACTIVATE = 1
+STAT_PGREFILL = 2
+STAT_PGSCAN_ANON = 3
+STAT_PGSCAN_FILE = 4
+STAT_PGROTATED = 5
+STAT_WS_ACTIVATE_ANON = 6
+STAT_WS_ACTIVATE_FILE = 7
+STAT_WS_RESTORE_ANON = 8
+STAT_WS_RESTORE_FILE = 9
+N_STAT = 16
 
 
 class State(NamedTuple):
@@ -109,6 +166,8 @@ class State(NamedTuple):
     sample: np.ndarray
     resident: np.ndarray
     cgroup_of: np.ndarray
+    shadow: np.ndarray
+    stat: np.ndarray
 
 
 def make_state(
@@ -161,6 +220,8 @@ def make_state(
         sample=np.full(MAX_SAMPLE, -1, dtype=np.int64),
         resident=np.zeros(n, dtype=np.uint8),
         cgroup_of=np.full(n, -1 if n_cgroups > 1 else 0, dtype=np.int32),
+        shadow=np.zeros(n, dtype=np.int64),
+        stat=np.zeros(N_STAT, dtype=np.int64),
     )
 
 
@@ -183,4 +244,5 @@ def state_sharing_lists(
         pf=np.zeros((n, max(n_float_fields, 1)), dtype=np.float64),
         gi=np.zeros(max(n_int_globals, GI_USER + 1), dtype=np.int64),
         gf=np.zeros(max(n_float_globals, 1), dtype=np.float64),
+        stat=np.zeros(N_STAT, dtype=np.int64),
     )

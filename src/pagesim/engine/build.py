@@ -45,15 +45,22 @@ from pagesim.core.hookret import as_int as _as_int
 from pagesim.core.jit import kernel as _kernel, runner as _runner
 from pagesim.engine.build import _policy_class
 from pagesim.engine.loop import run_cache as _run_cache
+from pagesim.engine.kernel_loop import run_kernel as _run_kernel
 '''
 
-_RUNNER_FOOTER = '''
+_RUNNER_FOOTER = """
 
 @_runner
 def run(page, size, nxt, cgroup, cfg, ss, fw, a, r, out):
     return _run_cache(page, size, nxt, cgroup, cfg, ss, fw, a, r, out,
                       _init, _admit, _added, _accessed, _evict, _removed)
-'''
+
+
+@_runner
+def run_kernel(page, kind, op, tag, cgroup, cfg, ss, fw, a, r, out):
+    return _run_kernel(page, kind, op, tag, cgroup, cfg, ss, fw, a, r, out,
+                       _init, _admit, _added, _accessed, _evict, _removed)
+"""
 
 
 def _runner_source(classes: tuple[type[Policy], ...], key: str) -> str:
@@ -93,7 +100,15 @@ def _runner_source(classes: tuple[type[Policy], ...], key: str) -> str:
     return "\n".join(lines)
 
 
-_SOURCES_HASHED = ("core", "engine/loop.py", "engine/build.py", "policies/base.py")
+_SOURCES_HASHED = (
+    "core",
+    "engine/loop.py",
+    "engine/kernel_loop.py",
+    "engine/memory.py",
+    "engine/counters.py",
+    "engine/build.py",
+    "policies/base.py",
+)
 
 
 def cache_dir() -> Path:
@@ -150,7 +165,7 @@ def _policy_class(module: str, qualname: str, path: str) -> type[Policy]:
     return obj  # type: ignore[no-any-return]
 
 
-def runner_for(classes: type[Policy] | tuple[type[Policy], ...]) -> Callable[..., int]:
+def runner_for(classes: type[Policy] | tuple[type[Policy], ...], mode: str = "cache") -> Callable[..., int]:
     """The compiled runner for one policy class per cgroup: generated, imported, cached.
 
     Parameters
@@ -158,11 +173,17 @@ def runner_for(classes: type[Policy] | tuple[type[Policy], ...]) -> Callable[...
     classes : Policy class, or tuple of them (``classes[k]`` runs cgroup ``k``)
         Hooks compiled (``@kernel``) or plain functions in numba's subset (compiled here).
 
+    mode : {"cache", "kernel"}
+        Which loop: cache mode's ``run`` or kernel mode's ``run_kernel`` (both are in the
+        module; numba compiles only the one called).
+
     Returns
     -------
-    numba dispatcher ``run(page, size, nxt, cgroup, cfg, ss, fw, a, r, out) -> int``
-        ``ss`` is a tuple of one State per cgroup. Compilation happens on the first call and
-        may raise ``numba.core.errors.NumbaError``.
+    numba dispatcher
+        ``run(page, size, nxt, cgroup, cfg, ss, fw, a, r, out) -> int`` in cache mode,
+        ``run_kernel(page, kind, op, tag, cgroup, cfg, ss, fw, a, r, out) -> int`` in kernel
+        mode. ``ss`` is a tuple of one State per cgroup. Compilation happens on the first call
+        and may raise ``numba.core.errors.NumbaError``.
     """
     global _ENGINE_DIGEST
     if not isinstance(classes, tuple):
@@ -179,8 +200,9 @@ def runner_for(classes: type[Policy] | tuple[type[Policy], ...]) -> Callable[...
     label = "_".join(dict.fromkeys(c.policy_name() for c in classes))
     label = "".join(ch if ch.isalnum() else "_" for ch in label)[:40]
     modname = f"pagesim_runner_{label}_{key}"
+    attr = "run_kernel" if mode == "kernel" else "run"
     if modname in sys.modules:
-        return sys.modules[modname].run  # type: ignore[no-any-return]
+        return getattr(sys.modules[modname], attr)  # type: ignore[no-any-return]
     folder = cache_dir()
     path = folder / f"{modname}.py"
     if not path.exists():
@@ -192,7 +214,7 @@ def runner_for(classes: type[Policy] | tuple[type[Policy], ...]) -> Callable[...
     mod = importlib.util.module_from_spec(spec)
     sys.modules[modname] = mod
     spec.loader.exec_module(mod)
-    return mod.run  # type: ignore[no-any-return]
+    return getattr(mod, attr)  # type: ignore[no-any-return]
 
 
 def interpreted(func: Callable[..., Any], _memo: dict[int, Any] | None = None) -> Callable[..., Any]:
@@ -227,15 +249,18 @@ def interpreted(func: Callable[..., Any], _memo: dict[int, Any] | None = None) -
     return clone
 
 
-def interpreted_runner(classes: type[Policy] | tuple[type[Policy], ...]) -> Callable[..., int]:
+def interpreted_runner(
+    classes: type[Policy] | tuple[type[Policy], ...], mode: str = "cache"
+) -> Callable[..., int]:
     """The runner for ``classes`` (one per cgroup) as plain Python (slow, debuggable)."""
     from pagesim.core.hookret import as_int
+    from pagesim.engine.kernel_loop import run_kernel
     from pagesim.engine.loop import run_cache
 
     if not isinstance(classes, tuple):
         classes = (classes,)
     memo: dict[int, Any] = {}
-    loop = interpreted(run_cache, memo)
+    loop = interpreted(run_kernel if mode == "kernel" else run_cache, memo)
     per_cgroup = [{n: interpreted(getattr(cls, n), memo) for n in HOOK_NAMES} for cls in classes]
 
     def dispatcher(name: str) -> Callable[..., int]:
@@ -246,7 +271,7 @@ def interpreted_runner(classes: type[Policy] | tuple[type[Policy], ...]) -> Call
 
     hooks = [dispatcher(n) for n in HOOK_NAMES]
 
-    def run(page, size, nxt, cgroup, cfg, ss, fw, a, r, out):  # type: ignore[no-untyped-def]
-        return loop(page, size, nxt, cgroup, cfg, ss, fw, a, r, out, *hooks)
+    def run(*arrays):  # type: ignore[no-untyped-def]
+        return loop(*arrays, *hooks)
 
     return run

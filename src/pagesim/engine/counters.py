@@ -56,3 +56,51 @@ COUNTERS: dict[str, tuple[int, str]] = {
     "bytes_requested": (BYTES_REQUESTED, "bytes of counted accesses (size-aware traces)"),
     "bytes_missed": (BYTES_MISSED, "bytes of counted misses (size-aware traces)"),
 }
+
+# ---- kernel mode: counters under their /proc/vmstat names (slots after the cache-mode ones) ----
+PGFAULT = 24
+PGMAJFAULT = 25
+PSWPIN = 26
+PSWPOUT = 27
+WS_REFAULT_ANON = 28
+WS_REFAULT_FILE = 29
+PGPGIN = 30
+PGPGOUT = 31
+PGSTEAL_KSWAPD = 32
+PGSTEAL_DIRECT = 33
+PGSCAN_KSWAPD = 34
+PGSCAN_DIRECT = 35
+ALLOCSTALL = 36
+OOM_KILL = 37
+OOM_SKIPPED = 38
+SWAP_FULL = 39
+READAHEAD_PAGES = 40
+KSWAPD_WAKE = 41
+ZERO_FILL = 42
+PGFREE_BY_OWNER = 43
+DIRTY_WRITEBACK = 44
+N_KERNEL_COUNTERS = 64
+
+KERNEL_COUNTERS: dict[str, tuple[int, str]] = {
+    "pgfault": (PGFAULT, "page faults (anon first touch and swap-in)"),
+    "pgmajfault": (PGMAJFAULT, "faults that waited for I/O (swap-in)"),
+    "pswpin": (PSWPIN, "pages read from swap"),
+    "pswpout": (PSWPOUT, "pages written to swap"),
+    "workingset_refault_anon": (WS_REFAULT_ANON, "anon pages faulted back that left a shadow entry"),
+    "workingset_refault_file": (WS_REFAULT_FILE, "file pages read back that left a shadow entry"),
+    "pgpgin": (PGPGIN, "file pages read from their device (demand and readahead)"),
+    "pgpgout": (PGPGOUT, "dirty file pages written back before eviction"),
+    "pgsteal_kswapd": (PGSTEAL_KSWAPD, "pages reclaimed by kswapd"),
+    "pgsteal_direct": (PGSTEAL_DIRECT, "pages reclaimed by allocating tasks (direct reclaim)"),
+    "pgscan_kswapd": (PGSCAN_KSWAPD, "candidates kswapd's reclaim was offered"),
+    "pgscan_direct": (PGSCAN_DIRECT, "candidates direct reclaim was offered"),
+    "allocstall": (ALLOCSTALL, "allocations that entered direct reclaim"),
+    "oom_kill": (OOM_KILL, "processes killed because nothing was reclaimable"),
+    "oom_skipped_accesses": (OOM_SKIPPED, "accesses of killed processes, not simulated"),
+    "swap_full": (SWAP_FULL, "anon candidates kept because swap was full"),
+    "readahead_pages": (READAHEAD_PAGES, "pages read ahead of demand"),
+    "kswapd_wakeups": (KSWAPD_WAKE, "times kswapd was woken (free below low)"),
+    "zero_fill": (ZERO_FILL, "anon first touches (zero-filled, no I/O)"),
+    "pgfree_by_owner": (PGFREE_BY_OWNER, "pages freed by their owner (munmap, exit, truncate)"),
+    "dirty_writeback": (DIRTY_WRITEBACK, "evictions that had to write a dirty page first"),
+}

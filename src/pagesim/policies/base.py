@@ -63,6 +63,10 @@ class Policy:
         Number of global slots needed beyond ``GI_USER`` (int) and from 0 (float).
     needs_next_access : bool
         True for clairvoyant policies (Belady): the engine then fills ``a[A_NEXT]``.
+    proposes_batches : bool
+        True if ``evict`` proposes up to ``a[A_REQUEST]`` pages per call (kernel policies,
+        cache_ext's). False for policies written for cache mode, which propose one: kernel
+        mode then asks them once per page of a reclaim batch.
     params : dict
         Parameter names and defaults; ``Policy(**kw)`` overrides them, unknown names raise.
     """
@@ -74,6 +78,7 @@ class Policy:
     int_globals: ClassVar[int] = 8
     float_globals: ClassVar[int] = 8
     needs_next_access: ClassVar[bool] = False
+    proposes_batches: ClassVar[bool] = False
     params: ClassVar[dict[str, Any]] = {}
 
     init: Callable[..., Any] = staticmethod(noop_hook)

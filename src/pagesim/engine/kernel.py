@@ -1,0 +1,452 @@
+"""Kernel mode's public entry point: run policies over a trace on a simulated Linux node.
+
+See :mod:`pagesim.engine.kernel_loop` for what each access does and
+:mod:`pagesim.engine.memory` for the node, its devices and their default figures.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numba.core.errors import NumbaError
+
+from pagesim.core.state import (
+    ACC_LEN,
+    GI_SWAPPINESS,
+    MAX_CANDIDATES,
+    N_STAT,
+    STAT_NAMES,
+    make_state,
+    state_sharing_lists,
+)
+from pagesim.engine import counters as C
+from pagesim.engine.build import interpreted_runner, runner_for
+from pagesim.engine.kernel_loop import (
+    F_CPU_NS,
+    F_DIRECT_NS,
+    F_KSWAPD_NS,
+    F_LEN,
+    F_MAX_FAULT,
+    F_MAX_LAT,
+    F_SCAN_NS,
+    F_TOTAL_NS,
+    F_ZERO_NS,
+    FILE_DEV,
+    N_HAS_SWAP,
+    N_LAST_OOM_TAG,
+    N_LAT_BUCKETS,
+    N_LEN,
+    N_RA_MAX,
+    N_RES_ANON,
+    N_RES_FILE,
+    N_SWAP_TOTAL,
+    N_SWAP_USED,
+    N_TOTAL,
+    N_WHIGH,
+    N_WLOW,
+    N_WMIN,
+    N_ZRAM_STORED,
+    SWAP_DEV,
+    KFramework,
+)
+from pagesim.engine.loop import CFG_END, CFG_INIT_RESULT, CFG_START, new_cfg
+from pagesim.engine.memory import D_LEN, KernelConfig, watermarks
+from pagesim.engine.simulate import PolicyCompileWarning, PolicyError, _policies_per_cgroup
+from pagesim.policies.base import Policy
+from pagesim.trace import Trace
+
+
+@dataclass
+class KernelResult:
+    """Counters, times and the node's state at the end of a kernel-mode run.
+
+    Attributes
+    ----------
+    policy : str
+        The policy's label.
+    counters : dict of str to int
+        Cache-mode counters, /proc/vmstat-named kernel counters and the policy's own
+        (``pgactivate``, ``workingset_activate_*``...), summed over cgroups.
+    ops : int
+        Accesses simulated (those of killed processes excluded).
+    throughput_ops_per_s : float
+        Modelled operations per second: each task runs on its own CPU, so the sum over tasks of
+        (accesses / time), time being CPU per access plus every wait charged to the task.
+    latency_ns : dict
+        ``p50``, ``p99`` (upper edges of power-of-two buckets) and ``max`` of per-access time.
+    longest_fault_ns : float
+        The longest single wait of a fault or read miss.
+    kswapd_ns, direct_reclaim_ns : float
+        CPU time kswapd spent reclaiming, and time tasks spent in direct reclaim.
+    node : dict
+        Resident anon and file pages, swap used, zram's stored pages at the end; OOM victim.
+    config : dict
+        The node's parameters (:class:`KernelConfig`), so the run can be repeated.
+    seconds : float
+        Wall time of the simulation loop.
+    """
+
+    policy: str
+    counters: dict[str, int]
+    ops: int
+    throughput_ops_per_s: float
+    latency_ns: dict[str, float]
+    longest_fault_ns: float
+    kswapd_ns: float
+    direct_reclaim_ns: float
+    node: dict[str, int]
+    config: dict[str, Any]
+    seconds: float
+    prepare_seconds: float
+    mode: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def per_op(self, name: str) -> float:
+        """``counters[name]`` per simulated access (0.0 if none)."""
+        return self.counters[name] / self.ops if self.ops else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable dict of the whole result."""
+        return {
+            "policy": self.policy,
+            **self.counters,
+            "ops": self.ops,
+            "throughput_ops_per_s": self.throughput_ops_per_s,
+            "latency_ns": self.latency_ns,
+            "longest_fault_ns": self.longest_fault_ns,
+            "kswapd_ns": self.kswapd_ns,
+            "direct_reclaim_ns": self.direct_reclaim_ns,
+            "node": self.node,
+            "config": self.config,
+            "seconds": self.seconds,
+            "prepare_seconds": self.prepare_seconds,
+            "mode": self.mode,
+            "params": self.params,
+        }
+
+
+def file_successors(trace: Trace) -> np.ndarray:
+    """For every page, the page holding the next block of the same file, or -1.
+
+    A file page's successor is the file page whose source id is one higher (workload
+    generators give each file a contiguous range of ids). Anon pages have none.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n_pages,)
+    """
+    n = trace.n_pages
+    nxt = np.full(max(n, 1), -1, dtype=np.int64)
+    if n == 0:
+        return nxt
+    first = np.full(n, -1, dtype=np.int64)
+    idx = np.arange(trace.n_requests - 1, -1, -1)
+    first[trace.page[idx]] = idx  # the earliest access wins (written last)
+    is_file = trace.kind[first] == 0
+    pages = np.flatnonzero(is_file)
+    if pages.size < 2:
+        return nxt
+    orig = trace.original_id[pages]
+    order = np.argsort(orig, kind="stable")
+    sp, so = pages[order], orig[order]
+    follows = so[1:] == so[:-1] + 1
+    nxt[sp[:-1][follows]] = sp[1:][follows]
+    return nxt
+
+
+class KernelRun:
+    """A kernel-mode run advanced chunk by chunk; :func:`simulate_kernel` drives it to the end.
+
+    Parameters
+    ----------
+    trace : Trace
+        Accesses with ``kind`` (file/anon), ``op`` (read/write/free), ``tag`` (task) and
+        ``cgroup``.
+    policy : Policy or sequence of Policy
+        One for every cgroup, or one per cgroup.
+    config : KernelConfig
+        The node.
+    cgroup_limits : sequence of int, optional
+        ``memory.max`` of each cgroup in pages (default: the node's memory).
+    warmup : int
+        Accesses not counted in hits and misses.
+    interpreted : bool
+        Plain-Python code path.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a wrong trace, configuration or limits.
+    PolicyError
+        If ``init`` fails or raises.
+    """
+
+    def __init__(
+        self,
+        trace: Trace,
+        policy: Policy | Sequence[Policy],
+        config: KernelConfig | None = None,
+        *,
+        cgroup_limits: Sequence[int] | None = None,
+        warmup: int = 0,
+        interpreted: bool = False,
+    ) -> None:
+        if not isinstance(trace, Trace):
+            raise TypeError("kernel mode needs a pagesim.trace.Trace")
+        t0 = time.perf_counter()
+        self.trace = trace
+        self.config = (config or KernelConfig()).validated()
+        cfgk = self.config
+        n_cgroups = int(trace.cgroup.max()) + 1 if trace.n_requests else 1
+        self.policies = _policies_per_cgroup(policy, n_cgroups)
+        self.classes = tuple(type(p) for p in self.policies)
+        limits = (
+            np.full(n_cgroups, cfgk.memory_pages, dtype=np.int64)
+            if cgroup_limits is None
+            else np.asarray(cgroup_limits, dtype=np.int64)
+        )
+        if limits.shape != (n_cgroups,) or (limits <= 0).any():
+            raise ValueError(f"give one positive memory.max per cgroup ({n_cgroups})")
+        self.page = np.ascontiguousarray(trace.page, dtype=np.int64)
+        self.kind = np.ascontiguousarray(trace.kind, dtype=np.uint8)
+        self.op = np.ascontiguousarray(trace.op, dtype=np.uint8)
+        self.tag = np.ascontiguousarray(trace.tag, dtype=np.int32)
+        if self.tag.size and self.tag.min() < 0:
+            raise ValueError("task tags must be >= 0")
+        self.cgroup = np.ascontiguousarray(trace.cgroup, dtype=np.int64)
+        self.n = int(self.page.shape[0])
+        n_pages = max(int(trace.n_pages), 1)
+        n_tags = int(self.tag.max()) + 1 if self.n else 1
+        first = make_state(n_pages, n_cgroups, **self.policies[0].state_shape())
+        others = tuple(state_sharing_lists(first, **p.state_shape()) for p in self.policies[1:])
+        self.states = (first, *others)
+        self.state = first
+        self.framework = self._framework(n_pages, n_tags, limits)
+        for pol, st, lim in zip(self.policies, self.states, limits):
+            st.gi[GI_SWAPPINESS] = cfgk.swappiness
+            pol.configure(st, int(lim))
+        self.warmup = warmup
+        self.cfg = new_cfg(warmup, False, False, False, True)
+        self.a = np.zeros(ACC_LEN, dtype=np.int64)
+        self.r = np.zeros(ACC_LEN, dtype=np.int64)
+        self.out = np.zeros(C.N_KERNEL_COUNTERS, dtype=np.int64)
+        self.mode = "interpreted" if interpreted else "compiled"
+        self._run = (
+            interpreted_runner(self.classes, "kernel") if interpreted else runner_for(self.classes, "kernel")
+        )
+        self.done = 0
+        self.loop_seconds = 0.0
+        self._start_up()
+        self.prepare_seconds = time.perf_counter() - t0
+
+    def _framework(self, n_pages: int, n_tags: int, limits: np.ndarray) -> KFramework:
+        c = self.config
+        wmin, wlow, whigh = watermarks(c.memory_pages)
+        node = np.zeros(N_LEN, dtype=np.int64)
+        node[N_TOTAL] = c.memory_pages
+        node[N_WMIN], node[N_WLOW], node[N_WHIGH] = wmin, wlow, whigh
+        node[N_RA_MAX] = max(c.readahead_pages, 1)
+        swap = c.device(c.swap)
+        node[N_HAS_SWAP] = 0 if swap is None else 1
+        node[N_SWAP_TOTAL] = c.swap_pages or 0
+        node[N_LAST_OOM_TAG] = -1
+        dev = np.zeros((2, D_LEN))
+        if swap is not None:
+            dev[SWAP_DEV] = swap.row()
+        file_dev = c.device(c.file_device)
+        if file_dev is not None:
+            dev[FILE_DEV] = file_dev.row()
+        f = np.zeros(F_LEN)
+        f[F_CPU_NS] = c.cpu_ns_per_access
+        f[F_ZERO_NS] = c.zero_fill_ns
+        f[F_SCAN_NS] = c.reclaim_ns_per_page
+        tag_ra = np.full((n_tags, 3), -1, dtype=np.int64)
+        tag_ra[:, 1] = 0
+        return KFramework(
+            used=np.zeros(limits.shape[0], dtype=np.int64),
+            cap=limits.copy(),
+            hand=np.zeros(limits.shape[0], dtype=np.int64),
+            swapped=np.zeros(n_pages, dtype=np.uint8),
+            shadowed=np.zeros(n_pages, dtype=np.uint8),
+            owner_tag=np.full(n_pages, -1, dtype=np.int32),
+            ra_next=file_successors(self.trace) if c.readahead_pages > 1 else np.full(n_pages, -1, np.int64),
+            tag_ns=np.zeros(n_tags),
+            tag_ops=np.zeros(n_tags, dtype=np.int64),
+            tag_dead=np.zeros(n_tags, dtype=np.uint8),
+            tag_anon=np.zeros(n_tags, dtype=np.int64),
+            tag_ra=tag_ra,
+            node=node,
+            f=f,
+            dev=dev,
+            dev_last=np.full(2, -1, dtype=np.int64),
+            lat=np.zeros(N_LAT_BUCKETS, dtype=np.int64),
+            victims=np.zeros(MAX_CANDIDATES, dtype=np.int64),
+            one_by_one=np.array([0 if c.proposes_batches else 1 for c in self.classes], dtype=np.uint8),
+            fill=np.zeros(c.readahead_pages + 1, dtype=np.int64),
+            fill_flags=np.zeros(c.readahead_pages + 1, dtype=np.uint8),
+            fill_ra=np.zeros(c.readahead_pages + 1, dtype=np.uint8),
+        )
+
+    def label(self) -> str:
+        """The policy's label, or ``cg0=...,cg1=...`` when cgroups run different ones."""
+        labels = [p.label() for p in self.policies]
+        if len(set(labels)) == 1:
+            return labels[0]
+        return ",".join(f"cg{k}={lab}" for k, lab in enumerate(labels))
+
+    def _call(self) -> None:
+        try:
+            self._run(
+                self.page, self.kind, self.op, self.tag, self.cgroup, self.cfg,
+                self.states, self.framework, self.a, self.r, self.out,
+            )  # fmt: skip
+        except Exception as exc:
+            index = int(self.a[0]) if self.cfg[CFG_END] > 0 else -1
+            raise PolicyError(self.label(), index, exc, traceback.format_exc()) from exc
+
+    def _start_up(self) -> None:
+        self.cfg[CFG_START] = 0
+        self.cfg[CFG_END] = 0
+        try:
+            self._call()
+        except PolicyError as err:
+            if self.mode == "interpreted" or not isinstance(err.original, NumbaError):
+                raise
+            warnings.warn(
+                f"policy {self.label()!r} could not be compiled by numba; running it interpreted, slowly. "
+                f"numba said: {' '.join(str(err.original).split())[:300]}",
+                PolicyCompileWarning,
+                stacklevel=3,
+            )
+            self.mode = "interpreted"
+            self._run = interpreted_runner(self.classes, "kernel")
+            self.cfg[:] = new_cfg(self.warmup, False, False, False, True)
+            self._call()
+        if self.cfg[CFG_INIT_RESULT] != 0:
+            code = int(self.cfg[CFG_INIT_RESULT])
+            raise PolicyError(self.label(), -1, RuntimeError(f"init returned {code}"), "")
+
+    def advance(self, n_accesses: int | None = None) -> int:
+        """Process the next ``n_accesses`` accesses (all that remain if None); return ``done``."""
+        end = self.n if n_accesses is None else min(self.n, self.done + max(int(n_accesses), 0))
+        if end <= self.done:
+            return self.done
+        self.cfg[CFG_START] = self.done
+        self.cfg[CFG_END] = end
+        t1 = time.perf_counter()
+        self._call()
+        self.loop_seconds += time.perf_counter() - t1
+        self.done = end
+        return self.done
+
+    @property
+    def counters(self) -> dict[str, int]:
+        """Every counter so far, by name."""
+        counts = {name: int(self.out[slot]) for name, (slot, _) in C.COUNTERS.items()}
+        counts.update({name: int(self.out[slot]) for name, (slot, _) in C.KERNEL_COUNTERS.items()})
+        stat = np.zeros(N_STAT, dtype=np.int64)
+        for st in self.states:
+            stat += st.stat
+        counts.update({name: int(stat[i]) for i, name in enumerate(STAT_NAMES)})
+        return counts
+
+    def result(self) -> KernelResult:
+        """The :class:`KernelResult` so far."""
+        fw = self.framework
+        ops = int(fw.tag_ops.sum())
+        busy = fw.tag_ns > 0
+        throughput = float((fw.tag_ops[busy] / (fw.tag_ns[busy] * 1e-9)).sum()) if busy.any() else 0.0
+        return KernelResult(
+            policy=self.label(),
+            counters=self.counters,
+            ops=ops,
+            throughput_ops_per_s=throughput,
+            latency_ns=_latency_summary(fw.lat, float(fw.f[F_MAX_LAT])),
+            longest_fault_ns=float(fw.f[F_MAX_FAULT]),
+            kswapd_ns=float(fw.f[F_KSWAPD_NS]),
+            direct_reclaim_ns=float(fw.f[F_DIRECT_NS]),
+            node={
+                "resident_anon": int(fw.node[N_RES_ANON]),
+                "resident_file": int(fw.node[N_RES_FILE]),
+                "swap_used": int(fw.node[N_SWAP_USED]),
+                "zram_stored": int(fw.node[N_ZRAM_STORED]),
+                "oom_victim_tag": int(fw.node[N_LAST_OOM_TAG]),
+                "total_ns": int(fw.f[F_TOTAL_NS]),
+            },
+            config=self.config.to_dict(),
+            seconds=self.loop_seconds,
+            prepare_seconds=self.prepare_seconds,
+            mode=self.mode,
+            params={"policy": [repr(p) for p in self.policies], "source": self.trace.source},
+        )
+
+
+def _latency_summary(hist: np.ndarray, max_ns: float) -> dict[str, float]:
+    total = int(hist.sum())
+    if total == 0:
+        return {"p50": 0.0, "p99": 0.0, "max": 0.0}
+    cum = np.cumsum(hist)
+
+    def quantile(q: float) -> float:
+        b = int(np.searchsorted(cum, q * total, side="left"))
+        return float(min(2**b, max_ns)) if b > 0 else 0.0
+
+    return {"p50": quantile(0.5), "p99": quantile(0.99), "max": max_ns}
+
+
+def simulate_kernel(
+    trace: Trace,
+    policy: Policy | Sequence[Policy],
+    config: KernelConfig | None = None,
+    *,
+    cgroup_limits: Sequence[int] | None = None,
+    warmup: int = 0,
+    interpreted: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+    chunk: int = 2_000_000,
+) -> KernelResult:
+    """Run ``policy`` over ``trace`` on a simulated node (kernel mode).
+
+    Parameters
+    ----------
+    trace : Trace
+        With ``kind``, ``op``, ``tag`` and ``cgroup`` columns (workload generators fill them).
+    policy : Policy or sequence of Policy
+        One for every cgroup, or one per cgroup.
+    config : KernelConfig, optional
+        The node (memory, swap device, file device, costs); defaults to :class:`KernelConfig`.
+    cgroup_limits : sequence of int, optional
+        ``memory.max`` per cgroup, pages.
+    warmup : int
+        Accesses not counted in hits and misses.
+    interpreted : bool
+        Plain-Python code path.
+    progress : callable ``(done, total)``, optional
+        Called after each chunk.
+
+    Returns
+    -------
+    KernelResult
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a wrong trace, configuration or limits.
+    PolicyError
+        If a hook raises or ``init`` fails.
+    """
+    run = KernelRun(
+        trace, policy, config, cgroup_limits=cgroup_limits, warmup=warmup, interpreted=interpreted
+    )
+    step = max(int(chunk), 1)
+    while run.done < run.n:
+        run.advance(step)
+        if progress is not None:
+            progress(run.done, run.n)
+    return run.result()

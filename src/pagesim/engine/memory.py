@@ -1,0 +1,172 @@
+"""The simulated node of kernel mode: memory size, watermarks, swap and file devices, costs.
+
+Figures and rules
+-----------------
+* Watermarks (mm/page_alloc.c, ``__setup_per_zone_wmarks``; shared/reference/kernel_policies_spec.md
+  §4.3): ``min_free_kbytes = 4 * sqrt(lowmem_kB)`` clamped to [128 KiB, 256 MiB];
+  ``gap = max(min / 4, pages * watermark_scale_factor / 10000)`` with the factor 10;
+  ``low = min + gap``, ``high = min + 2 * gap``. One node, one zone.
+* Devices are service-time models. zram is synchronous: a swap-in costs the CPU its
+  decompression and a swap-out its compression (CAST's estimate readout: swap-in 3.7 us of CPU,
+  swap-out 2.4-2.7 us; lz4 pages compress about 3:1, so a page in zram still occupies a third of a
+  page of memory). An NVMe SSD: about 80 us per 4 KiB read, 20 us per write (queued, the
+  writer does not wait), a few us per further page of one request. An HDD: 8 ms seek plus
+  27 us per 4 KiB (150 MB/s); a request that continues the previous one does not seek.
+  Every figure is a default the user can change (``Device`` fields).
+* CPU: 100 ns of work per access, 250 ns to zero-fill a page, 50 ns per page reclaim looks at.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+PAGE_BYTES = 4096
+
+# device array layout (float64, one row per device)
+D_KIND = 0
+D_READ_NS = 1  #: latency of one read request
+D_READ_PAGE_NS = 2  #: each further page of a read request
+D_WRITE_NS = 3  #: one write request, as the writer waits for it (0: queued, not waited for)
+D_WRITE_PAGE_NS = 4
+D_SEEK_NS = 5  #: added to a request that does not continue the previous one
+D_CPU_READ_NS = 6  #: CPU of the reader per page (decompression)
+D_CPU_WRITE_NS = 7  #: CPU of the writer per page (compression)
+D_RATIO = 8  #: compression ratio; a stored page occupies 1/ratio page of memory (zram)
+D_SYNC = 9  #: 1 if I/O completes on the caller's CPU (zram)
+D_LEN = 10
+
+DEV_ZRAM = 0
+DEV_SSD = 1
+DEV_HDD = 2
+
+
+@dataclass(frozen=True)
+class Device:
+    """A swap or file device as a service-time model; times in ns per 4 KiB page."""
+
+    name: str
+    kind: int
+    read_ns: float
+    read_page_ns: float
+    write_ns: float
+    write_page_ns: float
+    seek_ns: float = 0.0
+    cpu_read_ns: float = 0.0
+    cpu_write_ns: float = 0.0
+    compress_ratio: float = 1.0
+    synchronous: bool = False
+
+    def row(self) -> np.ndarray:
+        """This device as a float64 row of the engine's device array (``D_*`` columns)."""
+        r = np.zeros(D_LEN)
+        r[D_KIND] = self.kind
+        r[D_READ_NS] = self.read_ns
+        r[D_READ_PAGE_NS] = self.read_page_ns
+        r[D_WRITE_NS] = self.write_ns
+        r[D_WRITE_PAGE_NS] = self.write_page_ns
+        r[D_SEEK_NS] = self.seek_ns
+        r[D_CPU_READ_NS] = self.cpu_read_ns
+        r[D_CPU_WRITE_NS] = self.cpu_write_ns
+        r[D_RATIO] = self.compress_ratio
+        r[D_SYNC] = 1.0 if self.synchronous else 0.0
+        return r
+
+
+DEVICES: dict[str, Device] = {
+    "zram": Device(
+        "zram",
+        DEV_ZRAM,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        cpu_read_ns=3700.0,
+        cpu_write_ns=2500.0,
+        compress_ratio=3.0,
+        synchronous=True,
+    ),  # fmt: skip
+    "ssd": Device("ssd", DEV_SSD, 80_000.0, 4_000.0, 0.0, 0.0),
+    "hdd": Device("hdd", DEV_HDD, 27_000.0, 27_000.0, 0.0, 0.0, seek_ns=8_000_000.0),
+}
+
+
+def watermarks(memory_pages: int) -> tuple[int, int, int]:
+    """``(min, low, high)`` free-page watermarks of a node of ``memory_pages`` 4 KiB pages.
+
+    Examples
+    --------
+    >>> watermarks(2 * 1024 * 1024)  # 8 GiB
+    (2896, 4993, 7090)
+    """
+    kb = memory_pages * PAGE_BYTES // 1024
+    min_kb = int(min(max(4 * math.sqrt(kb), 128), 262144))
+    wmin = max(min_kb * 1024 // PAGE_BYTES, 1)
+    gap = max(wmin // 4, memory_pages * 10 // 10000)
+    return wmin, wmin + gap, wmin + 2 * gap
+
+
+@dataclass
+class KernelConfig:
+    """Everything kernel mode needs besides the trace and the policy.
+
+    Attributes
+    ----------
+    memory_pages : int
+        Pages of memory of the node (8 GiB = 2,097,152).
+    swap : str or Device
+        Swap device (``zram``, ``ssd``, ``hdd`` or a Device); ``none`` for no swap.
+    swap_pages : int
+        Swap size in pages (default: as large as memory).
+    file_device : str or Device
+        Where file pages are read from and written to.
+    readahead_pages : int
+        ``ra_pages``: the largest readahead window (default 32 = 128 KiB).
+    cpu_ns_per_access, zero_fill_ns, reclaim_ns_per_page : float
+        CPU costs in ns.
+    swappiness : int
+        ``vm.swappiness`` (0-200) handed to the policies that read it.
+    """
+
+    memory_pages: int = 65536
+    swap: Any = "zram"
+    swap_pages: int | None = None
+    file_device: Any = "ssd"
+    readahead_pages: int = 32
+    cpu_ns_per_access: float = 100.0
+    zero_fill_ns: float = 250.0
+    reclaim_ns_per_page: float = 50.0
+    swappiness: int = 60
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def device(self, which: Any) -> Device | None:
+        """Resolve a device name or object."""
+        if isinstance(which, Device):
+            return which
+        if which in (None, "none"):
+            return None
+        if which not in DEVICES:
+            raise ValueError(f"unknown device {which!r}; known: {', '.join(DEVICES)}, none")
+        return DEVICES[which]
+
+    def validated(self) -> KernelConfig:
+        """A copy with defaults filled in; raises ValueError on impossible values."""
+        if self.memory_pages < 64:
+            raise ValueError(f"memory must be at least 64 pages, got {self.memory_pages}")
+        if not 0 <= self.swappiness <= 200:
+            raise ValueError(f"swappiness must be within 0..200, got {self.swappiness}")
+        self.device(self.swap)
+        self.device(self.file_device)
+        swap_pages = self.memory_pages if self.swap_pages is None else self.swap_pages
+        return replace(self, swap_pages=0 if self.device(self.swap) is None else swap_pages)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-serialisable parameters (devices by their fields)."""
+        d = asdict(self)
+        for k in ("swap", "file_device"):
+            dev = self.device(getattr(self, k))
+            d[k] = None if dev is None else asdict(dev)
+        return d
