@@ -80,3 +80,80 @@ def test_rates_and_bytes_are_compact():
     assert format_rate(845_000) == "845.0k"
     assert format_bytes(512) == "512 B"
     assert format_bytes(3 * 1024**3) == "3.0 GiB"
+
+
+def _table_text(tables) -> str:
+    console = Console(record=True, width=200)
+    for t in tables:
+        console.print(t)
+    return console.export_text()
+
+
+def test_percentages_never_use_exponents():
+    from pagesim.report.compare import format_percent
+
+    assert format_percent(2500.0) == "2,500%"
+    assert format_percent(10.0) == "10%"
+    assert format_percent(0.5) == "0.5%"
+    assert format_percent(12.345) == "12.3%"
+    assert format_percent(0.001) == "<0.01%"
+    assert format_percent(0.0) == "0%"
+    big = _result(5, 10, 3)
+    big.capacity = 100
+    text = _table_text(comparison_tables([big], "t", whole=4))
+    assert "2,500% of the unique pages: everything fits" in text and "e+" not in text
+
+
+def test_bytes_tables_call_belady_a_comparison_and_records_say_no_bound():
+    r = _result(6, 10, 4)
+    r.capacity_unit = "bytes"
+    text = _table_text(comparison_tables([r], "t", whole=1000))
+    assert "over Belady" in text and "not a bound" in text and "over OPT" not in text
+    assert comparison_record(r, "t")["opt_is_bound"] is False
+    assert comparison_record(_result(6, 10, 4), "t")["opt_is_bound"] is True
+
+
+def test_fallback_and_rejections_are_marked_with_counts():
+    from pagesim.report.compare import fallback_notes
+
+    clean = _result(5, 10, 4)
+    lazy = _result(5, 10, 4)
+    lazy.policy = "lazy"
+    lazy.counters.update(evictions=8, fallback_evictions=2, rejected=3)
+    assert fallback_notes([clean]) == []
+    (note,) = fallback_notes([clean, lazy])
+    assert note.startswith("* lazy at 10 pages: 2 of 8 evictions (25%)")
+    assert "3 proposals rejected" in note
+    text = _table_text(comparison_tables([clean, lazy], "t"))
+    assert "lazy *" in text and "lru *" not in text and "2 of 8 evictions" in text
+    assert comparison_record(lazy, "t")["fallback_share"] == 0.25
+    assert comparison_record(clean, "t")["fallback_share"] is None  # no evictions at all
+
+
+def test_compare_runs_the_baseline_first_and_keeps_finished_results_on_failure():
+    import pytest
+
+    from pagesim.engine import PolicyError
+    from pagesim.policies import make_policy
+    from pagesim.policies.lru import LRU
+
+    class Boom(LRU):
+        name = "boom"
+
+        def configure(self, s, capacity):
+            raise PolicyError("boom", -1, RuntimeError("configured to fail"), "")
+
+    trace = loop(10, passes=5)
+    stages: list[tuple[str, str]] = []
+    with pytest.raises(PolicyError) as info:
+        compare(trace, ["lru", Boom, "fifo"], [5], on_stage=lambda st, label: stages.append((st, label)))
+    finished = info.value.results
+    assert [r.policy for r in finished] == ["lru"]
+    assert finished[0].misses == 50
+    assert info.value.policy_class is Boom and info.value.capacity == 5
+    if "opt_misses" in finished[0].params:  # an 'opt' policy is registered: it ran first
+        assert stages[0] == ("prepare", "opt") and stages[1] == ("simulate", "opt")
+    assert ("prepare", "lru") in stages and ("prepare", "boom") in stages
+    # configured instances keep their parameters; classes and names get the defaults
+    (r,) = compare(trace, [make_policy("lru")], [5], baseline=False)
+    assert r.misses == 50

@@ -2,16 +2,18 @@
 
 This is the library behind ``pagesim compare`` and ``pagesim run``: it resolves sizes given as
 page counts or percentages, warm-up given as a count or a fraction, runs every (size, policy)
-pair through :func:`pagesim.engine.simulate`, and annotates each :class:`~pagesim.engine.Result`
-with the misses Belady's OPT makes at the same size.
+pair through the engine (:class:`pagesim.engine.simulate.Run`), and annotates each
+:class:`~pagesim.engine.Result` with the misses Belady's OPT makes at the same size.
 
 Terms
 -----
 *Misses above OPT* of a run: its misses minus OPT's misses on the same trace, size and warm-up,
-absolute and as a percentage of OPT's misses. OPT (demand fetch, never bypasses) is a lower bound
-for every demand-paging policy, so the value is >= 0 for them; a policy that bypasses the cache
-is not bounded by it. Stored in ``result.params["opt_misses"]`` and read by
-:func:`misses_above_opt`.
+absolute and as a percentage of OPT's misses. With equal-size pages OPT (demand fetch, never
+bypasses) is a lower bound for every demand-paging policy, so the value is >= 0 for them; a
+policy that bypasses the cache is not bounded by it. With object sizes (``capacity_unit=
+"bytes"``) evicting the furthest next use is not optimal (size-aware offline policies miss
+less), so there the value compares with a strong heuristic, not a bound. Stored in
+``result.params["opt_misses"]`` and read by :func:`misses_above_opt`.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from pagesim.engine import Result, simulate
+from pagesim.engine import PolicyError, Result
+from pagesim.engine.simulate import CHUNK, Run
 from pagesim.policies.base import Policy
 from pagesim.policies.registry import UnknownPolicyError, policy_class, policy_names
 from pagesim.trace import Trace
@@ -37,6 +40,7 @@ __all__ = [
     "resolve_policies",
     "resolve_size",
     "resolve_warmup",
+    "split_policy_names",
 ]
 
 #: Policies compared when none are named; those not registered (yet) are skipped silently.
@@ -118,39 +122,90 @@ def resolve_size(text: str | int, trace: Trace, capacity_unit: str = "pages") ->
 
 
 def resolve_warmup(text: str | int | float | None, n_requests: int) -> int:
-    """Warm-up accesses from a count (``100000``) or a fraction of the trace (``0.1``).
+    """Warm-up accesses from a count (``100000``) or a fraction of the trace (``0.1``, ``10%``).
 
     Parameters
     ----------
     text : str, int, float or None
-        None or ``0``: no warm-up. An integer >= 1: that many accesses. A number in (0, 1):
-        that fraction of ``n_requests``, rounded down.
+        None or ``0``: no warm-up. An integer (``5000``, or a float with an integral value
+        written without a decimal point such as ``1e4``): that many accesses. A value with a
+        decimal point (``0.1``, ``1.0``) or a float: that fraction of the trace; a percentage
+        (``10%``): that share of it. Fractions are rounded down.
     n_requests : int
         Length of the trace.
 
     Returns
     -------
     int
-        Warm-up accesses, ``0 <= warmup``; may exceed ``n_requests`` (nothing is counted then).
+        Warm-up accesses, ``0 <= warmup < n_requests`` (or 0).
 
     Raises
     ------
     ValueError
-        If the value is negative, not a number, or a non-integral number >= 1.
+        If the value is negative or not a number, if a fraction is >= 1 (or a percentage
+        >= 100%), or if the warm-up would cover the whole trace (nothing would be counted).
     """
     if text is None:
         return 0
+    raw = str(text).strip()
+    percent = raw.endswith("%")
+    number = raw[:-1].strip() if percent else raw
     try:
-        value = float(text)
+        value = float(number)
     except ValueError:
-        raise ValueError(f"warm-up must be a count or a fraction in [0, 1), got {text!r}") from None
+        raise ValueError(
+            f"warm-up must be a count (5000), a fraction (0.1) or a percentage (10%), got {text!r}"
+        ) from None
     if not math.isfinite(value) or value < 0:
         raise ValueError(f"warm-up must be >= 0, got {text!r}")
-    if value < 1:
-        return int(value * n_requests)
-    if value != int(value):
-        raise ValueError(f"warm-up must be a whole count or a fraction in [0, 1), got {text!r}")
-    return int(value)
+    fraction = percent or isinstance(text, float) or "." in number
+    if fraction:
+        share = value / 100.0 if percent else value
+        if share >= 1:
+            raise ValueError(
+                f"warm-up {raw} covers the whole trace: give a fraction below 1 (0.1 or 10%) "
+                "or a count of accesses"
+            )
+        count = int(share * n_requests)
+    else:
+        if value != int(value):
+            raise ValueError(f"warm-up must be a whole count, a fraction or a percentage, got {text!r}")
+        count = int(value)
+    if count and count >= n_requests:
+        raise ValueError(
+            f"warm-up of {count:,} accesses covers the whole trace ({n_requests:,} requests): "
+            "nothing would be counted"
+        )
+    return count
+
+
+def split_policy_names(names: Sequence[str] | None) -> list[str] | None:
+    """The policy names of ``--policy`` values: comma-separated items flattened, blanks dropped.
+
+    Parameters
+    ----------
+    names : sequence of str or None
+        As given on the command line (each item may be a comma-separated list).
+
+    Returns
+    -------
+    list of str or None
+        None when nothing was given (None or an empty sequence): use the defaults.
+
+    Raises
+    ------
+    ValueError
+        If values were given but name no policy at all (``--policy ''``).
+    """
+    if not names:
+        return None
+    wanted = [p.strip() for item in names for p in str(item).split(",") if p.strip()]
+    if not wanted:
+        raise ValueError(
+            "the policy list is empty: name at least one policy (pagesim policies lists them), "
+            "or leave --policy out for the defaults"
+        )
+    return wanted
 
 
 def resolve_policies(names: Sequence[str] | None) -> list[type[Policy]]:
@@ -160,7 +215,8 @@ def resolve_policies(names: Sequence[str] | None) -> list[type[Policy]]:
     ----------
     names : sequence of str or None
         Registry names or ``path/to/file.py:ClassName`` specs; each item may itself be a
-        comma-separated list. None or empty: :data:`DEFAULT_POLICIES` that are registered.
+        comma-separated list. None or an empty sequence: :data:`DEFAULT_POLICIES` that are
+        registered.
 
     Returns
     -------
@@ -172,12 +228,13 @@ def resolve_policies(names: Sequence[str] | None) -> list[type[Policy]]:
     UnknownPolicyError
         If an explicitly named policy is not registered (the message lists the known ones).
     FileNotFoundError, ValueError
-        If a user policy file is missing or has no such Policy class.
+        If a user policy file is missing or has no such Policy class, or if ``names`` holds
+        only blanks (see :func:`split_policy_names`).
+    Exception
+        Whatever a user's policy file raises while it is imported.
     """
-    wanted: list[str] = []
-    for item in names or ():
-        wanted.extend(p.strip() for p in str(item).split(",") if p.strip())
-    if not wanted:
+    wanted = split_policy_names(names)
+    if wanted is None:
         known = set(policy_names())
         wanted = [p for p in DEFAULT_POLICIES if p in known]
     seen: set[str] = set()
@@ -198,9 +255,17 @@ def _opt_class() -> type[Policy] | None:
         return None
 
 
+def _as_factory(policy: str | type[Policy] | Policy) -> tuple[type[Policy], dict[str, Any]]:
+    if isinstance(policy, Policy):
+        return type(policy), dict(policy.values)
+    if isinstance(policy, type):
+        return policy, {}
+    return policy_class(policy), {}
+
+
 def compare(
     trace: Trace,
-    policies: Sequence[str | type[Policy]],
+    policies: Sequence[str | type[Policy] | Policy],
     sizes: Sequence[int],
     *,
     warmup: int = 0,
@@ -208,6 +273,7 @@ def compare(
     baseline: bool = True,
     progress: Callable[[int, int], None] | None = None,
     interpreted: bool = False,
+    on_stage: Callable[[str, str], None] | None = None,
 ) -> list[Result]:
     """Simulate every policy at every size on one trace.
 
@@ -215,23 +281,28 @@ def compare(
     ----------
     trace : Trace
         The trace (possibly empty).
-    policies : sequence of str or Policy subclasses
-        Names (see :func:`resolve_policies`) or classes; each run gets a fresh instance with
-        default parameters.
+    policies : sequence of str, Policy subclasses or Policy instances
+        Names (see :func:`resolve_policies`), classes or configured instances; each run gets a
+        fresh instance, with default parameters for names and classes and with the instance's
+        parameter values for instances.
     sizes : sequence of int
         Capacities, in ``capacity_unit``, each > 0 (see :func:`resolve_size`).
     warmup : int
         Accesses that fill the cache without being counted (see :func:`resolve_warmup`).
     capacity_unit : {"pages", "bytes"}
     baseline : bool
-        Also run Belady's OPT at each size (unless it is among ``policies``) and store its
-        misses in every result's ``params["opt_misses"]``. Skipped if no ``opt`` policy is
-        registered.
+        Also run Belady's OPT at each size (unless it is among ``policies`` with its default
+        parameters) and store its misses in every result's ``params["opt_misses"]``. Skipped
+        if no ``opt`` policy is registered. OPT runs first at each size, so results that
+        finish before a failing policy carry the baseline too.
     progress : callable ``(done, total)``, optional
         Called as runs advance; ``done`` and ``total`` count accesses over all runs
         (baseline runs included).
     interpreted : bool
         Run every policy as plain Python (slow; for debugging).
+    on_stage : callable ``(stage, label)``, optional
+        Called with ``("prepare", label)`` before a run compiles or loads its runner and calls
+        ``init``, and with ``("simulate", label)`` once it starts on the accesses.
 
     Returns
     -------
@@ -246,50 +317,64 @@ def compare(
     UnknownPolicyError
         For an unknown policy name.
     pagesim.engine.PolicyError
-        If a policy's hook raises.
+        If a policy's hook raises. The exception gains ``results`` (the results that finished
+        before it, in the order above), ``policy_class`` and ``capacity`` (of the failing run).
     """
-    classes = [p if isinstance(p, type) else policy_class(p) for p in policies]
+    factories = [_as_factory(p) for p in policies]
     for size in sizes:
         if int(size) <= 0:
             raise ValueError(f"size must be > 0, got {size}")
     opt_cls = _opt_class() if baseline else None
-    opt_in_list = opt_cls is not None and any(c is opt_cls for c in classes)
-    extra = 1 if (opt_cls is not None and not opt_in_list) else 0
+    # OPT in the list with its default parameters doubles as the baseline.
+    opt_slot = next(
+        (i for i, (c, v) in enumerate(factories) if opt_cls is not None and c is opt_cls and not v), None
+    )
+    extra = 1 if (opt_cls is not None and opt_slot is None) else 0
     n = trace.n_requests
-    total = n * len(sizes) * (len(classes) + extra)
+    total = n * len(sizes) * (len(factories) + extra)
     done = 0
 
-    def run(cls: type[Policy], size: int) -> Result:
+    def run(cls: type[Policy], values: dict[str, Any], size: int) -> Result:
         nonlocal done
         base = done
-
-        def step(d: int, _t: int) -> None:
-            if progress is not None:
-                progress(base + d, total)
-
-        result = simulate(
-            trace,
-            cls(),
-            int(size),
-            warmup=warmup,
-            capacity_unit=capacity_unit,
-            interpreted=interpreted,
-            progress=step if progress is not None else None,
+        policy = cls(**values)
+        if on_stage is not None:
+            on_stage("prepare", policy.label())
+        sim = Run(
+            trace, policy, int(size), warmup=warmup, capacity_unit=capacity_unit, interpreted=interpreted
         )
+        if on_stage is not None:
+            on_stage("simulate", policy.label())
+        while sim.done < sim.n:
+            sim.advance(CHUNK)
+            if progress is not None:
+                progress(base + sim.done, total)
         done = base + n
+        result = sim.result()
         result.params["size"] = int(size)
         return result
 
     results: list[Result] = []
     for size in sizes:
-        row = [run(cls, size) for cls in classes]
-        if opt_cls is not None:
-            opt_result = next((r for c, r in zip(classes, row) if c is opt_cls), None)
-            if opt_result is None:
-                opt_result = run(opt_cls, size)
-            for r in row:
-                r.params["opt_misses"] = opt_result.misses
-        results.extend(row)
+        opt_result: Result | None = None
+        current: tuple[type[Policy], int] | None = None
+        try:
+            if opt_cls is not None:
+                current = (opt_cls, size)
+                opt_result = run(opt_cls, {}, size)
+            for i, (cls, values) in enumerate(factories):
+                current = (cls, size)
+                if i == opt_slot and opt_result is not None:
+                    result = opt_result
+                else:
+                    result = run(cls, values, size)
+                if opt_result is not None:
+                    result.params["opt_misses"] = opt_result.misses
+                results.append(result)
+        except PolicyError as err:
+            err.results = results  # type: ignore[attr-defined]
+            err.policy_class, err.capacity = current or (None, size)  # type: ignore[attr-defined]
+            raise
     if progress is not None:
         progress(total, total)
     return results

@@ -10,12 +10,14 @@ import typer
 
 import pagesim
 from pagesim.cli import _compare, _listing, _run, _trace
+from pagesim.cli._help import Command, Group
 
 app = typer.Typer(
     help="pagesim: a page-cache laboratory (cache_ext-style policies, Belady's OPT, real traces).",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=Group,
 )
 
 
@@ -34,10 +36,10 @@ def main(
     """pagesim: a page-cache laboratory."""
 
 
-app.command("run")(_run.run_command)
-app.command("compare")(_compare.compare_command)
+app.command("run", cls=Command)(_run.run_command)
+app.command("compare", cls=Command)(_compare.compare_command)
 app.add_typer(_trace.app, name="trace")
-app.command("policies")(_listing.policies_command)
-app.command("workloads")(_listing.workloads_command)
+app.command("policies", cls=Command)(_listing.policies_command)
+app.command("workloads", cls=Command)(_listing.workloads_command)
 
 __all__ = ["app"]

@@ -1,8 +1,9 @@
 """What every command shares: error reporting, trace loading, progress, printing comparisons.
 
-Errors a user can cause (bad trace lines, unknown policies, bad sizes, missing files) are
-printed as one line on stderr and exit with status 2; a policy that raises exits with status 1
-after printing its own traceback. Set ``PAGESIM_DEBUG=1`` to get Python's traceback instead.
+Errors a user can cause (bad trace lines, unknown policies, bad sizes, missing files, a policy
+file that does not import) are printed as one line on stderr and exit with status 2; a policy
+that raises while running exits with status 1 after printing its own traceback and the results
+that finished. Set ``PAGESIM_DEBUG=1`` to get Python's traceback instead.
 """
 
 from __future__ import annotations
@@ -11,7 +12,9 @@ import json
 import os
 import re
 import sys
+import threading
 import time
+import traceback
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -21,10 +24,20 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from pagesim.analysis.compare import compare, resolve_policies, resolve_size, resolve_warmup
-from pagesim.engine import PolicyCompileWarning, PolicyError
+import pagesim
+from pagesim.analysis.compare import (
+    compare,
+    resolve_policies,
+    resolve_size,
+    resolve_warmup,
+    split_policy_names,
+)
+from pagesim.cli._params import configure_policies, parse_sets
+from pagesim.engine import PolicyCompileWarning, PolicyError, Result
+from pagesim.policies.base import Policy
+from pagesim.policies.registry import UnknownPolicyError, policy_class
 from pagesim.report.compare import comparison_record, comparison_tables
-from pagesim.trace import Trace, read_trace
+from pagesim.trace import FORMATS, Trace, read_trace
 from pagesim.workloads import from_spec
 
 #: Exit status for input the user can fix (usage, files, traces, names, sizes).
@@ -34,6 +47,13 @@ EXIT_POLICY_FAILED = 1
 
 #: Runs shorter than this show no progress bar (seconds).
 PROGRESS_DELAY = 2.0
+
+#: A policy whose start-up (compile or load, then ``init``) lasts longer than this gets a
+#: "compiling" notice on stderr (seconds). Loading a cached runner takes milliseconds.
+COMPILE_NOTICE_DELAY = 1.0
+
+#: The formats ``--format`` accepts, for help texts.
+FORMAT_NAMES = ", ".join(FORMATS)
 
 WORKLOAD_PREFIX = "workload:"
 
@@ -57,6 +77,58 @@ def fail(message: str, code: int = EXIT_BAD_INPUT) -> typer.Exit:
     return typer.Exit(code)
 
 
+class PolicyLoadError(ValueError):
+    """A user's policy file raised while it was imported (exit status 2, one line)."""
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(pagesim.__file__))
+
+
+def _is_user_file(filename: str) -> bool:
+    if not filename or filename.startswith("<"):
+        return False
+    path = os.path.abspath(filename)
+    base = os.path.basename(path)
+    if path.startswith(_PACKAGE_DIR + os.sep) or base.startswith("pagesim_runner_"):
+        return False
+    parts = path.split(os.sep)
+    return not any(part in ("importlib", "numba", "site-packages") for part in parts)
+
+
+def _shown_path(filename: str) -> str:
+    rel = os.path.relpath(os.path.abspath(filename))
+    return filename if rel.startswith("..") else rel
+
+
+def user_location(exc: BaseException) -> str | None:
+    """``file.py:LINE`` of the innermost frame of ``exc`` in a user's file, if there is one.
+
+    For a SyntaxError, the place of the error; otherwise the innermost traceback frame outside
+    pagesim, numba, the standard importer and the generated runners.
+    """
+    if isinstance(exc, SyntaxError) and exc.filename and _is_user_file(exc.filename):
+        return f"{_shown_path(exc.filename)}:{exc.lineno}"
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if _is_user_file(frame.filename):
+            return f"{_shown_path(frame.filename)}:{frame.lineno}"
+    return None
+
+
+_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
+
+
+def _policy_failure_line(exc: PolicyError) -> str:
+    original = exc.original
+    where = f"at access index {exc.access_index}" if exc.access_index >= 0 else "in init (access index -1)"
+    text = f"policy {exc.policy!r} raised {type(original).__name__}: {original} {where}"
+    location = user_location(original)
+    if location is None:
+        found = [m for m in _FRAME.finditer(exc.traceback_text or "") if _is_user_file(m.group(1))]
+        if found:
+            location = f"{_shown_path(found[-1].group(1))}:{found[-1].group(2)}"
+    return f"{text}, in {location}" if location else text
+
+
 @contextmanager
 def handled_errors() -> Iterator[None]:
     """Turn the exceptions of bad input into one-line messages and exit statuses.
@@ -65,7 +137,8 @@ def handled_errors() -> Iterator[None]:
     ------
     typer.Exit
         Status 2 for bad input (trace format, unknown policy or format, bad size, missing or
-        unreadable file), 1 for a policy that raised (after its traceback), 130 on Ctrl-C.
+        unreadable file, a policy file that does not import), 1 for a policy that raised
+        while running (after its traceback), 130 on Ctrl-C.
     """
     if os.environ.get("PAGESIM_DEBUG"):
         yield
@@ -73,20 +146,48 @@ def handled_errors() -> Iterator[None]:
     try:
         yield
     except PolicyError as exc:
-        sys.stderr.write(exc.traceback_text.rstrip("\n") + "\n")
-        where = f"at access index {exc.access_index}" if exc.access_index >= 0 else "in init"
-        raise fail(
-            f"policy {exc.policy!r} raised {type(exc.original).__name__}: {exc.original} {where}",
-            EXIT_POLICY_FAILED,
-        ) from None
+        if exc.traceback_text:
+            sys.stderr.write(exc.traceback_text.rstrip("\n") + "\n")
+        raise fail(_policy_failure_line(exc), EXIT_POLICY_FAILED) from None
     except KeyboardInterrupt:
         stderr_line("pagesim: interrupted")
         raise typer.Exit(130) from None
     except (ValueError, OSError) as exc:
         # TraceFormatError and UnknownPolicyError are ValueErrors; missing files OSErrors.
         raise fail(str(exc)) from None
-    except (SyntaxError, ImportError) as exc:  # a user's policy file that does not import
-        raise fail(f"cannot load {exc.__class__.__name__}: {exc}") from None
+
+
+def _load_one(name: str) -> None:
+    """Import a policy by name, turning what a user's file raises into a PolicyLoadError."""
+    try:
+        policy_class(name)
+    except UnknownPolicyError:
+        raise
+    except Exception as exc:
+        location = user_location(exc)
+        if location is None and not isinstance(exc, (SyntaxError, ImportError)):
+            raise  # the registry's own message (file not found, no such class)
+        detail = exc.msg if isinstance(exc, SyntaxError) and exc.msg else str(exc)
+        where = f" at {location}" if location else ""
+        raise PolicyLoadError(f"cannot load policy {name}: {type(exc).__name__}: {detail}{where}") from exc
+
+
+def load_policies(
+    names: Sequence[str] | None, sets: Sequence[str] | None = None
+) -> list[type[Policy] | Policy]:
+    """The policies of ``--policy`` (or the defaults), with the parameters of ``--set``.
+
+    Raises
+    ------
+    UnknownPolicyError, FileNotFoundError, ValueError
+        As :func:`pagesim.analysis.compare.resolve_policies`, and for a bad ``--set``.
+    PolicyLoadError
+        If a user's policy file raises on import (the message names its file and line).
+    """
+    wanted = split_policy_names(names)
+    for name in wanted or ():
+        _load_one(name)
+    return configure_policies(resolve_policies(wanted), parse_sets(sets))
 
 
 def load_trace(spec: str, fmt: str | None = None) -> Trace:
@@ -103,24 +204,46 @@ def load_trace(spec: str, fmt: str | None = None) -> Trace:
         return from_spec(spec[len(WORKLOAD_PREFIX) :])
     if os.path.isdir(spec):
         raise ValueError(f"{spec} is a directory, not a trace file")
-    return read_trace(spec, format=fmt)
+    try:
+        return read_trace(spec, format=fmt)
+    except ValueError as exc:
+        # the library's wording ("pass format= one of [...]") in the command line's terms
+        text = re.sub(
+            r"pass format= one of \[([^\]]*)\]",
+            lambda m: "use --format with one of: " + m.group(1).replace("'", ""),
+            str(exc),
+        )
+        if text == str(exc):
+            raise
+        raise ValueError(text) from None
 
 
 class DelayedProgress:
-    """A rich progress bar on stderr that appears only once a run has lasted a few seconds.
+    """Progress on stderr: a bar once a run has lasted a few seconds, and compile notices.
 
-    Shown only when stderr is a terminal; disappears when done (transient). Call the instance
-    as ``progress(done, total)``; use it as a context manager.
+    The bar (a rich progress bar, transient) is shown only when stderr is a terminal. Call the
+    instance as ``progress(done, total)``; pass :meth:`stage` as ``on_stage`` of
+    :func:`pagesim.analysis.compare.compare`: while a policy starts up (numba compiles it on
+    first use, 15–40 s) the bar says "compiling" instead of a percentage, and if the start-up
+    lasts longer than ``notice_delay`` a one-line notice is printed on stderr (on any stderr).
+    Use it as a context manager.
     """
 
-    def __init__(self, description: str, delay: float = PROGRESS_DELAY) -> None:
+    def __init__(
+        self, description: str, delay: float = PROGRESS_DELAY, notice_delay: float | None = None
+    ) -> None:
         self.description = description
         self.delay = delay
+        self.notice_delay = COMPILE_NOTICE_DELAY if notice_delay is None else notice_delay
         self.console = Console(stderr=True)
         self.enabled = self.console.is_terminal
         self.start = time.perf_counter()
         self.bar: Progress | None = None
         self.task: Any = None
+        self.compiling: str | None = None
+        self.timer: threading.Timer | None = None
+        self.noticed: set[str] = set()
+        self.lock = threading.Lock()
 
     def __call__(self, done: int, total: int) -> None:
         if not self.enabled:
@@ -131,22 +254,62 @@ class DelayedProgress:
             self.bar = Progress(
                 TextColumn("{task.description}"),
                 BarColumn(),
-                TextColumn("{task.percentage:>3.0f}%"),
+                TextColumn("{task.fields[status]}"),
                 TimeElapsedColumn(),
                 TimeRemainingColumn(),
                 console=self.console,
                 transient=True,
             )
             self.bar.start()
-            self.task = self.bar.add_task(self.description, total=total)
-        self.bar.update(self.task, completed=done, total=total)
+            self.task = self.bar.add_task(self.description, total=total, status="")
+        pct = f"{100.0 * done / total:>3.0f}%" if total else ""
+        self.bar.update(self.task, completed=done, total=total, status=pct)
+
+    def stage(self, stage: str, label: str) -> None:
+        """``("prepare", label)`` when a policy starts up, ``("simulate", label)`` when it runs."""
+        self._cancel()
+        if stage == "prepare":
+            self.compiling = label
+            if self.bar is not None:
+                self.bar.update(self.task, description=f"compiling {label}", status="compiling")
+            if label not in self.noticed:
+                self.timer = threading.Timer(self.notice_delay, self._notice, args=(label,))
+                self.timer.daemon = True
+                self.timer.start()
+        else:
+            self.compiling = None
+            if self.bar is not None:
+                self.bar.update(self.task, description=self.description)
+
+    def _notice(self, label: str) -> None:
+        with self.lock:
+            if self.compiling != label or label in self.noticed:
+                return
+            self.noticed.add(label)
+            text = f"pagesim: notice: compiling {label} (first use; cached afterwards)…"
+            if self.bar is not None:
+                self.bar.console.print(text, markup=False, highlight=False)
+            else:
+                stderr_line(text)
+
+    def _cancel(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
 
     def __enter__(self) -> DelayedProgress:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def close(self) -> None:
+        """Stop the bar and any pending notice (idempotent)."""
+        self._cancel()
+        self.compiling = None
         if self.bar is not None:
             self.bar.stop()
+            self.bar = None
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 @contextmanager
@@ -173,6 +336,34 @@ def compile_notices() -> Iterator[None]:
             warnings.showwarning = previous
 
 
+def _print_results(
+    results: Sequence[Result],
+    trace: Trace,
+    label: str,
+    sizes: Sequence[str],
+    per_size: int,
+    capacity_unit: str,
+    as_json: bool,
+) -> None:
+    if as_json:
+        for i, result in enumerate(results):
+            record = comparison_record(result, label, str(sizes[i // per_size]))
+            sys.stdout.write(json.dumps(record, allow_nan=False, default=str) + "\n")
+        sys.stdout.flush()
+        return
+    whole: int | None = trace.n_pages
+    if capacity_unit == "bytes":
+        whole = resolve_size("100%", trace, "bytes") if trace.n_requests else None
+    console = stdout()
+    for table in comparison_tables(results, shown_label(label), whole=whole):
+        console.print(table)
+
+
+def shown_label(label: str) -> str:
+    """A trace as titles show it: ``workload:...`` as given, a file by its base name."""
+    return label if label.startswith(WORKLOAD_PREFIX) else os.path.basename(label)
+
+
 def run_comparison(
     trace: Trace,
     label: str,
@@ -184,42 +375,46 @@ def run_comparison(
     as_json: bool,
     opt: bool = True,
     interpreted: bool = False,
+    sets: Sequence[str] | None = None,
 ) -> None:
     """Resolve the options, run :func:`pagesim.analysis.compare.compare` and print the result.
+
+    An empty trace prints a one-line notice instead of tables (JSON still gets its records).
+    If a policy fails, the results that finished are printed (or emitted as JSON) first and
+    the PolicyError is raised after them.
 
     Raises
     ------
     ValueError, UnknownPolicyError, PolicyError
-        For bad sizes, warm-up, unit or policy names, or a failing policy.
+        For bad sizes, warm-up, unit, ``--set`` or policy names, or a failing policy.
     """
     if capacity_unit not in ("pages", "bytes"):
         raise ValueError(f"--capacity-unit must be 'pages' or 'bytes', got {capacity_unit!r}")
     if not sizes:
         raise ValueError("give at least one --size (a count like 5000 or a percentage like 10%)")
-    classes = resolve_policies(policies)
+    configured = load_policies(policies, sets)
     capacities = [resolve_size(text, trace, capacity_unit) for text in sizes]
     n_warmup = resolve_warmup(warmup, trace.n_requests)
-    with compile_notices(), DelayedProgress("simulating") as progress:
-        results = compare(
-            trace,
-            classes,
-            capacities,
-            warmup=n_warmup,
-            capacity_unit=capacity_unit,
-            baseline=opt,
-            progress=progress,
-            interpreted=interpreted,
-        )
-    if as_json:
-        per_size = len(classes)
-        for i, result in enumerate(results):
-            record = comparison_record(result, label, str(sizes[i // per_size]))
-            sys.stdout.write(json.dumps(record, allow_nan=False, default=str) + "\n")
+    if trace.n_requests == 0 and not as_json:
+        stderr_line(f"pagesim: notice: {shown_label(label)}: empty trace: 0 requests, nothing to compare")
         return
-    whole: int | None = trace.n_pages
-    if capacity_unit == "bytes":
-        whole = resolve_size("100%", trace, "bytes") if trace.n_requests else None
-    console = stdout()
-    shown = label if label.startswith(WORKLOAD_PREFIX) else os.path.basename(label)
-    for table in comparison_tables(results, shown, whole=whole):
-        console.print(table)
+    with compile_notices(), DelayedProgress("simulating") as progress:
+        try:
+            results = compare(
+                trace,
+                configured,
+                capacities,
+                warmup=n_warmup,
+                capacity_unit=capacity_unit,
+                baseline=opt,
+                progress=progress,
+                interpreted=interpreted,
+                on_stage=None if interpreted else progress.stage,
+            )
+        except PolicyError as err:
+            finished: list[Result] = getattr(err, "results", [])
+            if finished:
+                progress.close()
+                _print_results(finished, trace, label, sizes, len(configured), capacity_unit, as_json)
+            raise
+    _print_results(results, trace, label, sizes, len(configured), capacity_unit, as_json)

@@ -5,30 +5,48 @@ from __future__ import annotations
 import typer
 
 from pagesim.analysis.compare import parse_size
-from pagesim.cli._common import handled_errors, load_trace, run_comparison
+from pagesim.cli._common import FORMAT_NAMES, handled_errors, load_trace, run_comparison
 
-SIZE_HELP = "Cache size: pages (5000), or a percentage of unique pages (10%); repeatable."
+SIZE_HELP = (
+    "Cache size: pages (5000), or a percentage of the unique pages the trace touches (10%); "
+    "with --capacity-unit bytes, bytes or a percentage of the footprint. Repeatable."
+)
 POLICY_HELP = (
     "Policies, comma-separated or repeated: registry names (pagesim policies) or "
     "path/to/file.py:ClassName. Default: lru,fifo,clock,mru,lfu,opt."
 )
+WARMUP_HELP = (
+    "Accesses that fill the cache uncounted: a count (5000), or a share of the trace written "
+    "with a decimal point or % (0.1, 10%)."
+)
+SET_HELP = "A policy parameter, NAME.PARAM=VALUE (slru.protected=0.5); repeatable."
+FORMAT_HELP = f"Trace format, one of: {FORMAT_NAMES}. Detected from name and content by default."
 
 
 def compare_command(
     trace: str = typer.Argument(
-        ..., help="Trace file, or workload:NAME[?key=value&...] for a generated one (pagesim workloads)."
+        ...,
+        metavar="TRACE",
+        help="Trace file, or workload:NAME[?key=value&...] for a generated one (pagesim workloads).",
     ),
-    size: list[str] = typer.Option(..., "--size", "-s", help=SIZE_HELP),
-    policy: list[str] | None = typer.Option(None, "--policy", "-p", help=POLICY_HELP),
-    fmt: str | None = typer.Option(None, "--format", "-f", help="Trace format; detected by default."),
-    warmup: str | None = typer.Option(
-        None, "--warmup", help="Accesses that fill the cache uncounted: a count, or a fraction like 0.1."
-    ),
+    size: list[str] = typer.Option(..., "--size", "-s", metavar="SIZE", help=SIZE_HELP),
+    policy: list[str] | None = typer.Option(None, "--policy", "-p", metavar="POLICY", help=POLICY_HELP),
+    sets: list[str] | None = typer.Option(None, "--set", metavar="NAME.PARAM=VALUE", help=SET_HELP),
+    fmt: str | None = typer.Option(None, "--format", "-f", metavar="FORMAT", help=FORMAT_HELP),
+    warmup: str | None = typer.Option(None, "--warmup", metavar="WARMUP", help=WARMUP_HELP),
     capacity_unit: str = typer.Option(
-        "pages", "--capacity-unit", help="pages, or bytes (traces with object sizes; --size then in bytes)."
+        "pages",
+        "--capacity-unit",
+        metavar="pages|bytes",
+        help="pages, or bytes (traces with object sizes; --size then in bytes).",
     ),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per (policy, size) per line."),
-    opt: bool = typer.Option(True, "--opt/--no-opt", help="Run Belady's OPT for the 'over OPT' column."),
+    opt: bool = typer.Option(
+        True,
+        "--opt/--no-opt",
+        show_default=False,
+        help="Run Belady's OPT for the 'over OPT' column (the default), or not.",
+    ),
     interpreted: bool = typer.Option(
         False, "--interpreted", help="Run policies as plain Python (slow; debugging)."
     ),
@@ -48,4 +66,5 @@ def compare_command(
             as_json=as_json,
             opt=opt,
             interpreted=interpreted,
+            sets=sets,
         )

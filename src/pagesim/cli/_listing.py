@@ -9,6 +9,12 @@ from pagesim.policies.registry import policy_class, policy_names
 from pagesim.report.listing import policies_table, workloads_table
 from pagesim.workloads import WORKLOADS
 
+#: Remarks shown under a policy's description in ``pagesim policies``.
+NOTES = {
+    "opt": "A bound only with equal-size pages: with --capacity-unit bytes (object sizes) "
+    "evicting the furthest next use is not optimal, and the table says 'over Belady'.",
+}
+
 
 def policies_command() -> None:
     """List every built-in policy with its one-line description."""
@@ -19,7 +25,7 @@ def policies_command() -> None:
             rows.append((name, cls.description or "-", dict(cls.params)))
         except Exception as exc:  # a broken module must not hide the others  # noqa: BLE001
             rows.append((name, f"(cannot load: {type(exc).__name__}: {exc})", {}))
-    stdout().print(policies_table(rows))
+    stdout().print(policies_table(rows, notes=NOTES))
 
 
 def workloads_command() -> None:

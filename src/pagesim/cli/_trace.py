@@ -8,19 +8,20 @@ import sys
 import typer
 
 from pagesim.analysis.reuse import trace_stats
-from pagesim.cli._common import handled_errors, load_trace, stdout
+from pagesim.cli._common import FORMAT_NAMES, handled_errors, load_trace, stdout
+from pagesim.cli._help import Command, Group
 from pagesim.report.trace import stats_table
 from pagesim.trace import WRITE_FORMATS, write_trace
 
-app = typer.Typer(help="Inspect and convert traces.", no_args_is_help=True, add_completion=False)
+app = typer.Typer(help="Inspect and convert traces.", no_args_is_help=True, add_completion=False, cls=Group)
 
-FORMAT_HELP = "Input format (text, csv, oracle, lis, vscsi, pagesim); detected by default."
+FORMAT_HELP = f"Input format, one of: {FORMAT_NAMES}. Detected from name and content by default."
 
 
-@app.command("info")
+@app.command("info", cls=Command)
 def info_command(
-    trace: str = typer.Argument(..., help="Trace file, or workload:NAME[?key=value&...]."),
-    fmt: str | None = typer.Option(None, "--format", "-f", help=FORMAT_HELP),
+    trace: str = typer.Argument(..., metavar="TRACE", help="Trace file, or workload:NAME[?key=value&...]."),
+    fmt: str | None = typer.Option(None, "--format", "-f", metavar="FORMAT", help=FORMAT_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the statistics as one JSON object."),
 ) -> None:
     """Requests, unique pages, footprint, one-hit wonders and reuse-distance quantiles."""
@@ -32,13 +33,16 @@ def info_command(
             stdout().print(stats_table(stats, trace))
 
 
-@app.command("convert")
+@app.command("convert", cls=Command)
 def convert_command(
     source: str = typer.Argument(..., metavar="IN", help="Trace file, or workload:NAME[?key=value&...]."),
     dest: str = typer.Argument(..., metavar="OUT", help="Output file (overwritten)."),
-    fmt: str | None = typer.Option(None, "--format", "-f", help=FORMAT_HELP),
+    fmt: str | None = typer.Option(None, "--format", "-f", metavar="FORMAT", help=FORMAT_HELP),
     to: str | None = typer.Option(
-        None, "--to", help=f"Output format: {', '.join(WRITE_FORMATS)}; by OUT's extension, else pagesim."
+        None,
+        "--to",
+        metavar="FORMAT",
+        help=f"Output format: {', '.join(WRITE_FORMATS)}; by OUT's extension, else pagesim.",
     ),
 ) -> None:
     """Convert a trace, by default to pagesim's lossless format (.pgt)."""

@@ -2,7 +2,9 @@
 
 Input is the list of :class:`~pagesim.engine.Result` from :func:`pagesim.analysis.compare.compare`
 (size-major). Tables show policy, misses, miss ratio, misses above Belady's OPT (absolute and
-as a percentage of OPT's misses) and simulated accesses per second.
+as a percentage of OPT's misses) and simulated accesses per second; with object sizes (bytes)
+the Belady column is labelled as a comparison, not a bound; policies whose proposals were
+rejected or that needed fallback evictions are marked.
 """
 
 from __future__ import annotations
@@ -12,12 +14,20 @@ from collections.abc import Sequence
 from itertools import groupby
 from typing import Any
 
+import numpy as np
 from rich.table import Table
 
 from pagesim.analysis.compare import misses_above_opt
 from pagesim.engine import Result
 
-__all__ = ["comparison_record", "comparison_tables", "format_count", "format_rate"]
+__all__ = [
+    "comparison_record",
+    "comparison_tables",
+    "fallback_notes",
+    "format_count",
+    "format_percent",
+    "format_rate",
+]
 
 
 def format_count(value: float) -> str:
@@ -35,12 +45,76 @@ def format_rate(per_second: float) -> str:
     return f"{per_second:.0f}"
 
 
+def format_percent(value: float) -> str:
+    """A percentage with up to three significant digits and never an exponent.
+
+    ``0.5`` -> ``0.5%``, ``10.0`` -> ``10%``, ``2500.0`` -> ``2,500%``, tiny values ``<0.01%``.
+    """
+    if not math.isfinite(value):
+        return "inf%" if value > 0 else "-"
+    if value == 0:
+        return "0%"
+    if abs(value) < 0.01:
+        return "<0.01%"
+    if abs(value) >= 100:
+        return f"{value:,.0f}%"
+    text = np.format_float_positional(float(f"{value:.3g}"), trim="-")
+    return f"{text}%"
+
+
 def _size_caption(result: Result, whole: int | None) -> str:
     unit = result.capacity_unit
     text = f"cache of {format_count(result.capacity)} {unit}"
     if whole:
-        text += f" ({100.0 * result.capacity / whole:.3g}%)"
+        pct = 100.0 * result.capacity / whole
+        of = "of the unique pages" if unit == "pages" else "of the footprint"
+        text += f" ({format_percent(pct)} {of}"
+        text += ": everything fits)" if pct >= 100 else ")"
     return text
+
+
+def _baseline_words(unit: str) -> tuple[str, str]:
+    """(column name, title line) of the comparison with Belady for a capacity unit."""
+    if unit == "bytes":
+        return (
+            "over Belady",
+            "over Belady: misses above Belady's furthest-next-use rule ({opt}), in %;\n"
+            "not a bound with object sizes (size-aware offline policies miss less)",
+        )
+    return "over OPT", "over OPT: misses above Belady's OPT ({opt}, a lower bound), in % of OPT's"
+
+
+def _needs_note(result: Result) -> bool:
+    c = result.counters
+    return bool(c.get("rejected", 0) or c.get("fallback_evictions", 0))
+
+
+def fallback_notes(results: Sequence[Result]) -> list[str]:
+    """One line per result whose proposals were rejected or that needed fallback evictions.
+
+    Parameters
+    ----------
+    results : sequence of Result
+
+    Returns
+    -------
+    list of str
+        ``"* slru at 100 pages: 340 of 1,000 evictions (34%) made by the fallback (default
+        policy), 12 proposals rejected"``; empty when every policy proposed valid victims only.
+    """
+    notes = []
+    for r in results:
+        if not _needs_note(r):
+            continue
+        c = r.counters
+        fallback, evictions = c.get("fallback_evictions", 0), c.get("evictions", 0)
+        share = f" ({format_percent(100.0 * fallback / evictions)})" if evictions else ""
+        notes.append(
+            f"* {r.policy} at {format_count(r.capacity)} {r.capacity_unit}: "
+            f"{format_count(fallback)} of {format_count(evictions)} evictions{share} made by "
+            f"the fallback (default policy), {format_count(c.get('rejected', 0))} proposals rejected"
+        )
+    return notes
 
 
 def comparison_tables(
@@ -60,6 +134,9 @@ def comparison_tables(
     Returns
     -------
     list of rich.table.Table
+        When a policy of a table had proposals rejected or fallback evictions, its name is
+        marked ``*`` and the table gains a caption naming it with the counts (fallback
+        evictions, also in % of evictions, and rejected proposals).
     """
     tables = []
     for _, group in groupby(results, key=lambda r: (r.capacity, r.capacity_unit)):
@@ -73,16 +150,24 @@ def comparison_tables(
         title = f"{head}\n{_size_caption(first, whole)}"
         if first.counters.get("warmup_accesses"):
             title += f", after {format_count(first.counters['warmup_accesses'])} warm-up accesses"
+        column, line = _baseline_words(first.capacity_unit)
         if opt_misses is not None:
-            title += f"\nover OPT: misses above Belady's OPT ({format_count(opt_misses)}), in % of OPT's"
+            title += "\n" + line.format(opt=format_count(opt_misses))
         else:
-            title += "\nover OPT: not computed (no 'opt' policy registered, or --no-opt)"
-        table = Table(title=title, title_justify="left", min_width=78)
+            title += f"\n{column}: not computed (no 'opt' policy registered, or --no-opt)"
+        notes = fallback_notes(rows)
+        table = Table(
+            title=title,
+            title_justify="left",
+            min_width=78,
+            caption="\n".join(notes) or None,
+            caption_justify="left",
+        )
         table.add_column("policy", style="bold", no_wrap=True)
         table.add_column("misses", justify="right")
         table.add_column("miss ratio", justify="right")
-        table.add_column("over OPT", justify="right")
-        table.add_column("over OPT %", justify="right")
+        table.add_column(column, justify="right")
+        table.add_column(f"{column} %", justify="right")
         table.add_column("accesses/s", justify="right")
         for r in rows:
             above = misses_above_opt(r)
@@ -92,14 +177,17 @@ def comparison_tables(
                 abs_text = f"{above[0]:+,}"
                 pct_text = "inf" if math.isinf(above[1]) else f"{above[1]:+.1f}%"
             name = r.policy if r.mode == "compiled" else f"{r.policy} ({r.mode})"
-            table.add_row(
+            if _needs_note(r):
+                name += " *"
+            cells = [
                 name,
                 format_count(r.misses),
                 f"{r.miss_ratio:.4f}",
                 abs_text,
                 pct_text,
                 format_rate(r.accesses_per_second),
-            )
+            ]
+            table.add_row(*cells)
         tables.append(table)
     return tables
 
@@ -121,7 +209,9 @@ def comparison_record(result: Result, trace_label: str, size_text: str | None = 
     dict
         ``Result.to_dict()`` plus ``trace``, ``size`` (as written, else the capacity),
         ``opt_misses``, ``misses_above_opt`` and ``misses_above_opt_pct`` (None when unknown or
-        infinite), with no NaN or infinity anywhere.
+        infinite), ``opt_is_bound`` (False with object sizes, where Belady is not optimal) and
+        ``fallback_share`` (fallback evictions / evictions, None without evictions), with no
+        NaN or infinity anywhere.
     """
     record = result.to_dict()
     record["trace"] = trace_label
@@ -130,4 +220,7 @@ def comparison_record(result: Result, trace_label: str, size_text: str | None = 
     record["opt_misses"] = result.params.get("opt_misses")
     record["misses_above_opt"] = None if above is None else above[0]
     record["misses_above_opt_pct"] = None if above is None or math.isinf(above[1]) else above[1]
+    record["opt_is_bound"] = result.capacity_unit != "bytes"
+    evictions = result.counters.get("evictions", 0)
+    record["fallback_share"] = result.counters.get("fallback_evictions", 0) / evictions if evictions else None
     return record

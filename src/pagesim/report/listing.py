@@ -6,30 +6,41 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rich.table import Table
+from rich.text import Text
 
 __all__ = ["policies_table", "workloads_table"]
 
 
-def policies_table(rows: Sequence[tuple[str, str, Mapping[str, Any]]]) -> Table:
+def policies_table(
+    rows: Sequence[tuple[str, str, Mapping[str, Any]]], *, notes: Mapping[str, str] | None = None
+) -> Table:
     """Policies with their one-line descriptions and parameters.
 
     Parameters
     ----------
     rows : sequence of (name, description, params)
         ``params`` maps each parameter to its default.
+    notes : mapping of name to str, optional
+        A remark shown under a policy's description (``opt``: not a bound with object sizes).
 
     Returns
     -------
     rich.table.Table
     """
     table = Table(
-        title="policies (use a name with --policy, or path/to/file.py:ClassName)", title_justify="left"
+        title="policies (use a name with --policy, or path/to/file.py:ClassName; "
+        "set a parameter with --set NAME.PARAM=VALUE)",
+        title_justify="left",
     )
     table.add_column("name", style="bold")
     table.add_column("description")
     table.add_column("parameters")
     for name, description, params in rows:
-        table.add_row(name, description, ", ".join(f"{k}={v!r}" for k, v in params.items()) or "-")
+        note = (notes or {}).get(name)
+        text = Text(description)
+        if note:
+            text.append("\n" + note, style="italic")
+        table.add_row(name, text, ", ".join(f"{k}={v!r}" for k, v in params.items()) or "-")
     return table
 
 
