@@ -86,6 +86,9 @@ class KernelResult:
         CPU time kswapd spent reclaiming, and time tasks spent in direct reclaim.
     node : dict
         Resident anon and file pages, swap used, zram's stored pages at the end; OOM victim.
+    tasks : dict of lists, one entry per task (tag)
+        ``ops``, ``time_ns``, ``waits`` (swap-ins and file reads it waited for),
+        ``longest_wait_ns``, ``killed`` (1 if the OOM killer took it).
     config : dict
         The node's parameters (:class:`KernelConfig`), so the run can be repeated.
     seconds : float
@@ -101,6 +104,7 @@ class KernelResult:
     kswapd_ns: float
     direct_reclaim_ns: float
     node: dict[str, int]
+    tasks: dict[str, list[float]]
     config: dict[str, Any]
     seconds: float
     prepare_seconds: float
@@ -123,6 +127,7 @@ class KernelResult:
             "kswapd_ns": self.kswapd_ns,
             "direct_reclaim_ns": self.direct_reclaim_ns,
             "node": self.node,
+            "tasks": self.tasks,
             "config": self.config,
             "seconds": self.seconds,
             "prepare_seconds": self.prepare_seconds,
@@ -278,6 +283,8 @@ class KernelRun:
             ra_next=file_successors(self.trace) if c.readahead_pages > 1 else np.full(n_pages, -1, np.int64),
             tag_ns=np.zeros(n_tags),
             tag_ops=np.zeros(n_tags, dtype=np.int64),
+            tag_majflt=np.zeros(n_tags, dtype=np.int64),
+            tag_maxwait=np.zeros(n_tags),
             tag_dead=np.zeros(n_tags, dtype=np.uint8),
             tag_anon=np.zeros(n_tags, dtype=np.int64),
             tag_ra=tag_ra,
@@ -378,6 +385,13 @@ class KernelRun:
                 "zram_stored": int(fw.node[N_ZRAM_STORED]),
                 "oom_victim_tag": int(fw.node[N_LAST_OOM_TAG]),
                 "total_ns": int(fw.f[F_TOTAL_NS]),
+            },
+            tasks={
+                "ops": fw.tag_ops.tolist(),
+                "time_ns": fw.tag_ns.tolist(),
+                "waits": fw.tag_majflt.tolist(),
+                "longest_wait_ns": fw.tag_maxwait.tolist(),
+                "killed": fw.tag_dead.astype(int).tolist(),
             },
             config=self.config.to_dict(),
             seconds=self.loop_seconds,

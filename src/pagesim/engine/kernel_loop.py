@@ -163,6 +163,8 @@ class KFramework(NamedTuple):
     ra_next: np.ndarray  #: int64 (n_pages,) next page of the same file, -1 if none in the trace
     tag_ns: np.ndarray  #: float64 (n_tags,) time of each task: CPU plus waits
     tag_ops: np.ndarray  #: int64 (n_tags,) accesses of each task
+    tag_majflt: np.ndarray  #: int64 (n_tags,) waits for I/O of each task (swap-in, file read)
+    tag_maxwait: np.ndarray  #: float64 (n_tags,) the longest such wait of each task, ns
     tag_dead: np.ndarray  #: uint8 (n_tags,) killed by the OOM killer
     tag_anon: np.ndarray  #: int64 (n_tags,) anon pages owned (resident or swapped)
     tag_ra: np.ndarray  #: int64 (n_tags, 3) readahead state per task
@@ -606,6 +608,7 @@ def run_kernel(  # type: ignore[no-untyped-def]
             out[C.WARMUP] += 1
         stall = 0.0
         fault = False
+        major = False
         mark_accessed = False
         wait_read = 0  # pages whose read the task waits for
         k = 0  # pages queued in fw.fill
@@ -644,6 +647,7 @@ def run_kernel(  # type: ignore[no-untyped-def]
             if is_anon:
                 out[C.PGFAULT] += 1
                 if fw.swapped[p] != 0:
+                    major = True
                     out[C.PGMAJFAULT] += 1
                     out[C.PSWPIN] += 1
                     stall += _read_ns(fw, SWAP_DEV, p, 1)
@@ -671,6 +675,7 @@ def run_kernel(  # type: ignore[no-untyped-def]
                 if size > 1:
                     k = _plan_window(s, fw, tg, fw.ra_next[p], size - 1, 1)
                 wait_read = k
+                major = True
                 mark_accessed = True
                 fw.tag_ra[tg, RA_LAST] = p
         if k > 0:
@@ -722,6 +727,10 @@ def run_kernel(  # type: ignore[no-untyped-def]
             fw.f[F_MAX_LAT] = lat
         if fault and stall > fw.f[F_MAX_FAULT]:
             fw.f[F_MAX_FAULT] = stall
+        if major:
+            fw.tag_majflt[tg] += 1
+            if stall > fw.tag_maxwait[tg]:
+                fw.tag_maxwait[tg] = stall
         b = 0
         x = int(lat)
         while x > 0 and b < N_LAT_BUCKETS - 1:

@@ -1,0 +1,306 @@
+"""Workloads for kernel mode: the seeds' experiments as seeded access generators.
+
+Each generator returns a :class:`~pagesim.trace.Trace` with ``kind`` (anon/file), ``op``, ``tag``
+(the task) and, in ``source``, the node it was designed for (``memory_pages``), so that
+``pagesim run NAME`` simulates it on that node unless told otherwise. Defaults are the seeds'
+setups scaled down 64 times (8 GiB -> 128 MiB = 32,768 pages) to run in seconds; the full sizes
+are a parameter away (``memory_pages=2097152``).
+
+* ``stress-vm`` -- ``stress-ng --vm 8 --vm-bytes 9000M --vm-keep --vm-method write64`` in 8 GB
+  (CAST seed, Results): 8 workers each writing through its own anonymous region, 9000 MB in all,
+  larger than memory. write64 writes every 64-bit word of the region in order, so at page
+  granularity a pass writes each page once; workers run in parallel, modelled as slices of
+  consecutive pages interleaved in a random order.
+* ``stream-ws`` -- a 300 MB working set (of 8 GB) read every 100 ms while ``tail /dev/zero``
+  buffers its input without end until the OOM killer takes it (CAST seed): task 0 reads its
+  anonymous working set once per period; task 1 writes ``stream_pages_per_period`` new anonymous
+  pages per period and never touches them again.
+* ``mix`` -- cold anonymous memory beside a file working set larger than memory (CAST seed:
+  anon's share should fall to its floor): task 0 allocates ``anon_share`` of memory once; task 1
+  reads a file of ``file_factor`` times memory sequentially, ``passes`` times.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from pagesim.trace import KIND_ANON, KIND_FILE, OP_READ, OP_WRITE, Trace
+from pagesim.workloads.synthetic import Workload
+
+SCALED_MEMORY_PAGES = 32768  #: 8 GiB / 64, in 4 KiB pages
+
+
+def _anon_ids(task: int, pages: np.ndarray) -> np.ndarray:
+    """Source ids of a task's anonymous pages: the task in the high bits, the page below."""
+    return (np.int64(task + 1) << np.int64(40)) | pages.astype(np.int64)
+
+
+def _file_ids(file_no: int, pages: np.ndarray) -> np.ndarray:
+    """Source ids of a file's pages: consecutive, so readahead finds the next page."""
+    return (np.int64(1) << np.int64(60)) + np.int64(file_no << 32) + pages.astype(np.int64)
+
+
+def _interleave(
+    streams: list[np.ndarray], slice_len: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """Merge per-task access arrays in slices of ``slice_len``, tasks in random order each round.
+
+    Returns the merged ids and the task of each access.
+    """
+    chunks: list[tuple[int, np.ndarray]] = []
+    pos = [0] * len(streams)
+    while True:
+        live = [i for i, s in enumerate(streams) if pos[i] < s.size]
+        if not live:
+            break
+        for i in rng.permutation(live):
+            s = streams[i]
+            chunks.append((int(i), s[pos[i] : pos[i] + slice_len]))
+            pos[i] += slice_len
+    ids = np.concatenate([c for _, c in chunks]) if chunks else np.zeros(0, np.int64)
+    tags = (
+        np.concatenate([np.full(c.size, t, np.int32) for t, c in chunks]) if chunks else np.zeros(0, np.int32)
+    )
+    return ids, tags
+
+
+def stress_vm(
+    workers: int = 8,
+    memory_pages: int = SCALED_MEMORY_PAGES,
+    vm_bytes_ratio: float = 9000 / 8192,
+    passes: int = 8,
+    slice_pages: int = 64,
+    seed: int = 0,
+) -> Trace:
+    """stress-ng --vm: ``workers`` tasks writing through private regions larger than memory together.
+
+    Parameters
+    ----------
+    workers : int
+        Number of vm workers (stress-ng ``--vm``).
+    memory_pages : int
+        Pages of the node the workload is sized for.
+    vm_bytes_ratio : float
+        All regions together, as a multiple of memory (``--vm-bytes 9000M`` in 8 GiB).
+    passes : int
+        Passes each worker makes over its region.
+    slice_pages : int
+        Pages a worker writes before another may run (the interleaving grain).
+    seed : int
+
+    Returns
+    -------
+    Trace
+        ``workers * passes * region`` anon writes; tag = worker.
+    """
+    if workers <= 0 or passes <= 0 or memory_pages <= 0 or slice_pages <= 0:
+        raise ValueError("workers, passes, memory_pages and slice_pages must be positive")
+    region = max(int(round(memory_pages * vm_bytes_ratio / workers)), 1)
+    rng = np.random.default_rng(seed)
+    streams = [np.tile(_anon_ids(w, np.arange(region)), passes) for w in range(workers)]
+    ids, tags = _interleave(streams, slice_pages, rng)
+    n = ids.size
+    return Trace.from_ids(
+        ids,
+        kind=np.full(n, KIND_ANON, np.uint8),
+        op=np.full(n, OP_WRITE, np.uint8),
+        tag=tags,
+        source={
+            "format": "workload",
+            "workload": "stress-vm",
+            "params": {
+                "workers": workers,
+                "memory_pages": memory_pages,
+                "vm_bytes_ratio": vm_bytes_ratio,
+                "passes": passes,
+                "slice_pages": slice_pages,
+                "seed": seed,
+            },
+            "memory_pages": memory_pages,
+            "region_pages": region,
+        },
+    )
+
+
+def stream_ws(
+    memory_pages: int = SCALED_MEMORY_PAGES,
+    ws_ratio: float = 300 / 8192,
+    stream_pages_per_period: int | None = None,
+    swap_ratio: float = 1.0,
+    extra_periods: int = 20,
+    seed: int = 0,
+) -> Trace:
+    """A working set read every period while a streaming allocation grows until it is killed.
+
+    Parameters
+    ----------
+    memory_pages : int
+        Pages of the node.
+    ws_ratio : float
+        The working set, as a share of memory (300 MB of 8 GiB).
+    stream_pages_per_period : int, optional
+        Pages the stream allocates per period (default memory / 80: ~100 MB per 100 ms at
+        8 GiB).
+    swap_ratio : float
+        Swap size as a share of memory that the stream must exhaust before the OOM killer
+        acts; the stream grows until it has written memory * (1 + swap_ratio) pages, then
+        ``extra_periods`` more.
+    extra_periods : int
+        Periods appended after that (the working set alone once the stream is gone).
+    seed : int
+
+    Returns
+    -------
+    Trace
+        Tag 0: the working set (anon reads, first touch a write); tag 1: the stream (anon writes).
+    """
+    ws = max(int(round(memory_pages * ws_ratio)), 1)
+    grow = stream_pages_per_period or max(memory_pages // 80, 1)
+    periods = int(np.ceil(memory_pages * (1 + swap_ratio) / grow)) + extra_periods
+    rng = np.random.default_rng(seed)
+    ws_ids = _anon_ids(0, np.arange(ws))
+    parts_ids: list[np.ndarray] = []
+    parts_tag: list[np.ndarray] = []
+    parts_op: list[np.ndarray] = []
+    written = 0
+    for period in range(periods):
+        stream = _anon_ids(1, np.arange(written, written + grow))
+        written += grow
+        order = [0, 1] if rng.random() < 0.5 else [1, 0]
+        for who in order:
+            if who == 0:
+                parts_ids.append(ws_ids)
+                parts_tag.append(np.zeros(ws, np.int32))
+                parts_op.append(np.full(ws, OP_WRITE if period == 0 else OP_READ, np.uint8))
+            else:
+                parts_ids.append(stream)
+                parts_tag.append(np.ones(grow, np.int32))
+                parts_op.append(np.full(grow, OP_WRITE, np.uint8))
+    ids = np.concatenate(parts_ids)
+    return Trace.from_ids(
+        ids,
+        kind=np.full(ids.size, KIND_ANON, np.uint8),
+        op=np.concatenate(parts_op),
+        tag=np.concatenate(parts_tag),
+        source={
+            "format": "workload",
+            "workload": "stream-ws",
+            "params": {
+                "memory_pages": memory_pages,
+                "ws_ratio": ws_ratio,
+                "stream_pages_per_period": grow,
+                "swap_ratio": swap_ratio,
+                "extra_periods": extra_periods,
+                "seed": seed,
+            },
+            "memory_pages": memory_pages,
+            "ws_pages": ws,
+            "periods": periods,
+        },
+    )
+
+
+def mix(
+    memory_pages: int = SCALED_MEMORY_PAGES,
+    anon_share: float = 0.65,
+    file_factor: float = 1.5,
+    passes: int = 4,
+    seed: int = 0,
+) -> Trace:
+    """Cold anonymous memory beside a file working set larger than memory.
+
+    Parameters
+    ----------
+    memory_pages : int
+    anon_share : float
+        Anonymous memory allocated (written once) at the start, as a share of memory.
+    file_factor : float
+        The file's size as a multiple of memory.
+    passes : int
+        Sequential passes over the file.
+    seed : int
+
+    Returns
+    -------
+    Trace
+        Tag 0: the cold anon writes; tag 1: file reads.
+    """
+    anon = max(int(memory_pages * anon_share), 1)
+    file_pages = max(int(memory_pages * file_factor), 1)
+    anon_ids = _anon_ids(0, np.arange(anon))
+    file_ids = np.tile(_file_ids(0, np.arange(file_pages)), passes)
+    ids = np.concatenate([anon_ids, file_ids])
+    n_a, n_f = anon_ids.size, file_ids.size
+    return Trace.from_ids(
+        ids,
+        kind=np.concatenate([np.full(n_a, KIND_ANON, np.uint8), np.full(n_f, KIND_FILE, np.uint8)]),
+        op=np.concatenate([np.full(n_a, OP_WRITE, np.uint8), np.full(n_f, OP_READ, np.uint8)]),
+        tag=np.concatenate([np.zeros(n_a, np.int32), np.ones(n_f, np.int32)]),
+        source={
+            "format": "workload",
+            "workload": "mix",
+            "params": {
+                "memory_pages": memory_pages,
+                "anon_share": anon_share,
+                "file_factor": file_factor,
+                "passes": passes,
+                "seed": seed,
+            },
+            "memory_pages": memory_pages,
+        },
+    )
+
+
+#: name -> Workload for kernel mode (``pagesim run NAME``).
+KERNEL_WORKLOADS: dict[str, Workload] = {
+    "stress-vm": Workload(
+        stress_vm,
+        {
+            "workers": 8,
+            "memory_pages": SCALED_MEMORY_PAGES,
+            "vm_bytes_ratio": 9000 / 8192,
+            "passes": 8,
+            "slice_pages": 64,
+            "seed": 0,
+        },  # fmt: skip
+        "stress-ng --vm 8 --vm-bytes 9000M --vm-method write64 in 8 GB, scaled 1/64: anon > memory",
+    ),
+    "stream-ws": Workload(
+        stream_ws,
+        {
+            "memory_pages": SCALED_MEMORY_PAGES,
+            "ws_ratio": 300 / 8192,
+            "stream_pages_per_period": None,
+            "swap_ratio": 1.0,
+            "extra_periods": 20,
+            "seed": 0,
+        },  # fmt: skip
+        "a 300 MB working set read every period while `tail /dev/zero` grows until OOM (scaled 1/64)",
+    ),
+    "mix": Workload(
+        mix,
+        {"memory_pages": SCALED_MEMORY_PAGES, "anon_share": 0.65, "file_factor": 1.5, "passes": 4, "seed": 0},
+        "cold anon (65% of memory) beside a file read in loops, 1.5x memory",
+    ),
+}
+
+
+def make_kernel_workload(name: str, **params: Any) -> Trace:
+    """Generate kernel workload ``name`` with parameter overrides.
+
+    Raises
+    ------
+    ValueError
+        If the name or a parameter is unknown.
+    """
+    if name not in KERNEL_WORKLOADS:
+        raise ValueError(f"unknown kernel workload {name!r}; known: {', '.join(KERNEL_WORKLOADS)}")
+    w = KERNEL_WORKLOADS[name]
+    unknown = set(params) - set(w.defaults)
+    if unknown:
+        raise ValueError(
+            f"{name} has no parameter {', '.join(sorted(unknown))}; known: {', '.join(w.defaults)}"
+        )
+    return w.function(**{**w.defaults, **params})

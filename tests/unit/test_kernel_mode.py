@@ -1,0 +1,147 @@
+"""Kernel mode's mechanisms on small hand-worked cases (pagesim.engine.kernel).
+
+A node of 1000 pages has watermarks min 63, low 78, high 93 (4*sqrt(4000 kB) = 253 kB; gap =
+max(63 // 4, 1000 * 10 // 10000) = 15): allocations keep free >= 63 by direct reclaim, kswapd
+wakes below 78 and reclaims to 93.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from pagesim.engine.kernel import KernelRun, file_successors, simulate_kernel
+from pagesim.engine.kernel_loop import N_RESIDENT, N_SWAP_USED, N_ZRAM_STORED, _free_pages
+from pagesim.engine.memory import KernelConfig, watermarks
+from pagesim.policies.registry import make_policy
+from pagesim.trace import KIND_ANON, KIND_FILE, OP_FREE, OP_READ, OP_WRITE, Trace
+from pagesim.workloads.kernel import make_kernel_workload
+
+
+def _trace(ids, kind, op, tag=None, cgroup=None) -> Trace:  # type: ignore[no-untyped-def]
+    n = len(ids)
+    cols = {
+        "kind": np.full(n, kind, np.uint8) if np.isscalar(kind) else np.asarray(kind, np.uint8),
+        "op": np.full(n, op, np.uint8) if np.isscalar(op) else np.asarray(op, np.uint8),
+        "tag": np.zeros(n, np.int32) if tag is None else np.asarray(tag, np.int32),
+    }
+    if cgroup is not None:
+        cols["cgroup"] = np.asarray(cgroup, np.uint16)
+    return Trace.from_ids(np.asarray(ids, np.int64), **cols)
+
+
+def test_watermarks_of_a_small_node() -> None:
+    assert watermarks(1000) == (63, 78, 93)
+    assert watermarks(2 * 1024 * 1024) == (2896, 4993, 7090)  # 8 GiB
+
+
+def test_anon_loop_larger_than_memory_swaps_every_page_back() -> None:
+    """Write 2000 anon pages twice on a 1000-page node with zram (3:1) and 4000 pages of swap
+    (zram's compressed pages take memory too: 2000 pages do not fit in 1000 + 1000 of swap,
+    and the OOM killer would act). Pass 1 is 2000 zero-fill
+    faults; LRU evicts the oldest, so in pass 2 every page has been swapped out: 2000 swap-ins,
+    each counted as an anon refault. Memory is conserved after every access: resident pages +
+    zram's share (ceil(stored / 3)) + free = 1000, and free never falls below min (63)."""
+    ids = list(range(2000)) * 2
+    run = KernelRun(
+        _trace(ids, KIND_ANON, OP_WRITE), make_policy("lru"), KernelConfig(memory_pages=1000, swap_pages=4000)
+    )
+    while run.done < run.n:
+        run.advance(97)
+        fw = run.framework
+        free = int(_free_pages(fw))
+        zram = math.ceil(fw.node[N_ZRAM_STORED] / 3)
+        assert fw.node[N_RESIDENT] + zram + free == 1000
+        assert free >= 63
+    c = run.counters
+    assert c["zero_fill"] == 2000 and c["misses"] == 4000 and c["hits"] == 0
+    assert c["pswpin"] == 2000 and c["workingset_refault_anon"] == 2000 and c["pgmajfault"] == 2000
+    assert c["pswpout"] == c["evictions"] == c["pgsteal_kswapd"] + c["pgsteal_direct"]
+    assert c["oom_kill"] == 0 and c["swap_full"] == 0
+    # every page is written again after its swap-in, which frees its slot: what is in swap now
+    # is exactly what is not resident
+    assert int(run.framework.node[N_SWAP_USED]) == 2000 - int(run.framework.node[N_RESIDENT])
+    r = run.result()
+    assert r.latency_ns["max"] == pytest.approx(3700 + 100)  # a zram swap-in plus the access
+
+
+def test_sequential_file_read_is_read_ahead() -> None:
+    """Pages 0..99 of one file read in order. p0: no history, read alone (1 page). p1 follows
+    p0: synchronous readahead of 4 pages (p1 and 3 ahead, PG_readahead on p3). p3's hit starts
+    the next window asynchronously: 8 pages (x2), and so on. Only p0 and p1 miss; the other 98
+    pages come in by readahead; 100 pages read in all."""
+    run = KernelRun(
+        _trace(range(100), KIND_FILE, OP_READ), make_policy("lru"), KernelConfig(memory_pages=4096)
+    )
+    run.advance()
+    c = run.counters
+    assert (c["misses"], c["hits"]) == (2, 98)
+    assert c["readahead_pages"] == 98 and c["pgpgin"] == 100
+
+
+def test_reads_that_never_follow_each_other_are_not_read_ahead() -> None:
+    """Even pages, then odd pages: no read continues the previous one, so no readahead."""
+    ids = list(range(0, 200, 2)) + list(range(1, 200, 2))
+    cfg = KernelConfig(memory_pages=4096)
+    c = simulate_kernel(_trace(ids, KIND_FILE, OP_READ), make_policy("lru"), cfg).counters
+    assert c["readahead_pages"] == 0 and c["misses"] == 200 and c["pgpgin"] == 200
+
+
+def test_file_successors_follow_source_ids_within_files() -> None:
+    t = _trace([10, 11, 12, 50, 13], KIND_FILE, OP_READ)
+    assert file_successors(t).tolist() == [1, 2, 4, -1, -1]
+
+
+def test_oom_kills_the_largest_anon_task() -> None:
+    """Task 1 writes 3000 pages on a 1000-page node with 500 pages of swap: it cannot fit, the
+    OOM killer takes it (task 0 has 10 pages), and its later accesses are not simulated."""
+    ids = list(range(10)) + [1000 + i for i in range(3000)] + list(range(10))
+    tags = [0] * 10 + [1] * 3000 + [0] * 10
+    r = simulate_kernel(
+        _trace(ids, KIND_ANON, OP_WRITE, tag=tags),
+        make_policy("lru"),
+        KernelConfig(memory_pages=1000, swap_pages=500),
+    )
+    assert r.counters["oom_kill"] == 1
+    assert r.node["oom_victim_tag"] == 1 and r.tasks["killed"] == [0, 1]
+    assert r.counters["oom_skipped_accesses"] > 0
+    assert r.tasks["ops"][0] == 20
+
+
+def test_freed_pages_leave_no_shadow() -> None:
+    """A page freed by its owner and touched again is a new zero-fill, not a refault."""
+    ids = [1, 2, 1, 1]
+    ops = [OP_WRITE, OP_WRITE, OP_FREE, OP_WRITE]
+    c = simulate_kernel(
+        _trace(ids, KIND_ANON, ops), make_policy("lru"), KernelConfig(memory_pages=1000)
+    ).counters
+    assert c["zero_fill"] == 3 and c["pgfree_by_owner"] == 1 and c["workingset_refault_anon"] == 0
+
+
+def test_cgroup_limit_is_never_exceeded() -> None:
+    """Two cgroups, memory.max 100 and 1000 pages: cgroup 0 reclaims from itself at its limit."""
+    ids = [i for i in range(300)] * 2 + [5000 + i for i in range(200)]
+    cg = [0] * 600 + [1] * 200
+    run = KernelRun(
+        _trace(ids, KIND_ANON, OP_WRITE, cgroup=cg),
+        make_policy("lru"),
+        KernelConfig(memory_pages=4096),
+        cgroup_limits=[100, 1000],
+    )
+    while run.done < run.n:
+        run.advance(1)
+        assert run.framework.used[0] <= 100
+    # limit reclaim frees a batch of 32 when a charge would pass the limit
+    assert 100 - 32 < run.framework.used[0] <= 100 and run.framework.used[1] == 200
+    assert run.counters["oom_kill"] == 0
+
+
+def test_compiled_equals_interpreted_on_a_small_stress_vm() -> None:
+    tr = make_kernel_workload("stress-vm", memory_pages=400, passes=2, workers=2)
+    cfg = KernelConfig(memory_pages=400)
+    a = simulate_kernel(tr, make_policy("lru"), cfg)
+    b = simulate_kernel(tr, make_policy("lru"), cfg, interpreted=True)
+    assert a.counters == b.counters
+    assert a.tasks == b.tasks
