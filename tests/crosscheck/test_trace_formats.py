@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from pagesim.analysis.reuse import trace_stats
-from pagesim.trace import NEVER, detect_format, read_trace, write_trace
+from pagesim.trace import NEVER, Trace, TraceFormatError, detect_format, read_trace, write_trace
 from pagesim.trace.readers import oracle
 
 pytestmark = pytest.mark.realtrace
@@ -92,9 +92,46 @@ def test_oracle_next_access_matches_file(shared_traces, cloud):
 
 
 def test_native_round_trip_of_real_trace(tmp_path, cloud):
-    for t in (cloud["csv"], cloud["oracle"]):
+    for fmt in ("csv", "oracle"):
+        t = cloud[fmt]
         write_trace(t, tmp_path / "t.pgt")
-        assert read_trace(tmp_path / "t.pgt").equals(t)
+        back = read_trace(tmp_path / "t.pgt")
+        assert back.source["format"] == "pagesim" and back.source["converted_from"] == t.source
+        assert back.source["converted_from"]["format"] == fmt
+        assert back.equals(Trace(page=t.page, original_id=t.original_id, source=back.source, **cols(t)))
+
+
+def cols(t):
+    return {k: v for k, v in t.columns().items() if k != "page"}
+
+
+def test_csv_with_a_bad_line_24_byte_aligned_is_an_error(tmp_path, shared_traces):
+    """The reviewer's repro: read as oracleGeneral (129,866 requests, exit 0) before the fix."""
+    lines = (shared_traces / "libcachesim" / "cloudPhysicsIO.csv").read_bytes().split(b"\n")
+    lines[49] = b"this line is garbage"
+    data = b"\n".join(lines)
+    data += b"\n" * (-len(data) % 24)
+    path = tmp_path / "cp_bad24.csv"
+    path.write_bytes(data)
+    assert detect_format(path) == "csv"
+    with pytest.raises(TraceFormatError) as info:
+        read_trace(path)
+    assert str(info.value).startswith(f"{path}:50: expected at least 5 fields")
+
+
+def test_truncated_oltp_zst_is_an_error(tmp_path, shared_traces):
+    """`head -c 1000000 OLTP.lis.zst` used to read 387,143 of 914,145 requests silently."""
+    path = tmp_path / "t.lis.zst"
+    path.write_bytes((shared_traces / "arc" / "OLTP.lis.zst").read_bytes()[:1_000_000])
+    with pytest.raises(TraceFormatError, match=r"truncated or corrupt zstd data at compressed byte 1000000"):
+        read_trace(path)
+
+
+def test_oltp_footprint_counts_512_byte_blocks(shared_traces):
+    s = trace_stats(read_trace(shared_traces / "arc" / "OLTP.lis.zst"))
+    assert s["unique_pages"] == 186_880
+    assert s["footprint_bytes"] == 186_880 * 512  # 91.25 MiB, not 730 MiB
+    assert s["footprint_basis"] == "pages x 512 (block_bytes)"
 
 
 def test_stats_of_real_trace(cloud):

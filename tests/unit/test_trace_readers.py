@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import zstandard
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pagesim.trace import (
     FORMATS,
@@ -258,10 +260,13 @@ def test_detect_format_by_content_without_extension(tmp_path):
         path = tmp_path / f"noext_{fmt}"
         path.write_bytes(data)
         assert detect_format(path) == fmt, fmt
-    # the extension proposes, the content disposes when exactly one other format fits
+    # a known extension decides: lis content named .txt is read as text, and fails on line 1
     path = tmp_path / "misnamed.txt"
     path.write_bytes(cases["lis"])
-    assert detect_format(path) == "lis"
+    assert detect_format(path) == "text"
+    with pytest.raises(TraceFormatError, match=r"misnamed\.txt:1: expected an integer page id"):
+        read_trace(path)
+    assert read_trace(path, format="lis").n_requests == 3
     path = tmp_path / "mystery"
     path.write_bytes(b"\x01\x02\x03")
     with pytest.raises(ValueError, match="cannot detect"):
@@ -304,3 +309,84 @@ def test_reader_paths_may_be_str(tmp_path):
     path.write_bytes(b"1\n")
     assert read_trace(str(path)).source["path"] == str(path)
     assert isinstance(Path(read_trace(str(path)).source["path"]), Path)
+
+
+def pad_to_records(data: bytes, record: int = 24) -> bytes:
+    """`data` padded with newlines to a multiple of `record` bytes (as the reviewer's repro)."""
+    return data + b"\n" * (-len(data) % record)
+
+
+def test_known_extension_decides_even_when_content_fits_oracle(tmp_path):
+    """A .csv with one bad line, 24-byte aligned, used to be read as oracleGeneral (exit 0)."""
+    rows = [b"1,%d,2a,512,%d" % (100 + i, 4000 + i) for i in range(80)]
+    rows[48] = b"garbage!!"  # line 50 counting the header
+    data = pad_to_records(b"version,time,op,size,lbn\n" + b"\n".join(rows) + b"\n")
+    assert len(data) % 24 == 0
+    path = tmp_path / "cp_bad24.csv"
+    path.write_bytes(data)
+    assert detect_format(path) == "csv"
+    with pytest.raises(TraceFormatError) as info:
+        read_trace(path)
+    assert str(info.value).startswith(f"{path}:50: ")
+    assert info.value.line_no == 50 and info.value.found_text == "garbage!!"
+    # compressed, the same: the extension under .gz decides
+    gz = tmp_path / "cp_bad24.csv.gz"
+    gz.write_bytes(gzip.compress(data))
+    assert detect_format(gz) == "csv"
+    with pytest.raises(TraceFormatError, match=r"cp_bad24\.csv\.gz:50: "):
+        read_trace(gz)
+
+
+def test_text_with_a_header_line_is_not_oracle(tmp_path):
+    data = pad_to_records(b"obj_id\n" + b"".join(b"%d\n" % (i * 7 % 13) for i in range(200)))
+    path = tmp_path / "with_header.txt"
+    path.write_bytes(data)
+    assert detect_format(path) == "text"
+    with pytest.raises(
+        TraceFormatError, match=r"with_header\.txt:1: expected an integer page id, found 'obj_id'"
+    ):
+        read_trace(path)
+
+
+def test_text_without_extension_of_24_bytes_is_text(tmp_path):
+    """Content sniffing tries oracle before text: a 24-byte text file used to be taken for oracle."""
+    path = tmp_path / "ids"
+    path.write_bytes(b"1\n" * 12)
+    assert detect_format(path) == "text"
+    assert read_trace(path).n_requests == 12
+
+
+def test_detect_format_does_not_read_content_with_known_extension(tmp_path):
+    path = tmp_path / "x.lis.zst"
+    path.write_bytes(b"\x28\xb5\x2f\xfd")  # a zstd magic and nothing else: unreadable
+    assert detect_format(path) == "lis"
+    with pytest.raises(FileNotFoundError, match="missing.csv"):
+        detect_format(tmp_path / "missing.csv")
+
+
+@given(st.binary(min_size=24, max_size=600).filter(lambda b: b"\x00" not in b))
+def test_oracle_sniffer_never_accepts_nul_free_bytes(data):
+    """Text (no NUL byte) is never taken for oracleGeneral, whatever its length."""
+    head = data[: len(data) // 24 * 24]
+    assert not oracle.sniff(head, len(head))
+    assert not oracle.sniff(head, None)
+    assert not oracle.sniff(data, None)
+
+
+def test_oracle_sniffer_rules():
+    rec = np.zeros(4, dtype=oracle.RECORD)
+    rec["obj_id"], rec["obj_size"] = [1, 2, 1, 2], 4096
+    rec["next_access_vtime"] = [3, 4, -1, -1]
+    good = rec.tobytes()
+    assert oracle.sniff(good, len(good)) and oracle.sniff(good) and oracle.sniff(good[:50], 96)
+    assert not oracle.sniff(good, len(good) + 1)  # content not a whole number of records
+    assert not oracle.sniff(good, 48)  # next access beyond the last request (2 records)
+    assert not oracle.sniff(b"", 0) and not oracle.sniff(good[:23])
+    for field, value in (("obj_size", 0), ("next_access_vtime", 1), ("next_access_vtime", 0)):
+        bad = rec.copy()
+        bad[field][0] = value  # size 0; next access at or before itself
+        assert not oracle.sniff(bad.tobytes(), len(good)), (field, value)
+    far = rec.copy()
+    far["next_access_vtime"][0] = 2**50
+    assert not oracle.sniff(far.tobytes())  # beyond 2**48 without a known length
+    assert oracle.sniff(far.tobytes(), 2**50 * 24)  # fine in a file that long

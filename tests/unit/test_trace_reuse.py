@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from pagesim.analysis.reuse import _reuse_distances, reuse_distances, trace_stats
-from pagesim.trace import Trace
+from pagesim.trace import Trace, read_trace, write_trace
 
 
 def naive_reuse_distances(pages):
@@ -85,3 +85,24 @@ def test_trace_stats_sizes_and_empty():
     assert e["one_hit_wonder_fraction"] == 0.0
     assert e["reuse_distance"] == {"p50": None, "p90": None, "p99": None}
     json.dumps(e, allow_nan=False)
+
+
+def test_footprint_uses_the_block_size_of_the_source(tmp_path):
+    """ARC .lis blocks are 512 bytes: the footprint used to be pages x 4096 regardless."""
+    path = tmp_path / "t.lis"
+    path.write_bytes(b"10 3 0 1\n5 1 0 2\n11 2 0 3\n")
+    s = trace_stats(read_trace(path))
+    assert s["unique_pages"] == 4 and s["footprint_bytes"] == 4 * 512
+    assert s["footprint_basis"] == "pages x 512 (block_bytes)"
+    s = trace_stats(read_trace(path, block_bytes=4096 * 4))
+    assert s["footprint_bytes"] == 4 * 16384 and s["footprint_basis"] == "pages x 16384 (block_bytes)"
+    # kept through the lossless format, whose source names the .pgt
+    write_trace(read_trace(path), tmp_path / "t.pgt")
+    s = trace_stats(read_trace(tmp_path / "t.pgt"))
+    assert s["footprint_bytes"] == 4 * 512 and s["source"]["format"] == "pagesim"
+    # object sizes, when present, win; a missing or nonsensical block size means 4096
+    sized = Trace.from_ids([1, 2, 1], size=[100, 50, 300], source={"block_bytes": 512})
+    assert trace_stats(sized)["footprint_basis"] == "object sizes"
+    for bad in (0, -512, "512", True, None, 512.0):
+        s = trace_stats(Trace.from_ids([1, 2], source={"block_bytes": bad}))
+        assert s["footprint_bytes"] == 2 * 4096 and s["footprint_basis"] == "pages x 4096", bad

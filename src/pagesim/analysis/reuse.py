@@ -115,6 +115,14 @@ def reuse_distances(pages: Any) -> np.ndarray:
     return _reuse_distances(arr, int(arr.max()) + 1)
 
 
+def _block_bytes(source: dict[str, Any]) -> int | None:
+    """``source["block_bytes"]`` when it is a positive integer, else None."""
+    value = source.get("block_bytes")
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
+        return None
+    return int(value)
+
+
 def trace_stats(trace: Trace) -> dict[str, Any]:
     """Summary statistics of a trace, as a JSON-serialisable dict.
 
@@ -126,9 +134,11 @@ def trace_stats(trace: Trace) -> dict[str, Any]:
     Returns
     -------
     dict
-        ``requests``: accesses; ``unique_pages``: distinct pages; ``footprint_bytes``: unique pages
-        x 4096, or, when the trace has object sizes, the sum over objects of the largest size seen
-        for each; ``footprint_basis``: ``"pages x 4096"`` or ``"object sizes"``;
+        ``requests``: accesses; ``unique_pages``: distinct pages; ``footprint_bytes``: when the
+        trace has object sizes, the sum over objects of the largest size seen for each; else
+        unique pages x ``source["block_bytes"]`` when the source records a block size (512 for
+        ARC ``.lis`` traces); else unique pages x 4096; ``footprint_basis``: ``"object sizes"``,
+        ``"pages x 512 (block_bytes)"`` or ``"pages x 4096"``;
         ``one_hit_wonders``: pages accessed exactly once, and ``one_hit_wonder_fraction`` of unique
         pages (0.0 for an empty trace); ``reaccesses``: accesses that are not first accesses;
         ``reuse_distance``: ``{"p50", "p90", "p99"}`` over re-accesses (observed values,
@@ -149,8 +159,13 @@ def trace_stats(trace: Trace) -> dict[str, Any]:
         footprint = int(max_size.sum())
         basis = "object sizes"
     else:
-        footprint = n_pages * PAGE_BYTES
-        basis = f"pages x {PAGE_BYTES}"
+        block = _block_bytes(trace.source)
+        if block is not None:
+            footprint = n_pages * block
+            basis = f"pages x {block} (block_bytes)"
+        else:
+            footprint = n_pages * PAGE_BYTES
+            basis = f"pages x {PAGE_BYTES}"
     dist = reuse_distances(trace.page)
     re = dist[dist >= 0]
     if re.size:

@@ -2,27 +2,30 @@
 
 Compression is recognised by magic bytes, not by extension: gzip (``1f 8b``), xz (``fd 37 7a 58 5a
 00``), zstd (``28 b5 2f fd``) and bzip2 (``BZh``); anything else is read as is. Decompression is
-streaming, so memory stays at a few chunks whatever the file size.
+streaming, so memory stays at a few chunks whatever the file size. Truncated or corrupt compressed
+content raises `CompressedDataError` (a `TraceFormatError`), never a silent short read: for zstd an
+unfinished frame at the end of the input counts as truncation.
 """
 
 from __future__ import annotations
 
 import bz2
 import gzip
-import io
 import lzma
 import os
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import numpy as np
 import zstandard
 
-from .errors import TraceFormatError
+from .errors import CompressedDataError, TraceFormatError
 
 __all__ = [
     "CHUNK_BYTES",
+    "ZstdStream",
     "compression_of",
     "iter_line_chunks",
     "iter_record_chunks",
@@ -70,6 +73,156 @@ def compression_of(path: str | os.PathLike[str]) -> str | None:
     return None
 
 
+#: Names of the compressions in messages ("truncated or corrupt bz2 data").
+_LABEL = {"gzip": "gzip", "xz": "xz", "zstd": "zstd", "bzip2": "bz2"}
+
+#: Compressed bytes fed to the zstd decompressor at a time (bounds the output of one call).
+_ZSTD_FEED = 1 << 15
+
+
+class ZstdStream:
+    """Decompressed content of a zstd stream, frame after frame, as a readable binary stream.
+
+    Unlike ``zstandard``'s ``stream_reader``, the end of input inside a frame is an error (raised
+    as `EOFError`, as `gzip`, `lzma` and `bz2` do for their truncated streams); corrupt data raises
+    ``zstandard.ZstdError``. Skippable frames are skipped.
+
+    Parameters
+    ----------
+    fh : binary file object
+        The compressed input; closed with this stream when `closefd`.
+    closefd : bool, optional
+        Close `fh` in `close` (default True).
+
+    Attributes
+    ----------
+    compressed_pos : int
+        Compressed bytes consumed so far (an input block is consumed whole).
+    block_start : int
+        Compressed offset of the block being decompressed (where a ZstdError arose).
+    """
+
+    def __init__(self, fh: BinaryIO, closefd: bool = True) -> None:
+        self._fh = fh
+        self._closefd = closefd
+        self._dctx = zstandard.ZstdDecompressor()
+        self._obj: Any = None  # decompressor of the current frame, None between frames
+        self._unused = b""  # input left over after the end of a frame
+        self._pending = memoryview(b"")
+        self._done = False
+        self.compressed_pos = 0
+        self.block_start = 0
+        self._produced = 0
+
+    def _fill(self) -> None:
+        if self._unused:
+            data, self._unused = self._unused, b""
+        else:
+            data = self._fh.read(_ZSTD_FEED)
+            self.compressed_pos += len(data)
+        if not data:
+            self._done = True
+            if self._obj is not None:
+                raise EOFError("file ends inside a zstd frame")
+            return
+        self.block_start = self.compressed_pos - len(data)
+        if self._obj is None:
+            self._obj = self._dctx.decompressobj()
+        out = self._obj.decompress(data)
+        self._produced += len(out)
+        if self._obj.eof:
+            self._unused = self._obj.unused_data
+            self._obj = None
+        self._pending = memoryview(out)
+
+    def read(self, n: int = -1) -> bytes:
+        """Up to `n` decompressed bytes (all the rest if `n` < 0); b"" at end of content."""
+        parts = []
+        got = 0
+        while n < 0 or got < n:
+            if not self._pending:
+                if self._done:
+                    break
+                self._fill()
+                continue
+            take = len(self._pending) if n < 0 else min(n - got, len(self._pending))
+            parts.append(self._pending[:take])
+            self._pending = self._pending[take:]
+            got += take
+        return b"".join(parts)
+
+    def tell(self) -> int:
+        """Decompressed bytes produced so far (read or waiting to be read)."""
+        return self._produced
+
+    def close(self) -> None:
+        if self._closefd:
+            self._fh.close()
+
+    def __enter__(self) -> ZstdStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+#: What decompressors raise on truncated (EOFError) or corrupt input.
+DECOMPRESSION_ERRORS: tuple[type[BaseException], ...] = (
+    EOFError,
+    OSError,  # gzip.BadGzipFile, bz2's "Invalid data stream"
+    zlib.error,
+    lzma.LZMAError,
+    zstandard.ZstdError,
+)
+
+
+class _CheckedStream:
+    """A decompressing stream whose decompression errors become `CompressedDataError`s."""
+
+    def __init__(self, path: str | os.PathLike[str], compression: str, raw: BinaryIO, stream: Any) -> None:
+        self._path = path
+        self._label = _LABEL[compression]
+        self._raw = raw
+        self._stream = stream
+
+    def read(self, n: int = -1) -> bytes:
+        try:
+            return self._stream.read(n)
+        except DECOMPRESSION_ERRORS as exc:
+            raise self._error(exc) from None
+
+    def _error(self, exc: BaseException) -> CompressedDataError:
+        if isinstance(self._stream, ZstdStream):
+            truncated = isinstance(exc, EOFError)
+            where = self._stream.compressed_pos if truncated else self._stream.block_start
+            exact = truncated
+        else:
+            try:  # the stdlib decompressors read their input in blocks of a few KiB
+                where, exact = self._raw.tell(), isinstance(exc, EOFError)
+            except (OSError, ValueError):  # pragma: no cover - closed or unseekable input
+                where, exact = None, False
+        try:  # decompressed bytes produced before the failure
+            produced: int | None = int(self._stream.tell())
+        except (OSError, ValueError, EOFError):  # pragma: no cover - a stream that cannot tell
+            produced = None
+        detail = str(exc) or type(exc).__name__
+        return CompressedDataError(
+            self._path, self._label, detail, compressed_offset=where, offset=produced, exact=exact
+        )
+
+    def close(self) -> None:
+        try:
+            self._stream.close()
+        finally:
+            self._raw.close()
+
+    def __enter__(self) -> _CheckedStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 def open_bytes(path: str | os.PathLike[str]) -> BinaryIO:
     """Open `path` for binary reading, decompressing on the fly when compressed.
 
@@ -77,19 +230,25 @@ def open_bytes(path: str | os.PathLike[str]) -> BinaryIO:
     ------
     FileNotFoundError
         If `path` does not exist (the message names it).
+    CompressedDataError
+        From ``read``, if compressed content is truncated or corrupt: a `TraceFormatError` naming
+        the file, the compression and the compressed byte offset ("truncated or corrupt gzip data
+        at compressed byte 100000: ...").
     """
     comp = compression_of(path)
+    raw = open(path, "rb")  # noqa: SIM115 - returned to the caller
+    if comp is None:
+        return raw
+    stream: Any
     if comp == "gzip":
-        return gzip.open(path, "rb")  # type: ignore[return-value]
-    if comp == "xz":
-        return lzma.open(path, "rb")  # type: ignore[return-value]
-    if comp == "bzip2":
-        return bz2.open(path, "rb")  # type: ignore[return-value]
-    fh = open(path, "rb")  # noqa: SIM115 - returned to the caller
-    if comp == "zstd":
-        reader = zstandard.ZstdDecompressor().stream_reader(fh, read_across_frames=True, closefd=True)
-        return io.BufferedReader(reader, buffer_size=1 << 20)  # type: ignore[arg-type]
-    return fh
+        stream = gzip.GzipFile(fileobj=raw, mode="rb")
+    elif comp == "xz":
+        stream = lzma.LZMAFile(raw, "rb")
+    elif comp == "bzip2":
+        stream = bz2.BZ2File(raw, "rb")
+    else:
+        stream = ZstdStream(raw, closefd=False)
+    return _CheckedStream(path, comp, raw, stream)  # type: ignore[return-value]
 
 
 def _read_full(fh: BinaryIO, n: int) -> bytes:

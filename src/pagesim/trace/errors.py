@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["TraceFormatError"]
+__all__ = ["CompressedDataError", "TraceFormatError"]
 
 _MAX_FOUND = 80
 
@@ -67,3 +67,71 @@ class TraceFormatError(ValueError):
 
 def _rebuild(path, line_no, found_text, expected, offset):  # pragma: no cover - pickling helper
     return TraceFormatError(path, line_no, found_text, expected, offset=offset)
+
+
+class CompressedDataError(TraceFormatError):
+    """A compressed trace (or a compressed member of one) is truncated or corrupt.
+
+    The message reads ``<path>: truncated or corrupt <compression> data at compressed byte <n>:
+    <detail> (after <m> decompressed bytes)``; "near" replaces "at" when the decompressor only
+    tells which block of input it failed on.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The trace file.
+    compression : str
+        ``"gzip"``, ``"xz"``, ``"zstd"``, ``"bz2"`` or ``"zip"``.
+    detail : str
+        What the decompressor reported ("file ends inside a zstd frame").
+    compressed_offset : int or None, optional
+        Byte offset in the file where the problem was found, when known.
+    offset : int or None, optional
+        Decompressed bytes read successfully before it.
+    exact : bool, optional
+        Whether `compressed_offset` is exact (True) or the start of the input block that failed.
+
+    Attributes
+    ----------
+    compression, detail, compressed_offset
+        As given; `offset`, `path`, `expected`, `found_text` as in `TraceFormatError`.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        compression: str,
+        detail: str,
+        *,
+        compressed_offset: int | None = None,
+        offset: int | None = None,
+        exact: bool = True,
+    ) -> None:
+        self.path = os.fspath(path)
+        self.line_no = None
+        self.compression = compression
+        self.detail = " ".join(str(detail).split())  # one line whatever the decompressor said
+        self.compressed_offset = compressed_offset
+        self.offset = offset
+        self.exact = exact
+        self.expected = f"complete {compression} data"
+        self.found_text = f"truncated or corrupt {compression} data"
+        msg = f"{self.path}: {self.found_text}"
+        if compressed_offset is not None:
+            msg += f" {'at' if exact else 'near'} compressed byte {compressed_offset}"
+        msg += f": {self.detail}"
+        if offset is not None:
+            msg += f" (after {offset} decompressed bytes)"
+        ValueError.__init__(self, msg)
+
+    def __reduce__(self):  # keep the error picklable across process pools
+        return (
+            _rebuild_compressed,
+            (self.path, self.compression, self.detail, self.compressed_offset, self.offset, self.exact),
+        )
+
+
+def _rebuild_compressed(path, compression, detail, compressed_offset, offset, exact):  # pragma: no cover
+    return CompressedDataError(
+        path, compression, detail, compressed_offset=compressed_offset, offset=offset, exact=exact
+    )

@@ -1,8 +1,9 @@
 """Reading and writing traces in any supported format.
 
 `FORMATS` maps a format name to its reader module; `read_trace` picks one by name or by
-`detect_format`, which looks at the file name (compression suffixes stripped) and at the content
-(magic bytes, first decompressed 64 KiB).
+`detect_format`: a known extension (compression suffixes stripped) decides; otherwise the content
+(magic bytes, first decompressed 64 KiB) does. Each reader defines ``sniff(head, size)``, where
+`size` is the decompressed content's length when known (None otherwise).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from ._stream import COMPRESSION_SUFFIXES, read_head
+from ._stream import COMPRESSION_SUFFIXES, compression_of, read_head
 from .readers import csv as _csv
 from .readers import lis as _lis
 from .readers import native as _native
@@ -67,11 +68,11 @@ def _by_extension(path: str | os.PathLike[str]) -> str | None:
 def detect_format(path: str | os.PathLike[str]) -> str:
     """Name of the format of the trace at `path`.
 
-    The extension (after stripping ``.gz``, ``.xz``, ``.zst``, ``.bz2``) proposes a format; the
-    content (first 64 KiB, decompressed) must not contradict it: if that format's sniffer rejects
-    the content and exactly one other accepts it, that one wins. Without a known extension the
-    first format whose sniffer accepts the content wins (order of `FORMATS`). Empty files with
-    an unknown extension are ``"text"``.
+    A known extension (after stripping ``.gz``, ``.xz``, ``.zst``, ``.bz2``) decides, without
+    looking at the content: a ``.csv`` file is read as csv, and a malformed line is reported by the
+    csv reader with its number, never silently read as another format that happens to fit. Only
+    without a known extension does the content decide (first 64 KiB, decompressed): the first
+    format whose sniffer accepts it wins (order of `FORMATS`); empty files are ``"text"``.
 
     Parameters
     ----------
@@ -89,24 +90,34 @@ def detect_format(path: str | os.PathLike[str]) -> str:
         If `path` does not exist.
     ValueError
         If neither the name nor the content identifies a format.
+    TraceFormatError
+        If the content must be sniffed and its first 64 KiB are truncated or corrupt compressed data.
     """
-    head = read_head(path)
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"trace file not found: {os.fspath(path)}")
     by_ext = _by_extension(path)
-    accepting = [name for name, fmt in FORMATS.items() if _sniff(fmt, head)]
     if by_ext is not None:
-        if not head or by_ext in accepting or len(accepting) != 1:
-            return by_ext
-        return accepting[0]
+        return by_ext
+    limit = 1 << 16
+    head = read_head(path, limit + 1)
+    if len(head) <= limit:
+        size: int | None = len(head)  # the whole content
+    elif compression_of(path) is None:
+        size = os.path.getsize(path)
+    else:
+        size = None
+    head = head[:limit]
     if not head:
         return "text"
-    if accepting:
-        return accepting[0]
+    for name, fmt in FORMATS.items():
+        if _sniff(fmt, head, size):
+            return name
     raise ValueError(f"cannot detect the format of {os.fspath(path)}; pass format= one of {sorted(FORMATS)}")
 
 
-def _sniff(fmt: Format, head: bytes) -> bool:
+def _sniff(fmt: Format, head: bytes, size: int | None) -> bool:
     try:
-        return bool(fmt.reader.sniff(head))
+        return bool(fmt.reader.sniff(head, size))
     except Exception:  # a sniffer must never make detection fail  # noqa: BLE001
         return False
 
@@ -136,7 +147,8 @@ def read_trace(path: str | os.PathLike[str], format: str | None = None, **option
     ValueError
         If `format` is unknown or cannot be detected, or an option is not accepted by the reader.
     TraceFormatError
-        If the content is malformed (names file and line or byte offset).
+        If the content is malformed (names file and line or byte offset), or compressed content
+        is truncated or corrupt (`CompressedDataError`: "truncated or corrupt zstd data ...").
     """
     if not os.path.exists(path):
         raise FileNotFoundError(f"trace file not found: {os.fspath(path)}")

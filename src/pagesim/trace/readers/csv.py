@@ -504,7 +504,7 @@ def _map_ops(
     return codes[inverse]
 
 
-def sniff(head: bytes) -> bool:
+def sniff(head: bytes, size: int | None = None) -> bool:
     """True if the first lines of `head` have the same number (> 1) of ``,``, TAB or ``|`` fields."""
     lines = [ln for ln in head.replace(b"\r", b"").split(b"\n")[:-1][:64] if ln.strip()]
     if len(lines) < 1:

@@ -83,7 +83,7 @@ def read(path: str | os.PathLike[str], *, block_bytes: int = 512, chunk_bytes: i
     return Trace.from_ids(ids.view(np.int64), source=source)
 
 
-def sniff(head: bytes) -> bool:
+def sniff(head: bytes, size: int | None = None) -> bool:
     """True if the first lines of `head` each hold four unsigned integers."""
     lines = head.split(b"\n")
     lines = [ln.split() for ln in (lines[:-1] if len(lines) > 1 else lines)[:64]]

@@ -9,8 +9,10 @@ A ``.pgt`` file is a zip archive (always zip64-capable) holding:
   each member is ``<name>.npy.zst``, the ``.npy`` bytes compressed as one zstd frame.
 
 Members are stored, not deflated (zstd does the compressing when asked). Reading restores every
-column with its dtype, None for absent optional columns, and ``source`` exactly as written.
-Unknown newer versions are refused.
+column with its dtype and None for absent optional columns; the written ``source`` comes back as
+``source["converted_from"]`` under a source that names the ``.pgt`` file and format ``"pagesim"``
+(see `read`). Unknown newer versions are refused; truncated or corrupt files raise
+`CompressedDataError` (a `TraceFormatError`).
 """
 
 from __future__ import annotations
@@ -19,12 +21,14 @@ import io
 import json
 import os
 import zipfile
+import zlib
 from typing import Any
 
 import numpy as np
 import zstandard
 
-from ..errors import TraceFormatError
+from .._stream import DECOMPRESSION_ERRORS, ZstdStream
+from ..errors import CompressedDataError, TraceFormatError
 from ..trace import Trace
 
 NAME = "pagesim"
@@ -80,35 +84,37 @@ def read(path: str | os.PathLike[str]) -> Trace:
     Returns
     -------
     Trace
-        Identical to the one written (columns, dtypes, None-ness, ``source``).
+        The columns exactly as written (values, dtypes, None-ness). ``source`` describes this
+        file (``format`` ``"pagesim"``, ``path``, ``compression`` of the members) and keeps the
+        written trace's source as ``converted_from`` (the first one, when a ``.pgt`` was read and
+        written again); the keys that describe the columns' values (``block_bytes``,
+        ``time_unit``, ``id_hash``) are copied from it to the top level.
 
     Raises
     ------
     FileNotFoundError
         If `path` does not exist.
     TraceFormatError
-        If the file is not a pagesim trace, is of a newer version, or misses a member.
+        If the file is not a pagesim trace, is of a newer version, or misses a member;
+        `CompressedDataError` if it is truncated or a member is corrupt.
     """
     if not os.path.exists(path):
         raise FileNotFoundError(f"trace file not found: {os.fspath(path)}")
+    with open(path, "rb") as fh:
+        magic = fh.read(4)
+    if magic != b"PK\x03\x04":
+        raise TraceFormatError(path, None, "not a zip archive", "a pagesim .pgt trace (zip)", offset=0)
     try:
         zf = zipfile.ZipFile(path, "r")
-    except zipfile.BadZipFile:
-        raise TraceFormatError(
-            path, None, "not a zip archive", "a pagesim .pgt trace (zip)", offset=0
-        ) from None
+    except (zipfile.BadZipFile, EOFError, ValueError) as exc:
+        raise CompressedDataError(path, "zip", f"{exc} (a .pgt file is a zip archive)") from None
     with zf:
         names = set(zf.namelist())
         if "meta.json" not in names:
             raise TraceFormatError(path, None, f"members {sorted(names)[:5]}", "a meta.json member")
-        meta = json.loads(zf.read("meta.json"))
-        if meta.get("format") != FORMAT_TAG:
-            raise TraceFormatError(path, None, f"format {meta.get('format')!r}", f"format {FORMAT_TAG!r}")
-        if int(meta.get("version", 0)) > VERSION:
-            raise TraceFormatError(
-                path, None, f"version {meta['version']}", f"version <= {VERSION} (upgrade pagesim)"
-            )
-        suffix = ".npy.zst" if meta.get("compression") == "zstd" else ".npy"
+        meta = _read_meta(zf, path)
+        compressed = meta.get("compression") == "zstd"
+        suffix = ".npy.zst" if compressed else ".npy"
         arrays: dict[str, np.ndarray | None] = {}
         for name in (*_COLUMNS, "original_id"):
             dtype = meta["columns"].get(name) if name != "original_id" else "<i8"
@@ -120,20 +126,94 @@ def read(path: str | os.PathLike[str]) -> Trace:
                 raise TraceFormatError(
                     path, None, f"no member {member!r}", f"member {member!r} for column {name!r}"
                 )
-            with zf.open(member) as fh:
-                if suffix == ".npy.zst":
-                    data = zstandard.ZstdDecompressor().stream_reader(fh, read_across_frames=True).read()
-                    arr = np.lib.format.read_array(io.BytesIO(data), allow_pickle=False)
-                else:
-                    arr = np.lib.format.read_array(fh, allow_pickle=False)
+            arr = _read_member(zf, path, member, compressed)
             if arr.dtype.str != dtype:
                 raise TraceFormatError(path, None, f"{name} of dtype {arr.dtype.str}", f"dtype {dtype}")
             arrays[name] = arr
     page = arrays.pop("page")
     original_id = arrays.pop("original_id")
-    return Trace(page=page, original_id=original_id, source=meta.get("source", {}), **arrays)  # type: ignore[arg-type]
+    assert page is not None and original_id is not None
+    if page.shape != (meta.get("n_requests"),) or original_id.shape != (meta.get("n_pages"),):
+        raise TraceFormatError(
+            path,
+            None,
+            f"{page.shape[0]} accesses over {original_id.shape[0]} pages",
+            f"{meta.get('n_requests')} accesses over {meta.get('n_pages')} pages (as meta.json says)",
+        )
+    source = _source(path, meta.get("source", {}), compressed)
+    try:
+        return Trace(page=page, original_id=original_id, source=source, **arrays)  # type: ignore[arg-type]
+    except ValueError as exc:
+        raise TraceFormatError(path, None, str(exc), "columns that make a valid trace") from None
 
 
-def sniff(head: bytes) -> bool:
+#: Keys of a source that describe the values in the columns, kept at the top level of the source
+#: of a trace read from a ``.pgt`` file (which keeps the rest under ``converted_from``).
+DATA_KEYS = ("block_bytes", "time_unit", "id_hash")
+
+
+def _source(path: str | os.PathLike[str], stored: Any, compressed: bool) -> dict[str, Any]:
+    """The source of a trace read from `path`, whose meta.json holds the source `stored`."""
+    if not isinstance(stored, dict):
+        stored = {}
+    original = stored
+    if stored.get("format") == NAME and isinstance(stored.get("converted_from"), dict):
+        original = stored["converted_from"]  # a .pgt read and written again: keep the first source
+    source: dict[str, Any] = {
+        "path": os.fspath(path),
+        "format": NAME,
+        "options": {},
+        "compression": "zstd" if compressed else None,
+    }
+    source.update({k: original[k] for k in DATA_KEYS if k in original})
+    source["converted_from"] = original
+    return source
+
+
+def _read_meta(zf: zipfile.ZipFile, path: str | os.PathLike[str]) -> dict[str, Any]:
+    """meta.json of a .pgt archive, checked for format tag, version and column table."""
+    try:
+        meta = json.loads(zf.read("meta.json"))
+    except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
+        raise CompressedDataError(path, "zip", f"{exc} in member 'meta.json'") from None
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
+        raise TraceFormatError(path, None, f"meta.json: {exc}", "a JSON object in meta.json") from None
+    if not isinstance(meta, dict):
+        raise TraceFormatError(path, None, f"meta.json holding {type(meta).__name__}", "a JSON object")
+    if meta.get("format") != FORMAT_TAG:
+        raise TraceFormatError(path, None, f"format {meta.get('format')!r}", f"format {FORMAT_TAG!r}")
+    try:
+        version = int(meta.get("version", 0))
+    except (TypeError, ValueError):
+        raise TraceFormatError(path, None, f"version {meta.get('version')!r}", "an integer version") from None
+    if version > VERSION:
+        raise TraceFormatError(path, None, f"version {version}", f"version <= {VERSION} (upgrade pagesim)")
+    if not isinstance(meta.get("columns"), dict):
+        raise TraceFormatError(path, None, "no column table", "a 'columns' object in meta.json")
+    return meta
+
+
+def _read_member(
+    zf: zipfile.ZipFile, path: str | os.PathLike[str], member: str, compressed: bool
+) -> np.ndarray:
+    """The array in `member`; truncated or corrupt data raise `CompressedDataError`."""
+    with zf.open(member) as fh:
+        stream = ZstdStream(fh, closefd=False) if compressed else fh
+        try:
+            data = stream.read()  # to the end, so that zipfile checks the member's CRC-32
+        except (zipfile.BadZipFile, zlib.error) as exc:
+            where = "" if member in str(exc) else f" in member {member!r}"
+            raise CompressedDataError(path, "zip", f"{exc}{where}") from None
+        except DECOMPRESSION_ERRORS as exc:
+            at = f" at compressed byte {stream.compressed_pos}" if isinstance(stream, ZstdStream) else ""
+            label = "zstd" if compressed else "zip"
+            raise CompressedDataError(path, label, f"{exc}{at} of member {member!r}") from None
+    try:
+        return np.lib.format.read_array(io.BytesIO(data), allow_pickle=False)
+    except (ValueError, EOFError) as exc:
+        raise TraceFormatError(path, None, f"member {member!r}: {exc}", "a .npy array") from None
+
+
+def sniff(head: bytes, size: int | None = None) -> bool:
     """True if `head` starts a zip archive whose first member is ``meta.json``."""
     return head.startswith(b"PK\x03\x04") and head[30:39] == b"meta.json"

@@ -29,6 +29,8 @@ EXTENSIONS = (".oracleGeneral", ".oracleGeneral.bin", ".oraclegeneral")
 RECORD = np.dtype([("time", "<u4"), ("obj_id", "<u8"), ("obj_size", "<u4"), ("next_access_vtime", "<i8")])
 assert RECORD.itemsize == 24
 EXPECTED = "24-byte oracleGeneral records"
+#: Largest next-access index `sniff` accepts when the content's length is unknown.
+_MAX_SNIFF_VTIME = 1 << 48
 
 
 def read(path: str | os.PathLike[str], *, chunk_bytes: int = CHUNK_BYTES) -> Trace:
@@ -112,12 +114,27 @@ def _write_bytes(path: str | os.PathLike[str], data: bytes, compress: bool | Non
         fh.write(data)
 
 
-def sniff(head: bytes) -> bool:
-    """True if `head` looks like oracleGeneral records: next-access values are -1 or beyond."""
-    n = len(head) // RECORD.itemsize
+def sniff(head: bytes, size: int | None = None) -> bool:
+    """True if `head` holds plausible oracleGeneral records, strictly enough that text never is.
+
+    Every whole record in `head` must have ``obj_size > 0`` and a ``next_access_vtime`` that is -1
+    or a 1-based request index beyond its own and not beyond the last request: at most
+    ``size // 24`` when the content's length `size` is known (which must then be a multiple of
+    24), else at most 2**48. Text fails on its first record: the little-endian int64 in its
+    bytes 16..23 is at least 2**56 or negative unless byte 23 is NUL or all eight are 0xff.
+    """
+    rec_bytes = RECORD.itemsize
+    if size is not None:
+        if size % rec_bytes:
+            return False
+        limit = size // rec_bytes
+    else:
+        limit = _MAX_SNIFF_VTIME
+    n = len(head) // rec_bytes
     if n == 0:
         return False
-    rec = np.frombuffer(head[: n * RECORD.itemsize], dtype=RECORD)
+    rec = np.frombuffer(head[: n * rec_bytes], dtype=RECORD)
     nxt = rec["next_access_vtime"]
     idx = np.arange(1, n + 1)
-    return bool(np.all((nxt == -1) | (nxt > idx)))
+    ok_next = (nxt == -1) | ((nxt > idx) & (nxt <= limit))
+    return bool(np.all(ok_next) and np.all(rec["obj_size"] > 0))

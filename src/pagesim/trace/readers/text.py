@@ -66,7 +66,7 @@ def read(path: str | os.PathLike[str], *, chunk_bytes: int = CHUNK_BYTES) -> Tra
     return Trace.from_ids(ids, source=base_source(path, NAME, {}))
 
 
-def sniff(head: bytes) -> bool:
+def sniff(head: bytes, size: int | None = None) -> bool:
     """True if the first lines of `head` are all blank, ``*`` or a single unsigned integer."""
     lines = _complete_lines(head)
     fields = [ln.split() for ln in lines]

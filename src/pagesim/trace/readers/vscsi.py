@@ -137,6 +137,12 @@ def read(path: str | os.PathLike[str], *, chunk_bytes: int = CHUNK_BYTES) -> Tra
     )
 
 
-def sniff(head: bytes) -> bool:
-    """True if the first records of `head` carry a vSCSI version byte."""
-    return len(head) >= RECORD_V1.itemsize and version_of(head) is not None
+def sniff(head: bytes, size: int | None = None) -> bool:
+    """True if the first records of `head` carry a vSCSI version byte (and `size`, when known, is
+    a whole number of records of that version)."""
+    if len(head) < RECORD_V1.itemsize:
+        return False
+    version = version_of(head)
+    if version is None:
+        return False
+    return size is None or size % (RECORD_V1 if version == 1 else RECORD_V2).itemsize == 0
