@@ -72,7 +72,11 @@ def test_resident_never_exceeds_capacity(ids: list[int], capacity: int, name: st
 
     def check(s: Any, fw: Any, done: int, out: Any) -> None:
         distinct.add(page[done - 1])
-        assert int(np.count_nonzero(s.resident)) == min(capacity, len(distinct))
+        resident = int(np.count_nonzero(s.resident))
+        if type(policy).has_admit():  # admission may keep pages out
+            assert resident <= min(capacity, len(distinct))
+        else:
+            assert resident == min(capacity, len(distinct))
         assert_no_page_lost(s, fw, capacity)
         policy.check_invariants(s)
 
