@@ -7,14 +7,11 @@ See :mod:`pagesim.engine.kernel_loop` for what each access does and
 from __future__ import annotations
 
 import time
-import traceback
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from numba.core.errors import NumbaError
 
 from pagesim.core.state import (
     ACC_LEN,
@@ -26,7 +23,6 @@ from pagesim.core.state import (
     state_sharing_lists,
 )
 from pagesim.engine import counters as C
-from pagesim.engine.build import interpreted_runner, runner_for
 from pagesim.engine.kernel_loop import (
     F_CPU_NS,
     F_DIRECT_NS,
@@ -55,9 +51,9 @@ from pagesim.engine.kernel_loop import (
     SWAP_DEV,
     KFramework,
 )
-from pagesim.engine.loop import CFG_END, CFG_INIT_RESULT, CFG_START, new_cfg
+from pagesim.engine.loop import new_cfg
 from pagesim.engine.memory import D_LEN, KernelConfig, watermarks
-from pagesim.engine.simulate import PolicyCompileWarning, PolicyError, _policies_per_cgroup
+from pagesim.engine.simulate import Stepper, _policies_per_cgroup
 from pagesim.policies.base import Policy
 from pagesim.trace import Trace
 
@@ -165,7 +161,7 @@ def file_successors(trace: Trace) -> np.ndarray:
     return nxt
 
 
-class KernelRun:
+class KernelRun(Stepper):
     """A kernel-mode run advanced chunk by chunk; :func:`simulate_kernel` drives it to the end.
 
     Parameters
@@ -191,6 +187,8 @@ class KernelRun:
     PolicyError
         If ``init`` fails or raises.
     """
+
+    _mode_name = "kernel"
 
     def __init__(
         self,
@@ -237,17 +235,11 @@ class KernelRun:
             st.gi[GI_SWAPPINESS] = cfgk.swappiness
             pol.configure(st, int(lim))
         self.warmup = warmup
-        self.cfg = new_cfg(warmup, False, False, False, True)
+        self.cfg = self._fresh_cfg()
         self.a = np.zeros(ACC_LEN, dtype=np.int64)
         self.r = np.zeros(ACC_LEN, dtype=np.int64)
         self.out = np.zeros(C.N_KERNEL_COUNTERS, dtype=np.int64)
-        self.mode = "interpreted" if interpreted else "compiled"
-        self._run = (
-            interpreted_runner(self.classes, "kernel") if interpreted else runner_for(self.classes, "kernel")
-        )
-        self.done = 0
-        self.loop_seconds = 0.0
-        self._start_up()
+        self._start_up(interpreted)
         self.prepare_seconds = time.perf_counter() - t0
 
     def _framework(self, n_pages: int, n_tags: int, limits: np.ndarray) -> KFramework:
@@ -300,57 +292,14 @@ class KernelRun:
             fill_ra=np.zeros(c.readahead_pages + 1, dtype=np.uint8),
         )
 
-    def label(self) -> str:
-        """The policy's label, or ``cg0=...,cg1=...`` when cgroups run different ones."""
-        labels = [p.label() for p in self.policies]
-        if len(set(labels)) == 1:
-            return labels[0]
-        return ",".join(f"cg{k}={lab}" for k, lab in enumerate(labels))
+    def _arrays(self) -> tuple[Any, ...]:
+        return (
+            self.page, self.kind, self.op, self.tag, self.cgroup, self.cfg,
+            self.states, self.framework, self.a, self.r, self.out,
+        )  # fmt: skip
 
-    def _call(self) -> None:
-        try:
-            self._run(
-                self.page, self.kind, self.op, self.tag, self.cgroup, self.cfg,
-                self.states, self.framework, self.a, self.r, self.out,
-            )  # fmt: skip
-        except Exception as exc:
-            index = int(self.a[0]) if self.cfg[CFG_END] > 0 else -1
-            raise PolicyError(self.label(), index, exc, traceback.format_exc()) from exc
-
-    def _start_up(self) -> None:
-        self.cfg[CFG_START] = 0
-        self.cfg[CFG_END] = 0
-        try:
-            self._call()
-        except PolicyError as err:
-            if self.mode == "interpreted" or not isinstance(err.original, NumbaError):
-                raise
-            warnings.warn(
-                f"policy {self.label()!r} could not be compiled by numba; running it interpreted, slowly. "
-                f"numba said: {' '.join(str(err.original).split())[:300]}",
-                PolicyCompileWarning,
-                stacklevel=3,
-            )
-            self.mode = "interpreted"
-            self._run = interpreted_runner(self.classes, "kernel")
-            self.cfg[:] = new_cfg(self.warmup, False, False, False, True)
-            self._call()
-        if self.cfg[CFG_INIT_RESULT] != 0:
-            code = int(self.cfg[CFG_INIT_RESULT])
-            raise PolicyError(self.label(), -1, RuntimeError(f"init returned {code}"), "")
-
-    def advance(self, n_accesses: int | None = None) -> int:
-        """Process the next ``n_accesses`` accesses (all that remain if None); return ``done``."""
-        end = self.n if n_accesses is None else min(self.n, self.done + max(int(n_accesses), 0))
-        if end <= self.done:
-            return self.done
-        self.cfg[CFG_START] = self.done
-        self.cfg[CFG_END] = end
-        t1 = time.perf_counter()
-        self._call()
-        self.loop_seconds += time.perf_counter() - t1
-        self.done = end
-        return self.done
+    def _fresh_cfg(self) -> np.ndarray:
+        return new_cfg(self.warmup, False, False, False, True)
 
     @property
     def counters(self) -> dict[str, int]:

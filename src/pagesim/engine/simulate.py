@@ -60,7 +60,94 @@ def _columns(trace: Any, capacity_unit: str, needs_next: bool) -> tuple[np.ndarr
     return page, size, nxt, cgroup
 
 
-class Run:
+class Stepper:
+    """What cache mode's :class:`Run` and kernel mode's ``KernelRun`` share: driving a runner.
+
+    A subclass sets ``policies``, ``classes``, ``cfg``, ``a``, ``n`` and ``_mode_name``
+    (``"cache"`` or ``"kernel"``) and implements :meth:`_arrays` (the runner's arguments after
+    any hooks) and :meth:`_fresh_cfg`; then calls :meth:`_start_up`.
+    """
+
+    policies: list[Policy]
+    classes: tuple[type[Policy], ...]
+    cfg: np.ndarray
+    a: np.ndarray
+    n: int
+    _mode_name: str = "cache"
+
+    def _arrays(self) -> tuple[Any, ...]:
+        raise NotImplementedError
+
+    def _fresh_cfg(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def label(self) -> str:
+        """The policy's label, or ``cg0=label,cg1=label`` when cgroups run different ones."""
+        labels = [p.label() for p in self.policies]
+        if len(set(labels)) == 1:
+            return labels[0]
+        return ",".join(f"cg{k}={lab}" for k, lab in enumerate(labels))
+
+    def _call(self) -> None:
+        try:
+            self._run(*self._arrays())
+        except Exception as exc:  # a hook raised (or numba could not compile): say where
+            index = int(self.a[0]) if self.cfg[CFG_END] > 0 else -1
+            raise PolicyError(self.label(), index, exc, traceback.format_exc()) from exc
+
+    def _start_up(self, interpreted: bool) -> None:
+        """Build the runner, compile or load it and run every cgroup's ``init`` (an empty call).
+
+        A policy numba cannot compile falls back to the interpreted runner with a
+        :class:`PolicyCompileWarning`.
+        """
+        self.mode = "interpreted" if interpreted else "compiled"
+        kind = self._mode_name
+        self._run = interpreted_runner(self.classes, kind) if interpreted else runner_for(self.classes, kind)
+        self.done = 0
+        self.loop_seconds = 0.0
+        self.cfg[CFG_START] = 0
+        self.cfg[CFG_END] = 0
+        try:
+            self._call()
+        except PolicyError as err:
+            if self.mode == "interpreted" or not isinstance(err.original, NumbaError):
+                raise
+            reason = " ".join(str(err.original).split())[:300]
+            warnings.warn(
+                f"policy {self.label()!r} could not be compiled by numba; running it "
+                f"interpreted, slowly. numba said: {reason}",
+                PolicyCompileWarning,
+                stacklevel=4,
+            )
+            self.mode = "interpreted"
+            self._run = interpreted_runner(self.classes, kind)
+            self.cfg[:] = self._fresh_cfg()
+            self._call()
+        if self.cfg[CFG_INIT_RESULT] != 0:
+            code = int(self.cfg[CFG_INIT_RESULT])
+            raise PolicyError(
+                self.label(),
+                -1,
+                RuntimeError(f"init returned {code} (non-zero aborts the attach)"),
+                "",
+            )
+
+    def advance(self, n_accesses: int | None = None) -> int:
+        """Process the next ``n_accesses`` accesses (all that remain if None); return ``done``."""
+        end = self.n if n_accesses is None else min(self.n, self.done + max(int(n_accesses), 0))
+        if end <= self.done:
+            return self.done
+        self.cfg[CFG_START] = self.done
+        self.cfg[CFG_END] = end
+        t1 = time.perf_counter()
+        self._call()
+        self.loop_seconds += time.perf_counter() - t1
+        self.done = end
+        return self.done
+
+
+class Run(Stepper):
     """One policy over one trace, advanced chunk by chunk; :func:`simulate` drives it to the end.
 
     Useful on its own to look at the state between accesses (which pages are resident, the
@@ -143,12 +230,14 @@ class Run:
         self.a = np.zeros(ACC_LEN, dtype=np.int64)
         self.r = np.zeros(ACC_LEN, dtype=np.int64)
         self.out = np.zeros(C.N_COUNTERS, dtype=np.int64)
-        self.mode = "interpreted" if interpreted else "compiled"
-        self._run = interpreted_runner(self.classes) if interpreted else runner_for(self.classes)
-        self.done = 0
-        self.loop_seconds = 0.0
-        self._start_up()
+        self._start_up(interpreted)
         self.prepare_seconds = time.perf_counter() - t0
+
+    def _arrays(self) -> tuple[Any, ...]:
+        return (
+            self.page, self.size, self.nxt, self.cgroup, self.cfg,
+            self.states, self.framework, self.a, self.r, self.out,
+        )  # fmt: skip
 
     def _fresh_cfg(self) -> np.ndarray:
         return new_cfg(
@@ -159,69 +248,10 @@ class Run:
             any(bool(c.int_fields) for c in self.classes),
         )
 
-    def _start_up(self) -> None:
-        """Compile or load the runner and run every cgroup's ``init`` with an empty first call."""
-        self.cfg[CFG_START] = 0
-        self.cfg[CFG_END] = 0
-        try:
-            self._call()
-        except PolicyError as err:
-            if self.mode == "interpreted" or not isinstance(err.original, NumbaError):
-                raise
-            reason = " ".join(str(err.original).split())[:300]
-            warnings.warn(
-                f"policy {self.label()!r} could not be compiled by numba; running it "
-                f"interpreted, slowly. numba said: {reason}",
-                PolicyCompileWarning,
-                stacklevel=3,
-            )
-            self.mode = "interpreted"
-            self._run = interpreted_runner(self.classes)
-            self.cfg[:] = self._fresh_cfg()
-            self._call()
-        if self.cfg[CFG_INIT_RESULT] != 0:
-            code = int(self.cfg[CFG_INIT_RESULT])
-            raise PolicyError(
-                self.label(),
-                -1,
-                RuntimeError(f"init returned {code} (non-zero aborts the attach)"),
-                "",
-            )
-
-    def _call(self) -> None:
-        try:
-            self._run(
-                self.page, self.size, self.nxt, self.cgroup, self.cfg,
-                self.states, self.framework, self.a, self.r, self.out,
-            )  # fmt: skip
-        except Exception as exc:  # a hook raised (or numba could not compile): say where
-            index = int(self.a[0]) if self.cfg[CFG_END] > 0 else -1
-            raise PolicyError(self.label(), index, exc, traceback.format_exc()) from exc
-
-    def advance(self, n_accesses: int | None = None) -> int:
-        """Process the next ``n_accesses`` accesses (all that remain if None); return ``done``."""
-        end = self.n if n_accesses is None else min(self.n, self.done + max(int(n_accesses), 0))
-        if end <= self.done:
-            return self.done
-        self.cfg[CFG_START] = self.done
-        self.cfg[CFG_END] = end
-        t1 = time.perf_counter()
-        self._call()
-        self.loop_seconds += time.perf_counter() - t1
-        self.done = end
-        return self.done
-
     @property
     def counters(self) -> dict[str, int]:
         """The counters so far, by name."""
         return counters_from_array(self.out)
-
-    def label(self) -> str:
-        """The policy's label, or ``cg0=label,cg1=label`` when cgroups run different ones."""
-        labels = [p.label() for p in self.policies]
-        if len(set(labels)) == 1:
-            return labels[0]
-        return ",".join(f"cg{k}={lab}" for k, lab in enumerate(labels))
 
     def result(self) -> Result:
         """The :class:`Result` of the accesses processed so far."""
