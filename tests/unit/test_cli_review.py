@@ -117,7 +117,7 @@ def test_bytes_mode_labels_belady_as_a_comparison_not_a_bound(tmp_path):
 
 
 def test_policies_listing_says_opt_is_no_bound_with_sizes():
-    result = invoke("policies")
+    result = CliRunner().invoke(app, ["policies"], env={"COLUMNS": "250"})
     assert result.exit_code == 0
     text = " ".join(result.stdout.split())
     assert "--capacity-unit bytes" in text and "not optimal" in text
