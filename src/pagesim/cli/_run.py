@@ -1,7 +1,8 @@
 """``pagesim run``: the main job on a built-in default workload.
 
 Modes: ``cache`` (demand paging, the default policies at 1%, 5% and 10% of the workload's
-pages). Later modes (kernel) add an entry to :data:`MODES`.
+pages) and ``kernel`` (a simulated Linux node: ``stress-vm``, ``stream-ws``, ``mix``), chosen by
+the workload or by ``--mode``.
 """
 
 from __future__ import annotations
@@ -12,6 +13,9 @@ import typer
 
 from pagesim.cli._common import handled_errors, load_trace, run_comparison
 from pagesim.cli._compare import POLICY_HELP, SET_HELP, WARMUP_HELP
+from pagesim.cli._kernel import kernel_run
+from pagesim.engine.memory import DEVICES
+from pagesim.workloads.kernel import KERNEL_WORKLOADS
 
 DEFAULT_WORKLOAD = "zipf"
 DEFAULT_SIZES = ("1%", "5%", "10%")
@@ -40,7 +44,11 @@ def _cache_mode(
 
 
 #: mode name -> function(workload, sizes, policies, warmup, as_json, sets).
-MODES: dict[str, Callable[..., None]] = {"cache": _cache_mode}
+MODES: dict[str, Callable[..., None]] = {"cache": _cache_mode, "kernel": lambda *a: None}
+
+
+def _is_kernel_workload(workload: str) -> bool:
+    return workload.removeprefix("workload:").partition("?")[0] in KERNEL_WORKLOADS
 
 
 def run_command(
@@ -60,7 +68,29 @@ def run_command(
     policy: list[str] | None = typer.Option(None, "--policy", "-p", metavar="POLICY", help=POLICY_HELP),
     sets: list[str] | None = typer.Option(None, "--set", metavar="NAME.PARAM=VALUE", help=SET_HELP),
     warmup: str | None = typer.Option(None, "--warmup", metavar="WARMUP", help=WARMUP_HELP),
-    mode: str = typer.Option("cache", "--mode", metavar="MODE", help=f"Simulation mode: {', '.join(MODES)}."),
+    mode: str = typer.Option(
+        "auto",
+        "--mode",
+        metavar="MODE",
+        help=f"Simulation mode: {', '.join(MODES)}; by default kernel for "
+        f"{', '.join(KERNEL_WORKLOADS)}, else cache.",
+    ),
+    memory: str | None = typer.Option(
+        None, "--memory", metavar="SIZE", help="Kernel mode: the node's memory (8GiB, 512MiB or pages)."
+    ),
+    swap: str = typer.Option(
+        "zram", "--swap", metavar="DEVICE", help=f"Kernel mode: swap device: {', '.join(DEVICES)}, none."
+    ),
+    file_device: str = typer.Option(
+        "ssd",
+        "--file-device",
+        metavar="DEVICE",
+        help=f"Kernel mode: device of file pages: {', '.join(DEVICES)}.",
+    ),
+    swappiness: int = typer.Option(60, "--swappiness", metavar="0-200", help="Kernel mode: vm.swappiness."),
+    tasks: bool = typer.Option(
+        False, "--tasks", help="Kernel mode: a table per policy of each task's waits."
+    ),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per (policy, size) per line."),
 ) -> None:
     """Run the default comparison on a generated workload (zipf: 1M accesses, 100k pages, alpha 0.9).
@@ -68,6 +98,9 @@ def run_command(
     Sizes in % are of the pages the workload actually touches (91,424 for the default zipf).
     """
     with handled_errors():
-        if mode not in MODES:
+        if mode not in (*MODES, "auto"):
             raise ValueError(f"unknown mode {mode!r}; known modes: {', '.join(MODES)}")
-        MODES[mode](workload, list(size or DEFAULT_SIZES), policy, warmup, as_json, sets)
+        if mode == "kernel" or (mode == "auto" and _is_kernel_workload(workload)):
+            kernel_run(workload, policy, sets, as_json, memory, swap, file_device, swappiness, tasks)
+            return
+        MODES["cache"](workload, list(size or DEFAULT_SIZES), policy, warmup, as_json, sets)

@@ -1,0 +1,121 @@
+"""``pagesim run`` in kernel mode: a workload on a simulated Linux node, one row per policy."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from rich.console import Console
+
+from pagesim.cli._common import load_policies
+from pagesim.cli._params import parse_value
+from pagesim.engine.kernel import simulate_kernel
+from pagesim.engine.memory import DEVICES, KernelConfig
+from pagesim.policies.base import Policy
+from pagesim.policies.registry import policy_names
+from pagesim.report.kernel import kernel_record, kernel_table, task_table
+from pagesim.workloads.kernel import KERNEL_WORKLOADS, make_kernel_workload
+
+#: Default policies of a kernel-mode run, those registered.
+DEFAULT_KERNEL_POLICIES = ("linux-lru", "mglru", "cast", "lru")
+
+_UNITS = {"": 4096, "b": 1, "k": 1024, "kib": 1024, "kb": 1000, "m": 1 << 20, "mib": 1 << 20, "mb": 10**6,
+          "g": 1 << 30, "gib": 1 << 30, "gb": 10**9, "t": 1 << 40, "tib": 1 << 40}  # fmt: skip
+
+
+def parse_memory(text: str) -> int:
+    """``8GiB``, ``512MiB``, ``1g`` or a page count (``32768``) -> pages of 4 KiB.
+
+    Raises
+    ------
+    ValueError
+        If the text is not a positive size.
+    """
+    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*", str(text))
+    if not m or m.group(2).lower() not in _UNITS:
+        raise ValueError(
+            f"cannot read memory size {text!r}: use pages (32768) or bytes with a unit (8GiB, 512MiB)"
+        )
+    unit = m.group(2).lower()
+    value = float(m.group(1))
+    pages = int(value) if unit == "" else int(value * _UNITS[unit] // 4096)
+    if pages <= 0:
+        raise ValueError(f"memory must be positive, got {text!r}")
+    return pages
+
+
+def split_workload(spec: str) -> tuple[str, dict[str, Any]]:
+    """``stress-vm?passes=4&workers=2`` -> (``stress-vm``, {passes: 4, workers: 2}) typed by defaults."""
+    name, _, query = spec.partition("?")
+    name = name.removeprefix("workload:")
+    if name not in KERNEL_WORKLOADS:
+        raise ValueError(f"unknown kernel workload {name!r}; known: {', '.join(KERNEL_WORKLOADS)}")
+    defaults = KERNEL_WORKLOADS[name].defaults
+    params: dict[str, Any] = {}
+    for item in filter(None, query.split("&")):
+        key, eq, value = item.partition("=")
+        if not eq or key not in defaults:
+            raise ValueError(f"{name}: cannot use {item!r}; parameters: {', '.join(defaults)}")
+        params[key] = parse_value(value, defaults[key])
+    return name, params
+
+
+def kernel_run(
+    workload: str,
+    policies: Sequence[str] | None,
+    sets: Sequence[str] | None,
+    as_json: bool,
+    memory: str | None,
+    swap: str,
+    file_device: str,
+    swappiness: int,
+    show_tasks: bool = False,
+) -> None:
+    """Generate ``workload``, run each policy on the node, print the table (or JSON lines)."""
+    name, params = split_workload(workload)
+    if memory is not None:
+        params.setdefault("memory_pages", parse_memory(memory))
+    trace = make_kernel_workload(name, **params)
+    memory_pages = int(trace.source["memory_pages"])
+    config = KernelConfig(
+        memory_pages=memory_pages, swap=swap, file_device=file_device, swappiness=swappiness
+    )
+    config.validated()
+    if policies:
+        chosen = load_policies(policies, sets)
+    else:
+        known = set(policy_names())
+        chosen = load_policies([",".join(p for p in DEFAULT_KERNEL_POLICIES if p in known)], sets)
+    all_params = {**KERNEL_WORKLOADS[name].defaults, **params}
+    results = []
+    for pol in chosen:
+        instance = pol if isinstance(pol, Policy) else pol()
+        results.append(simulate_kernel(trace, instance, config))
+    if as_json:
+        for r in results:
+            print(json.dumps(kernel_record(r, name, all_params)))
+        return
+    # the table has ten columns: give it room even when stdout is not a terminal
+    out = Console(file=sys.stdout, width=max(shutil.get_terminal_size().columns, 130), soft_wrap=False)
+    gib = memory_pages * 4096 / (1 << 30)
+    out.print(
+        f"{name}: {trace.n_requests:,} accesses, {trace.n_pages:,} pages; node {memory_pages:,} pages "
+        f"({gib:.3g} GiB), swap {swap}, file device {file_device}, swappiness {swappiness}"
+    )
+    out.print(kernel_table(results, f"{name} in kernel mode"))
+    if show_tasks:
+        for r in results:
+            out.print(task_table(r))
+    query = "&".join(f"{k}={v}" for k, v in all_params.items() if v is not None)
+    out.print(
+        f"repeat with: pagesim run '{name}?{query}' --swap {swap} --file-device {file_device} "
+        f"--swappiness {swappiness}",
+        soft_wrap=True,
+    )
+
+
+__all__ = ["DEVICES", "kernel_run", "parse_memory", "split_workload"]

@@ -1,0 +1,75 @@
+"""Tables of kernel-mode results: vmstat counters per operation, throughput, latency."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.table import Table
+
+from pagesim.engine.kernel import KernelResult
+
+
+def _us(ns: float) -> str:
+    return f"{ns / 1e3:,.1f}"
+
+
+def kernel_table(results: Sequence[KernelResult], title: str) -> Table:
+    """One row per policy: swap traffic per operation, refaults, reclaim, OOM, time model.
+
+    Columns are the seeds' measures (pswpin and pswpout per operation, throughput, the longest
+    fault) and the vmstat counters that explain them.
+    """
+    table = Table(title=title, title_justify="left")
+    columns = [
+        ("policy", "left"),
+        ("swap-in/op", "right"),
+        ("swap-out/op", "right"),
+        ("refaults", "right"),
+        ("reclaim k/d", "right"),
+        ("oom", "right"),
+        ("ops/s", "right"),
+        ("p99 us", "right"),
+        ("max fault us", "right"),
+        ("Macc/s", "right"),
+    ]
+    for name, justify in columns:
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for r in results:
+        c = r.counters
+        speed = (c["requests"] + c["warmup_accesses"]) / r.seconds / 1e6 if r.seconds > 0 else 0.0
+        table.add_row(
+            r.policy,
+            f"{r.per_op('pswpin'):.3f}",
+            f"{r.per_op('pswpout'):.3f}",
+            f"{c['workingset_refault_anon'] + c['workingset_refault_file']:,}",
+            f"{c['pgsteal_kswapd']:,}/{c['pgsteal_direct']:,}",
+            str(c["oom_kill"]),
+            f"{r.throughput_ops_per_s:,.0f}",
+            f"{r.latency_ns['p99'] / 1e3:,.1f}",
+            _us(r.longest_fault_ns),
+            f"{speed:.1f}",
+        )
+    return table
+
+
+def task_table(result: KernelResult) -> Table:
+    """Per task (tag): operations, waits for I/O, the longest wait, killed or not."""
+    table = Table(title=f"{result.policy}: tasks", title_justify="left")
+    for name in ("task", "ops", "waits", "longest wait us", "killed"):
+        table.add_column(name, justify="right")
+    t = result.tasks
+    for tag, ops in enumerate(t["ops"]):
+        table.add_row(
+            str(tag),
+            f"{ops:,}",
+            f"{t['waits'][tag]:,}",
+            _us(t["longest_wait_ns"][tag]),
+            "yes" if t["killed"][tag] else "",
+        )
+    return table
+
+
+def kernel_record(result: KernelResult, workload: str, params: dict[str, Any]) -> dict[str, Any]:
+    """The JSON object of one kernel-mode run."""
+    return {"workload": workload, "workload_params": params, **result.to_dict()}
