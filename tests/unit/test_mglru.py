@@ -1,0 +1,192 @@
+"""MGLRU by hand on a 100-page node, compiled == interpreted, invariants after every access.
+
+A node of 100 pages has watermarks min 32, low 40, high 48 (min_free_kbytes clamps to 128 KiB,
+gap = 32 // 4): kswapd wakes after an access that leaves fewer than 40 pages free and reclaims
+batches of 32 until 48 are free. Swap is zram (3:1: every 3 pages in swap take one page of
+memory). Readahead is off. MGLRU starts with max_seq 3 and min_seq 0 for both types.
+
+The shared opening (``_opening``): anon pages 0..60 written once. At page 60 (61 resident, 39
+free) kswapd asks for 32. ``try_to_inc_min_seq`` skips the empty gens 0..1 (min_seq 2, 2: two gens),
+so aging runs: the walker clears every young bit (all pages sit in gen 3 = max_seq, faulted in
+with PG_active) and max_seq becomes 4; gen 2 is empty for both types, min_seq moves to 3, two
+gens again, aging again (max_seq 5, nothing young now); the anon scan takes the tail of gen 3,
+the oldest pages: 0..31 are swapped out. Afterwards seqs are (5, 3, 3), pages 32..60 in gen 3,
+free = 100 - 29 - ceil(32 / 3) = 60.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pagesim.engine.kernel import KernelRun, simulate_kernel
+from pagesim.engine.memory import KernelConfig, watermarks
+from pagesim.policies.mglru import MGLRU
+from pagesim.trace import Trace
+from pagesim.workloads.kernel import make_kernel_workload
+
+FILE, ANON = 0, 1
+READ, WRITE = 0, 1
+MEM = 100
+
+
+def make_trace(rows: list[tuple[int, int, int]]) -> Trace:
+    """``rows`` of (source id, kind, op); one task."""
+    ids, kind, op = zip(*rows)
+    n = len(rows)
+    return Trace.from_ids(
+        np.array(ids), kind=np.array(kind, np.uint8), op=np.array(op, np.uint8), tag=np.zeros(n, np.int32)
+    )
+
+
+def config(**kw: object) -> KernelConfig:
+    return KernelConfig(memory_pages=MEM, swap_pages=1000, readahead_pages=1, **kw)  # type: ignore[arg-type]
+
+
+def _opening() -> list[tuple[int, int, int]]:
+    return [(i, ANON, WRITE) for i in range(61)]
+
+
+def _page(run: KernelRun, source_id: int) -> int:
+    return int(np.flatnonzero(run.trace.original_id == source_id)[0])
+
+
+def test_watermarks() -> None:
+    assert watermarks(MEM) == (32, 40, 48)
+
+
+def test_opening_rolls_generations_over_and_evicts_the_oldest() -> None:
+    run = KernelRun(make_trace(_opening()), MGLRU(), config())
+    s, pol = run.state, run.policies[0]
+    run.advance(60)  # pages 0..59: no reclaim yet, all in max_seq (faults set PG_active)
+    assert MGLRU.seqs(s) == (3, 0, 0)
+    assert {MGLRU.seq_of(s, p) for p in range(60)} == {3}
+    run.advance(1)
+    pol.check_invariants(s)
+    assert MGLRU.seqs(s) == (5, 3, 3)
+    assert run.counters["pswpout"] == 32
+    assert not s.resident[[_page(run, i) for i in range(32)]].any()
+    assert {MGLRU.seq_of(s, _page(run, i)) for i in range(32, 61)} == {3}
+
+
+def test_young_pages_are_promoted_to_the_youngest_generation() -> None:
+    """After the opening, pages 50..54 are read (young bits set) and anon 61..81 written
+    (resident 50, free 100 - 50 - 11 = 39: kswapd). Three gens (5, 3, 3) at priority 12: no
+    aging. The file type (swappiness 60, no refaults: file) has nothing in gen 3, so anon gen 3
+    is scanned from its tail: 32..49 and 55..60 are isolated (24), the young 50..54 are
+    activated to max_seq 5 (``pgactivate`` 5). Gen 3 is empty: min_seq 4 for both, two gens:
+    aging walks (61..81 young from their faults: bits cleared, already in gen 5) and max_seq is
+    6; gen 4 is empty: min_seq 5, aging again, max_seq 7; gen 5's tail gives the 8 more: the
+    oldest of 61..81 (61..68), ahead of the promoted 50..54 which sit at gen 5's head."""
+    rows = _opening() + [(i, ANON, READ) for i in range(50, 55)] + [(i, ANON, WRITE) for i in range(61, 82)]
+    run = KernelRun(make_trace(rows), MGLRU(), config())
+    s = run.state
+    run.advance(61 + 5 + 20)
+    assert run.counters["pswpout"] == 32 and MGLRU.seqs(s) == (5, 3, 3)
+    run.advance(1)
+    run.policies[0].check_invariants(s)
+    c = run.counters
+    assert c["pswpout"] == 64 and c["pgactivate"] == 5
+    assert MGLRU.seqs(s) == (7, 5, 5)
+    resident = {i for i in range(82) if s.resident[_page(run, i)]}
+    assert resident == set(range(50, 55)) | set(range(69, 82))
+    assert {MGLRU.seq_of(s, _page(run, i)) for i in resident} == {5}
+
+
+@pytest.mark.parametrize("version", ["6.12", "6.14"])
+def test_tiers_from_fd_reads(version: str) -> None:
+    """File pages read 1, 2 and 4 times (no reclaim) are in tiers 0, 1, 2 under both rules; the
+    fifth read puts a page in tier 3 (6.12: refs saturate at 4; 6.14: PG_workingset). 6.12 adds
+    read() pages to min_seq + 1 = 1; 6.14 to max_seq - 3 = 0."""
+    rows = (
+        [(1000, FILE, READ)] + [(2000, FILE, READ)] * 2 + [(3000, FILE, READ)] * 4 + [(4000, FILE, READ)] * 5
+    )
+    run = KernelRun(make_trace(rows), MGLRU(version=version), config())
+    run.advance()
+    s = run.state
+    assert [MGLRU.tier_of(s, _page(run, i)) for i in (1000, 2000, 3000, 4000)] == [0, 1, 2, 3]
+    assert MGLRU.seq_of(s, _page(run, 1000)) == (1 if version == "6.12" else 0)
+
+
+def test_recent_anon_refault_is_restored_as_workingset() -> None:
+    """Page 0, swapped out in the opening with min_seq[anon] 3 in its shadow entry, is written
+    again while min_seq[anon] is still 3: a recent refault (6.12: same min_seq). Its tier at
+    eviction was 0 (refs cleared by the walker), so refaulted[anon][0] = 1,
+    ``workingset_activate_anon`` 1; in a fault the page gets LRU_REFS saturated and
+    PG_workingset (``workingset_restore_anon`` 1): tier 3, in max_seq 5."""
+    run = KernelRun(make_trace(_opening() + [(0, ANON, WRITE)]), MGLRU(), config())
+    run.advance()
+    s, c = run.state, run.counters
+    assert c["workingset_refault_anon"] == 1 and c["pswpin"] == 1
+    assert c["workingset_activate_anon"] == 1 and c["workingset_restore_anon"] == 1
+    assert MGLRU.counters(s, "refaulted").tolist() == [[1, 0, 0, 0], [0, 0, 0, 0]]
+    assert MGLRU.counters(s, "evicted")[0, 0] == 32
+    p = _page(run, 0)
+    assert MGLRU.tier_of(s, p) == 3 and MGLRU.seq_of(s, p) == 5
+
+
+def test_refault_of_an_old_eviction_is_not_recent() -> None:
+    """The same page 0 faulted back after min_seq has moved on (the second reclaim of
+    ``test_young_pages...`` takes min_seq to 5) is not recent: no activate, no restore."""
+    rows = _opening() + [(i, ANON, WRITE) for i in range(61, 82)] + [(0, ANON, WRITE)]
+    run = KernelRun(make_trace(rows), MGLRU(), config())
+    run.advance()
+    c = run.counters
+    assert MGLRU.seqs(run.state)[1] > 3
+    assert c["workingset_refault_anon"] == 1 and c["workingset_activate_anon"] == 0
+    assert c["workingset_restore_anon"] == 0
+
+
+@pytest.mark.parametrize(("swappiness", "file_evicted", "anon_out"), [(1, 10, 22), (200, 3, 29)])
+def test_type_selection_by_swappiness(swappiness: int, file_evicted: int, anon_out: int) -> None:
+    """After the opening (seqs 5, 3, 3: three gens), 10 file pages are read: with only three gens
+    they go to min_seq = 3, beside anon 32..60. Anon 61..71 (gen 5) bring kswapd back (resident
+    50). min_seq is equal for both types, so swappiness 1 picks file: the 10 file pages, then file
+    min_seq cannot pass anon's, the file gen is empty and anon gives 22 (32..53). Swappiness 200
+    picks anon: 29 pages (all of gen 3), then file gives 3."""
+    rows = _opening() + [(10_000 + 2 * i, FILE, READ) for i in range(10)]
+    rows += [(i, ANON, WRITE) for i in range(61, 72)]
+    run = KernelRun(make_trace(rows), MGLRU(), config(swappiness=swappiness))
+    run.advance(71)
+    files = [_page(run, 10_000 + 2 * i) for i in range(10)]
+    assert {MGLRU.seq_of(run.state, p) for p in files} == {3}
+    run.advance()
+    run.policies[0].check_invariants(run.state)
+    c = run.counters
+    assert c["pswpout"] - 32 == anon_out
+    assert c["evictions"] - c["pswpout"] == file_evicted
+
+
+@pytest.mark.parametrize("version", ["6.12", "6.14"])
+def test_invariants_after_every_access_on_a_random_mixed_trace(version: str) -> None:
+    rng = np.random.default_rng(7)
+    n = 1500
+    kind = rng.integers(0, 2, n)
+    ids = np.where(kind == ANON, rng.integers(0, 120, n), 1000 + 3 * rng.integers(0, 120, n))
+    op = rng.integers(0, 2, n)
+    rows = list(zip(ids.tolist(), kind.tolist(), op.tolist()))
+    run = KernelRun(make_trace(rows), MGLRU(version=version), config())
+    pol = run.policies[0]
+    while run.done < run.n:
+        run.advance(1)
+        pol.check_invariants(run.state)
+    c = run.counters
+    assert c["fallback_evictions"] == 0 and c["rejected"] == 0 and c["oom_kill"] == 0
+    assert c["evictions"] > 200
+
+
+def test_compiled_equals_interpreted() -> None:
+    tr = make_kernel_workload("stress-vm", memory_pages=400, passes=2, workers=2)
+    cfg = KernelConfig(memory_pages=400)
+    for version in ("6.12", "6.14"):
+        a = simulate_kernel(tr, MGLRU(version=version), cfg)
+        b = simulate_kernel(tr, MGLRU(version=version), cfg, interpreted=True)
+        assert a.counters == b.counters and a.tasks == b.tasks
+
+
+def test_parameters_are_checked() -> None:
+    tr = make_trace([(1, ANON, WRITE)])
+    with pytest.raises(ValueError, match="version"):
+        KernelRun(tr, MGLRU(version="5.15"), config())
+    with pytest.raises(ValueError, match="min_ttl_ms"):
+        KernelRun(tr, MGLRU(min_ttl_ms=1000), config())
