@@ -161,11 +161,14 @@ def test_kswapd_reclaims_batches_of_32_to_the_high_watermark():
     assert c["pgsteal_kswapd"] == 7 * 32 and c["allocstall"] == 0 and c["fallback_evictions"] == 0
     assert lists_by_id(run)["inactive_file"] == list(range(299, 299 - 76, -1))  # oldest went first
     # one pass at the framework's priority only: at 12 the lists of so small a node give
-    # nothing (49 >> 12 == 0), and the engine's fallback (CLOCK) evicts the whole batch
+    # nothing (49 >> 12 == 0). linux-lru has no default policy under it (uses_fallback is
+    # False), so the engine retries the batch at lower priorities; every eviction is still
+    # the policy's own
     single = KernelRun(make_trace(rows), LinuxLRU(priority_loop=False), node())
     single.advance()
     c = single.counters
-    assert (c["evict_calls"], c["proposed"], c["fallback_evictions"]) == (7, 0, 7 * 32)
+    assert c["evict_calls"] > 7 and c["fallback_evictions"] == 0
+    assert c["policy_evictions"] == c["evictions"] > 0
 
 
 def swappiness_trace() -> Trace:

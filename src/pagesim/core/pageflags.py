@@ -8,7 +8,7 @@ it samples it (``folio_referenced`` / the MGLRU walker: mm/rmap.c, mm/vmscan.c).
 from __future__ import annotations
 
 from pagesim.core.jit import kernel
-from pagesim.core.state import ANON, DIRTY, RA_MARK, SWAPCACHE, YOUNG
+from pagesim.core.state import ANON, DIRTY, FLAG_MASK, RA_MARK, SWAPCACHE, YOUNG
 
 
 @kernel
@@ -40,6 +40,6 @@ def test_and_clear_young(s, page):  # type: ignore[no-untyped-def]
     """Return whether ``page``'s young bit was set, and clear it (``ptep_test_and_clear_young``)."""
     v = s.resident[page]
     if v & YOUNG:
-        s.resident[page] = v & ~YOUNG
+        s.resident[page] = v & (FLAG_MASK ^ YOUNG)
         return True
     return False

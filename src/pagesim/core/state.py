@@ -96,6 +96,9 @@ DIRTY = 8  #: kernel mode: the page differs from its backing copy (file, or swap
 ANON = 16  #: kernel mode: the page is anonymous (swap-backed); else file
 SWAPCACHE = 32  #: kernel mode: an anon page read back from swap whose slot still holds it
 RA_MARK = 64  #: kernel mode: PG_readahead, a hit starts the next asynchronous readahead
+#: All bits of the byte: clear bit X with ``v & (FLAG_MASK ^ X)`` (``~X`` is negative, which a
+#: uint8 cannot hold when the code runs as plain Python).
+FLAG_MASK = 255
 
 REASON_POLICY = 0
 REASON_FALLBACK = 1

@@ -287,6 +287,7 @@ class KernelRun(Stepper):
             lat=np.zeros(N_LAT_BUCKETS, dtype=np.int64),
             victims=np.zeros(MAX_CANDIDATES, dtype=np.int64),
             one_by_one=np.array([0 if c.proposes_batches else 1 for c in self.classes], dtype=np.uint8),
+            no_fallback=np.array([0 if c.uses_fallback else 1 for c in self.classes], dtype=np.uint8),
             fill=np.zeros(c.readahead_pages + 1, dtype=np.int64),
             fill_flags=np.zeros(c.readahead_pages + 1, dtype=np.uint8),
             fill_ra=np.zeros(c.readahead_pages + 1, dtype=np.uint8),

@@ -74,6 +74,7 @@ from pagesim.core.state import (
     A_WMARK_LOW,
     ANON,
     DIRTY,
+    FLAG_MASK,
     LIST,
     MAX_CANDIDATES,
     MODE_KERNEL,
@@ -175,6 +176,7 @@ class KFramework(NamedTuple):
     lat: np.ndarray  #: int64 (N_LAT_BUCKETS,) accesses by latency, bucket = bit length of ns
     victims: np.ndarray  #: int64 (MAX_CANDIDATES,) scratch: pages one reclaim batch evicts
     one_by_one: np.ndarray  #: uint8 (n_cgroups,) 1 if the cgroup's policy proposes one page a call
+    no_fallback: np.ndarray  #: uint8 (n_cgroups,) 1 if the policy is the kernel's own (no default under it)
     fill: np.ndarray  #: int64 (ra_max + 1,) scratch: pages one access brings in
     fill_flags: np.ndarray  #: uint8 (ra_max + 1,) their flags
     fill_ra: np.ndarray  #: uint8 (ra_max + 1,) 1 for readahead pages
@@ -303,7 +305,7 @@ def _pick_fallback(s, fw, cg, n):  # type: ignore[no-untyped-def]
         if v == 0 or s.cgroup_of[page] != cg:
             continue
         if v & (REFERENCED | YOUNG):
-            s.resident[page] = v & ~(REFERENCED | YOUNG)
+            s.resident[page] = v & (FLAG_MASK ^ (REFERENCED | YOUNG))
             continue
         if not _evictable(s, fw, page) or _proposed_before(fw.victims, got, page):
             continue
@@ -364,7 +366,7 @@ def _reclaim(ss, fw, a, r, out, evict, removed, cg, request, prio, reclaimer, t)
     for rnd in range(rounds + 1):
         fallback = rnd == rounds or policy_done
         if fallback:
-            if freed * 100 > 80 * request:
+            if freed * 100 > 80 * request or fw.no_fallback[cg] != 0:
                 break
             out[C.FALLBACK_CALLS] += 1
             nv = _pick_fallback(s, fw, cg, request - freed)
@@ -621,12 +623,12 @@ def run_kernel(  # type: ignore[no-untyped-def]
             if o == 1:
                 v |= DIRTY
                 if v & SWAPCACHE:
-                    v &= ~SWAPCACHE
+                    v &= FLAG_MASK ^ SWAPCACHE
                     _release_swap(fw, p)
             if is_anon:
                 s.resident[p] = v | YOUNG
             else:
-                s.resident[p] = v & ~RA_MARK
+                s.resident[p] = v & (FLAG_MASK ^ RA_MARK)
                 mark_accessed = True
                 if v & RA_MARK:  # PG_readahead hit: the next window, asynchronously
                     size = _next_window(max(fw.tag_ra[tg, RA_SIZE], 1), ra_max)
@@ -653,7 +655,7 @@ def run_kernel(  # type: ignore[no-untyped-def]
                     stall += _read_ns(fw, SWAP_DEV, p, 1)
                     flags = RESIDENT | ANON | YOUNG | REFERENCED | SWAPCACHE
                     if o == 1:
-                        flags = (flags | DIRTY) & ~SWAPCACHE
+                        flags = (flags | DIRTY) & (FLAG_MASK ^ SWAPCACHE)
                 else:
                     out[C.ZERO_FILL] += 1
                     if counted and fw.owner_tag[p] < 0 and fw.shadowed[p] == 0:
@@ -710,6 +712,7 @@ def run_kernel(  # type: ignore[no-untyped-def]
                 a[A_READAHEAD] = fw.fill_ra[i]
                 a[A_REFAULT] = fw.shadowed[q]
                 a[A_FREE] = _free_pages(fw)
+                a[A_SWAP_FREE] = fw.node[N_SWAP_TOTAL] - fw.node[N_SWAP_USED] if fw.node[N_HAS_SWAP] else 0
                 added(ss, cg, a)
                 fw.shadowed[q] = 0
             if wait_read > 0:

@@ -67,6 +67,11 @@ class Policy:
         True if ``evict`` proposes up to ``a[A_REQUEST]`` pages per call (kernel policies,
         cache_ext's). False for policies written for cache mode, which propose one: kernel
         mode then asks them once per page of a reclaim batch.
+    uses_fallback : bool
+        True for cache_ext-style policies: when they free too little, the framework's default
+        policy evicts the rest. False for the kernel's own policies (linux-lru, mglru, CAST),
+        which have nothing under them: a short batch makes reclaim retry at a higher priority
+        and, when nothing gives at all, the OOM killer acts.
     params : dict
         Parameter names and defaults; ``Policy(**kw)`` overrides them, unknown names raise.
     """
@@ -79,6 +84,7 @@ class Policy:
     float_globals: ClassVar[int] = 8
     needs_next_access: ClassVar[bool] = False
     proposes_batches: ClassVar[bool] = False
+    uses_fallback: ClassVar[bool] = True
     params: ClassVar[dict[str, Any]] = {}
 
     init: Callable[..., Any] = staticmethod(noop_hook)

@@ -588,6 +588,7 @@ class LinuxLRU(Policy):
     int_fields = ("referenced", "active", "workingset")
     int_globals = N_GLOBALS
     proposes_batches = True
+    uses_fallback = False
     params = {"swappiness_override": -1, "priority_loop": True}
     init = staticmethod(_init)
     added = staticmethod(_added)

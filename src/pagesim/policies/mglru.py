@@ -764,6 +764,7 @@ class MGLRU(Policy):
     int_fields = ("nxt", "prv", "gen", "type", "referenced", "workingset", "lru_refs", "isolated")
     int_globals = G_END - GI_USER
     proposes_batches = True
+    uses_fallback = False
     params = {"version": "6.12", "min_ttl_ms": 0}
     init = staticmethod(_init)
     added = staticmethod(_added)

@@ -32,6 +32,8 @@ BUILTIN: dict[str, str] = {
     "s3fifo": "pagesim.policies.s3fifo:S3FIFO",
     "w-tinylfu": "pagesim.policies.wtinylfu:WTinyLFU",
     "lrfu": "pagesim.policies.lrfu:LRFU",
+    "mglru": "pagesim.policies.mglru:MGLRU",
+    "linux-lru": "pagesim.policies.linux_lru:LinuxLRU",
 }
 
 
