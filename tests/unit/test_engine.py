@@ -307,3 +307,12 @@ class FailingInit(Policy):
 def test_nonzero_init_aborts_the_run() -> None:
     with pytest.raises(PolicyError, match="init returned 3"):
         simulate(Trace.from_ids([1, 2, 3]), FailingInit(), 2)
+
+
+def test_warmup_evictions_are_not_counted() -> None:
+    """1 2 3 1 2 3 with 2 frames, warm-up 3. Warm-up: 1, 2 fill; 3 evicts 1 (not counted).
+    Measured: 1 misses and evicts 2, 2 misses and evicts 3, 3 misses and evicts 1: 3 misses,
+    3 evictions, 3 evict calls."""
+    c = simulate(Trace.from_ids([1, 2, 3, 1, 2, 3]), make_policy("lru"), 2, warmup=3).counters
+    assert (c["requests"], c["misses"], c["evictions"], c["evict_calls"]) == (3, 3, 3, 3)
+    assert c["warmup_accesses"] == 3

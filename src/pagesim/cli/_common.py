@@ -190,8 +190,34 @@ def load_policies(
     return configure_policies(resolve_policies(wanted), parse_sets(sets))
 
 
-def load_trace(spec: str, fmt: str | None = None) -> Trace:
-    """Read a trace file, or generate ``workload:NAME[?key=value&...]``.
+READER_HELP = (
+    "A reader option, KEY=VALUE, repeatable: for csv id_col, size_col, time_col, op_col "
+    "(1-based index or header name), delimiter, has_header, id_type (int|str)."
+)
+
+
+def reader_options(items: Sequence[str] | None) -> dict[str, Any]:
+    """``["id_col=2", "has_header=false"]`` -> ``{"id_col": 2, "has_header": False}``.
+
+    Values read as int, bool (true/false) or text. Raises ValueError on an item without ``=``.
+    """
+    out: dict[str, Any] = {}
+    for item in items or ():
+        key, eq, value = str(item).partition("=")
+        if not eq or not key.strip():
+            raise ValueError(f"cannot read --reader {item!r}: use KEY=VALUE (id_col=2)")
+        text = value.strip()
+        if text.lower() in ("true", "false"):
+            out[key.strip()] = text.lower() == "true"
+        elif re.fullmatch(r"-?[0-9]+", text):
+            out[key.strip()] = int(text)
+        else:
+            out[key.strip()] = value
+    return out
+
+
+def load_trace(spec: str, fmt: str | None = None, options: dict[str, Any] | None = None) -> Trace:
+    """Read a trace file (with reader ``options``), or generate ``workload:NAME[?key=value&...]``.
 
     Raises
     ------
@@ -205,7 +231,9 @@ def load_trace(spec: str, fmt: str | None = None) -> Trace:
     if os.path.isdir(spec):
         raise ValueError(f"{spec} is a directory, not a trace file")
     try:
-        return read_trace(spec, format=fmt)
+        return read_trace(spec, format=fmt, **(options or {}))
+    except TypeError as exc:  # an option the reader does not take
+        raise ValueError(f"--reader: {exc}") from None
     except ValueError as exc:
         # the library's wording ("pass format= one of [...]") in the command line's terms
         text = re.sub(
@@ -213,6 +241,8 @@ def load_trace(spec: str, fmt: str | None = None) -> Trace:
             lambda m: "use --format with one of: " + m.group(1).replace("'", ""),
             str(exc),
         )
+        text = re.sub(r"pass (id_col|size_col|time_col|op_col)\b", r"use --reader \1=N", text)
+        text = re.sub(r"pass id_type='str'", "use --reader id_type=str", text)
         if text == str(exc):
             raise
         raise ValueError(text) from None

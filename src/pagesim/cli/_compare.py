@@ -5,7 +5,14 @@ from __future__ import annotations
 import typer
 
 from pagesim.analysis.compare import parse_size
-from pagesim.cli._common import FORMAT_NAMES, handled_errors, load_trace, run_comparison
+from pagesim.cli._common import (
+    FORMAT_NAMES,
+    READER_HELP,
+    handled_errors,
+    load_trace,
+    reader_options,
+    run_comparison,
+)
 
 SIZE_HELP = (
     "Cache size: pages (5000), or a percentage of the unique pages the trace touches (10%); "
@@ -33,6 +40,7 @@ def compare_command(
     policy: list[str] | None = typer.Option(None, "--policy", "-p", metavar="POLICY", help=POLICY_HELP),
     sets: list[str] | None = typer.Option(None, "--set", metavar="NAME.PARAM=VALUE", help=SET_HELP),
     fmt: str | None = typer.Option(None, "--format", "-f", metavar="FORMAT", help=FORMAT_HELP),
+    reader: list[str] | None = typer.Option(None, "--reader", metavar="KEY=VALUE", help=READER_HELP),
     warmup: str | None = typer.Option(None, "--warmup", metavar="WARMUP", help=WARMUP_HELP),
     capacity_unit: str = typer.Option(
         "pages",
@@ -55,7 +63,7 @@ def compare_command(
     with handled_errors():
         for text in size:
             parse_size(text)  # fail on a bad size before reading a large trace
-        t = load_trace(trace, fmt)
+        t = load_trace(trace, fmt, reader_options(reader))
         run_comparison(
             t,
             trace,

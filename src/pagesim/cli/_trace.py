@@ -8,7 +8,7 @@ import sys
 import typer
 
 from pagesim.analysis.reuse import trace_stats
-from pagesim.cli._common import FORMAT_NAMES, handled_errors, load_trace, stdout
+from pagesim.cli._common import FORMAT_NAMES, READER_HELP, handled_errors, load_trace, reader_options, stdout
 from pagesim.cli._help import Command, Group
 from pagesim.report.trace import stats_table
 from pagesim.trace import WRITE_FORMATS, write_trace
@@ -22,11 +22,12 @@ FORMAT_HELP = f"Input format, one of: {FORMAT_NAMES}. Detected from name and con
 def info_command(
     trace: str = typer.Argument(..., metavar="TRACE", help="Trace file, or workload:NAME[?key=value&...]."),
     fmt: str | None = typer.Option(None, "--format", "-f", metavar="FORMAT", help=FORMAT_HELP),
+    reader: list[str] | None = typer.Option(None, "--reader", metavar="KEY=VALUE", help=READER_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the statistics as one JSON object."),
 ) -> None:
     """Requests, unique pages, footprint, one-hit wonders and reuse-distance quantiles."""
     with handled_errors():
-        stats = trace_stats(load_trace(trace, fmt))
+        stats = trace_stats(load_trace(trace, fmt, reader_options(reader)))
         if as_json:
             sys.stdout.write(json.dumps({"trace": trace, **stats}, allow_nan=False) + "\n")
         else:
@@ -38,6 +39,7 @@ def convert_command(
     source: str = typer.Argument(..., metavar="IN", help="Trace file, or workload:NAME[?key=value&...]."),
     dest: str = typer.Argument(..., metavar="OUT", help="Output file (overwritten)."),
     fmt: str | None = typer.Option(None, "--format", "-f", metavar="FORMAT", help=FORMAT_HELP),
+    reader: list[str] | None = typer.Option(None, "--reader", metavar="KEY=VALUE", help=READER_HELP),
     to: str | None = typer.Option(
         None,
         "--to",
@@ -49,6 +51,6 @@ def convert_command(
     with handled_errors():
         if to is not None and to not in WRITE_FORMATS:
             raise ValueError(f"cannot write format {to!r}; writable: {', '.join(WRITE_FORMATS)}")
-        t = load_trace(source, fmt)
+        t = load_trace(source, fmt, reader_options(reader))
         write_trace(t, dest, format=to)
         stdout().print(f"wrote {t.n_requests:,} accesses over {t.n_pages:,} pages to {dest}")

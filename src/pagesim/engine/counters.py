@@ -30,14 +30,14 @@ BYTES_REQUESTED = 20
 BYTES_MISSED = 21
 N_COUNTERS = 24
 
-#: name -> (slot, meaning). Every count is over the measured accesses (after warm-up) except
-#: the framework's eviction bookkeeping, which counts the whole run.
+#: name -> (slot, meaning). Every count is over the measured accesses (after warm-up): what a
+#: warm-up access causes (its evictions, proposals, rejects) is not counted.
 COUNTERS: dict[str, tuple[int, str]] = {
     "requests": (REQUESTS, "accesses counted (after warm-up)"),
     "hits": (HITS, "counted accesses that found their page resident"),
     "misses": (MISSES, "counted accesses that did not"),
     "compulsory_misses": (COMPULSORY, "misses on the first access to a page"),
-    "evictions": (EVICTIONS, "pages evicted (whole run)"),
+    "evictions": (EVICTIONS, "pages evicted"),
     "policy_evictions": (POLICY_EVICTIONS, "evictions of pages the policy proposed"),
     "fallback_evictions": (FALLBACK_EVICTIONS, "evictions made by the default policy"),
     "evict_calls": (EVICT_CALLS, "calls of the policy's evict hook"),

@@ -229,7 +229,7 @@ class Run(Stepper):
         self.cfg = self._fresh_cfg()
         self.a = np.zeros(ACC_LEN, dtype=np.int64)
         self.r = np.zeros(ACC_LEN, dtype=np.int64)
-        self.out = np.zeros(C.N_COUNTERS, dtype=np.int64)
+        self.out = np.zeros(2 * C.N_COUNTERS, dtype=np.int64)  # second half: warm-up's effects
         self._start_up(interpreted)
         self.prepare_seconds = time.perf_counter() - t0
 
