@@ -8,6 +8,7 @@ from pagesim.cli._common import stdout
 from pagesim.policies.registry import policy_class, policy_names
 from pagesim.report.listing import policies_table, workloads_table
 from pagesim.workloads import WORKLOADS
+from pagesim.workloads.kernel import KERNEL_WORKLOADS
 
 #: Remarks shown under a policy's description in ``pagesim policies``.
 NOTES = {
@@ -32,3 +33,10 @@ def workloads_command() -> None:
     """List every built-in workload with its parameters and defaults."""
     rows = [(name, w.description, w.defaults) for name, w in WORKLOADS.items()]
     stdout().print(workloads_table(rows))
+    kernel_rows = [(name, w.description, w.defaults) for name, w in KERNEL_WORKLOADS.items()]
+    stdout().print(
+        workloads_table(
+            kernel_rows,
+            title="kernel-mode workloads (pagesim run NAME or NAME?key=value&...; anon and file pages)",
+        )
+    )

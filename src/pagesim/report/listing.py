@@ -44,19 +44,21 @@ def policies_table(
     return table
 
 
-def workloads_table(rows: Sequence[tuple[str, str, Mapping[str, Any]]]) -> Table:
+def workloads_table(rows: Sequence[tuple[str, str, Mapping[str, Any]]], title: str | None = None) -> Table:
     """Workloads with their parameters and defaults.
 
     Parameters
     ----------
     rows : sequence of (name, description, defaults)
+    title : str, optional
+        The table's title (default: how to name a cache-mode workload).
 
     Returns
     -------
     rich.table.Table
     """
     table = Table(
-        title="workloads (use as TRACE: workload:NAME or workload:NAME?key=value&key=value)",
+        title=title or "workloads (use as TRACE: workload:NAME or workload:NAME?key=value&key=value)",
         title_justify="left",
     )
     table.add_column("name", style="bold")
