@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import lcs
 import naive
 import pytest
 
@@ -22,13 +23,8 @@ from pagesim.engine import simulate
 from pagesim.policies.arc import ARC
 from pagesim.policies.lirs import LIRS
 from pagesim.policies.twoq import TwoQ
-from pagesim.trace import Trace, read_trace, write_trace
-
-lcs = pytest.importorskip("libcachesim")
 
 pytestmark = pytest.mark.realtrace
-
-TRACES = Path(__file__).resolve().parents[2].parent / "shared" / "traces"
 
 #: pagesim name -> (pagesim class, libcachesim class name); defaults on both sides
 PEERS = {"arc": (ARC, "ARC"), "2q": (TwoQ, "TwoQ"), "lirs": (LIRS, "LIRS")}
@@ -77,32 +73,12 @@ CASES = [(t, cap, pol) for t, (_, table) in EXPECTED.items() for cap, row in tab
 @pytest.fixture(scope="module")
 def prepared(tmp_path_factory):
     """trace name -> (pagesim Trace, path of an oracleGeneral file libCacheSim can read)."""
-    if not TRACES.is_dir():
-        pytest.skip(f"real traces not found at {TRACES} (see ../shared/traces/PROVENANCE.md)")
-    folder = tmp_path_factory.mktemp("oracle")
-    out: dict[str, tuple[Trace, Path]] = {}
-    for name, (rel, _) in EXPECTED.items():
-        path = TRACES / rel
-        if not path.is_file():
-            pytest.skip(f"trace {rel} missing under {TRACES}")
-        trace = read_trace(path)
-        if rel.endswith(".oracleGeneral.bin"):
-            oracle = path
-        else:
-            oracle = folder / f"{name}.oracleGeneral.bin"
-            write_trace(trace, oracle, format="oracle")
-        out[name] = (trace, oracle)
-    return out
+    return lcs.prepare_traces(tmp_path_factory, {name: rel for name, (rel, _) in EXPECTED.items()})
 
 
 def lcs_misses(policy: str, oracle: Path, capacity: int, n_requests: int) -> int:
     """Miss count of libCacheSim's peer of ``policy`` on an oracleGeneral file, unit sizes."""
-    reader = lcs.TraceReader(
-        str(oracle), lcs.TraceType.ORACLE_GENERAL_TRACE, lcs.ReaderInitParam(ignore_obj_size=True)
-    )
-    cache = getattr(lcs, PEERS[policy][1])(capacity, hashpower=16)
-    ratio, _ = cache.process_trace(reader)
-    return round(ratio * n_requests)
+    return lcs.misses(PEERS[policy][1], oracle, capacity, n_requests)
 
 
 @pytest.mark.parametrize(("trace_name", "capacity", "policy"), CASES)
@@ -122,13 +98,9 @@ def test_miss_counts_against_libcachesim(prepared, trace_name, capacity, policy)
 def replay(tmp_path: Path, policy: str, ids: list[int], capacity: int) -> tuple[int, int]:
     """(pagesim misses, libCacheSim misses) of ``policy`` on a small trace."""
     path = tmp_path / f"{policy}.oracleGeneral.bin"
-    trace = Trace.from_ids(ids)
-    write_trace(trace, path, format="oracle")
-    reader = lcs.TraceReader(
-        str(path), lcs.TraceType.ORACLE_GENERAL_TRACE, lcs.ReaderInitParam(ignore_obj_size=True)
-    )
-    ratio, _ = getattr(lcs, PEERS[policy][1])(capacity, hashpower=8).process_trace(reader)
-    return simulate(trace, PEERS[policy][0](), capacity).misses, round(ratio * len(ids))
+    trace = lcs.write_oracle(ids, path)
+    theirs = lcs.misses(PEERS[policy][1], path, capacity, len(ids), hashpower=8)
+    return simulate(trace, PEERS[policy][0](), capacity).misses, theirs
 
 
 def test_lirs_libcachesim_evicts_on_a_hit(tmp_path):

@@ -20,21 +20,16 @@ only miss ratios: misses = round(ratio * requests).
 
 from __future__ import annotations
 
-from pathlib import Path
-
+import lcs
 import pytest
 
 from pagesim.engine import simulate
 from pagesim.policies.s3fifo import S3FIFO
 from pagesim.policies.sieve import Sieve
 from pagesim.policies.wtinylfu import WTinyLFU
-from pagesim.trace import Trace, read_trace, write_trace
-
-lcs = pytest.importorskip("libcachesim")
+from pagesim.trace import Trace
 
 pytestmark = pytest.mark.realtrace
-
-TRACES = Path(__file__).resolve().parents[2].parent / "shared" / "traces"
 
 #: trace -> (path under TRACES, {capacity: (sieve, s3fifo, w-tinylfu cbf, w-tinylfu cms)});
 #: the first three agreed by both simulators (except W-TinyLFU at 100, see KNOWN_DIFF).
@@ -91,31 +86,7 @@ def segments_fill_main(capacity: int) -> bool:
 @pytest.fixture(scope="module")
 def prepared(tmp_path_factory):
     """trace name -> (pagesim Trace, path of an oracleGeneral file libCacheSim can read)."""
-    if not TRACES.is_dir():
-        pytest.skip(f"real traces not found at {TRACES} (see ../shared/traces/PROVENANCE.md)")
-    folder = tmp_path_factory.mktemp("oracle")
-    out: dict[str, tuple[Trace, Path]] = {}
-    for name, (rel, _) in EXPECTED.items():
-        path = TRACES / rel
-        if not path.is_file():
-            pytest.skip(f"trace {rel} missing under {TRACES}")
-        trace = read_trace(path)
-        if rel.endswith(".oracleGeneral.bin"):
-            oracle = path
-        else:
-            oracle = folder / f"{name}.oracleGeneral.bin"
-            write_trace(trace, oracle, format="oracle")
-        out[name] = (trace, oracle)
-    return out
-
-
-def lcs_misses(cls_name: str, oracle: Path, capacity: int, n_requests: int) -> int:
-    """Miss count of a libCacheSim policy (defaults) on an oracleGeneral file, unit sizes."""
-    reader = lcs.TraceReader(
-        str(oracle), lcs.TraceType.ORACLE_GENERAL_TRACE, lcs.ReaderInitParam(ignore_obj_size=True)
-    )
-    ratio, _ = getattr(lcs, cls_name)(capacity, hashpower=16).process_trace(reader)
-    return round(ratio * n_requests)
+    return lcs.prepare_traces(tmp_path_factory, {name: rel for name, (rel, _) in EXPECTED.items()})
 
 
 CASES = [(t, c) for t, (_, table) in EXPECTED.items() for c in table]
@@ -128,7 +99,7 @@ def test_sieve_and_s3fifo_equal_libcachesim(prepared, trace_name, capacity):
     for policy, peer, want in ((Sieve(), "Sieve", want_sieve), (S3FIFO(), "S3FIFO", want_s3)):
         ours = simulate(trace, policy, capacity)
         assert ours.counters["fallback_evictions"] == 0
-        theirs = lcs_misses(peer, oracle, capacity, trace.n_requests)
+        theirs = lcs.misses(peer, oracle, capacity, trace.n_requests)
         assert (ours.misses, theirs) == (want, want), peer
 
 
@@ -138,7 +109,7 @@ def test_wtinylfu_cbf_equals_libcachesim(prepared, trace_name, capacity):
     want = EXPECTED[trace_name][1][capacity][2]
     ours = simulate(trace, WTinyLFU(sketch="cbf", keys=trace.original_id), capacity)
     assert ours.counters["fallback_evictions"] == 0
-    theirs = lcs_misses("WTinyLFU", oracle, capacity, trace.n_requests)
+    theirs = lcs.misses("WTinyLFU", oracle, capacity, trace.n_requests)
     assert ours.misses == want
     if segments_fill_main(capacity):
         assert theirs == want
@@ -151,7 +122,7 @@ def test_wtinylfu_paper_sketch_close_to_libcachesim(prepared, trace_name, capaci
     trace, oracle = prepared[trace_name]
     want = EXPECTED[trace_name][1][capacity][3]
     ours = simulate(trace, WTinyLFU(), capacity).misses
-    theirs = lcs_misses("WTinyLFU", oracle, capacity, trace.n_requests)
+    theirs = lcs.misses("WTinyLFU", oracle, capacity, trace.n_requests)
     assert ours == want
     assert abs(ours - theirs) <= CMS_TOLERANCE * theirs, (ours, theirs)
 
@@ -167,6 +138,6 @@ def test_s3fifo_small_capacities_libcachesim_caches_nothing(tmp_path):
     """At 10..19 pages libCacheSim's S is one object and it refuses every insertion into S."""
     ids = [1, 2, 1, 2, 1, 2, 3, 1, 2]
     path = tmp_path / "small.oracleGeneral.bin"
-    write_trace(Trace.from_ids(ids), path, format="oracle")
-    assert lcs_misses("S3FIFO", path, 12, len(ids)) == len(ids)
+    lcs.write_oracle(ids, path)
+    assert lcs.misses("S3FIFO", path, 12, len(ids)) == len(ids)
     assert simulate(Trace.from_ids(ids), S3FIFO(), 12).misses == 3

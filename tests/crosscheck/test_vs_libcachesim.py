@@ -15,18 +15,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import lcs
 import naive
 import pytest
 
 from pagesim.engine import simulate
 from pagesim.policies.registry import make_policy
-from pagesim.trace import Trace, read_trace, write_trace
-
-lcs = pytest.importorskip("libcachesim")
+from pagesim.trace import Trace
 
 pytestmark = pytest.mark.realtrace
-
-TRACES = Path(__file__).resolve().parents[2].parent / "shared" / "traces"
 
 #: pagesim name -> libcachesim class name (defaults: Clock n_bit_counter=1, init_freq=0)
 PEERS = {"lru": "LRU", "fifo": "FIFO", "clock": "Clock", "lfu": "LFU", "opt": "Belady"}
@@ -86,32 +83,12 @@ CASES = [
 @pytest.fixture(scope="module")
 def prepared(tmp_path_factory):
     """trace name -> (pagesim Trace, path of an oracleGeneral file libCacheSim can read)."""
-    if not TRACES.is_dir():
-        pytest.skip(f"real traces not found at {TRACES} (see ../shared/traces/PROVENANCE.md)")
-    folder = tmp_path_factory.mktemp("oracle")
-    out: dict[str, tuple[Trace, Path]] = {}
-    for name, (rel, _) in EXPECTED.items():
-        path = TRACES / rel
-        if not path.is_file():
-            pytest.skip(f"trace {rel} missing under {TRACES}")
-        trace = read_trace(path)
-        if rel.endswith(".oracleGeneral.bin"):
-            oracle = path
-        else:
-            oracle = folder / f"{name}.oracleGeneral.bin"
-            write_trace(trace, oracle, format="oracle")
-        out[name] = (trace, oracle)
-    return out
+    return lcs.prepare_traces(tmp_path_factory, {name: rel for name, (rel, _) in EXPECTED.items()})
 
 
 def lcs_misses(policy: str, oracle: Path, capacity: int, n_requests: int) -> int:
     """Miss count of libCacheSim's peer of ``policy`` on an oracleGeneral file, unit sizes."""
-    reader = lcs.TraceReader(
-        str(oracle), lcs.TraceType.ORACLE_GENERAL_TRACE, lcs.ReaderInitParam(ignore_obj_size=True)
-    )
-    cache = getattr(lcs, PEERS[policy])(capacity, hashpower=16)
-    ratio, _ = cache.process_trace(reader)
-    return round(ratio * n_requests)
+    return lcs.misses(PEERS[policy], oracle, capacity, n_requests)
 
 
 @pytest.mark.parametrize(("trace_name", "capacity", "policy"), CASES)
@@ -133,7 +110,7 @@ def test_lfu_tie_rule_matches_libcachesim(tmp_path):
     """
     ids = [1, 2, 2, 1, 3, 2, 4, 2]
     path = tmp_path / "tie.oracleGeneral.bin"
-    write_trace(Trace.from_ids(ids), path, format="oracle")
+    lcs.write_oracle(ids, path)
     theirs = lcs_misses("lfu", path, 2, len(ids))
     ours = simulate(Trace.from_ids(ids), make_policy("lfu"), 2).misses
     assert naive.misses(naive.lfu(ids, 2, tie="lru")) == 6
@@ -150,12 +127,8 @@ def test_clock_newcomer_bit_matches_libcachesim(tmp_path):
     """
     ids = [1, 2, 1, 3, 2]
     path = tmp_path / "clock.oracleGeneral.bin"
-    write_trace(Trace.from_ids(ids), path, format="oracle")
+    lcs.write_oracle(ids, path)
     theirs = lcs_misses("clock", path, 2, len(ids))
     ours = simulate(Trace.from_ids(ids), make_policy("clock"), 2).misses
     assert ours == theirs == naive.misses(naive.clock(ids, 2)) == 4
-    reader = lcs.TraceReader(
-        str(path), lcs.TraceType.ORACLE_GENERAL_TRACE, lcs.ReaderInitParam(ignore_obj_size=True)
-    )
-    set_on_insert, _ = lcs.Clock(2, hashpower=8, init_freq=1).process_trace(reader)
-    assert round(set_on_insert * len(ids)) == 3
+    assert lcs.misses("Clock", path, 2, len(ids), hashpower=8, init_freq=1) == 3
