@@ -50,6 +50,7 @@ from pagesim.engine.kernel_loop import (
     N_ZRAM_STORED,
     SWAP_DEV,
     KFramework,
+    _free_pages,
 )
 from pagesim.engine.loop import new_cfg
 from pagesim.engine.memory import D_LEN, KernelConfig, watermarks
@@ -82,6 +83,10 @@ class KernelResult:
         CPU time kswapd spent reclaiming, and time tasks spent in direct reclaim.
     node : dict
         Resident anon and file pages, swap used, zram's stored pages at the end; OOM victim.
+    series : dict of lists
+        Sampled every ``sample_every`` accesses (empty if not asked for): ``access`` (index),
+        ``resident_anon``, ``resident_file``, ``free``, ``swap_used``, ``pswpin``, ``pswpout``,
+        and each policy readout (``Policy.readouts``) of cgroup 0's policy.
     tasks : dict of lists, one entry per task (tag)
         ``ops``, ``time_ns``, ``waits`` (swap-ins and file reads it waited for),
         ``longest_wait_ns``, ``killed`` (1 if the OOM killer took it).
@@ -106,6 +111,7 @@ class KernelResult:
     prepare_seconds: float
     mode: str
     params: dict[str, Any] = field(default_factory=dict)
+    series: dict[str, list[float]] = field(default_factory=dict)
 
     def per_op(self, name: str) -> float:
         """``counters[name]`` per simulated access (0.0 if none)."""
@@ -124,6 +130,7 @@ class KernelResult:
             "direct_reclaim_ns": self.direct_reclaim_ns,
             "node": self.node,
             "tasks": self.tasks,
+            "series": self.series,
             "config": self.config,
             "seconds": self.seconds,
             "prepare_seconds": self.prepare_seconds,
@@ -235,6 +242,7 @@ class KernelRun(Stepper):
             st.gi[GI_SWAPPINESS] = cfgk.swappiness
             pol.configure(st, int(lim))
         self.warmup = warmup
+        self.series: dict[str, list[float]] = {}
         self.cfg = self._fresh_cfg()
         self.a = np.zeros(ACC_LEN, dtype=np.int64)
         self.r = np.zeros(ACC_LEN, dtype=np.int64)
@@ -313,6 +321,22 @@ class KernelRun(Stepper):
         counts.update({name: int(stat[i]) for i, name in enumerate(STAT_NAMES)})
         return counts
 
+    def sample(self) -> None:
+        """Append the node's state now (and cgroup 0's policy readouts) to :attr:`series`."""
+        fw = self.framework
+        row = {
+            "access": float(self.done),
+            "resident_anon": float(fw.node[N_RES_ANON]),
+            "resident_file": float(fw.node[N_RES_FILE]),
+            "free": float(_free_pages(fw)),
+            "swap_used": float(fw.node[N_SWAP_USED]),
+            "pswpin": float(self.out[C.PSWPIN]),
+            "pswpout": float(self.out[C.PSWPOUT]),
+        }
+        row.update({k: float(v) for k, v in self.policies[0].readouts(self.states[0]).items()})
+        for key, value in row.items():
+            self.series.setdefault(key, []).append(value)
+
     def result(self) -> KernelResult:
         """The :class:`KernelResult` so far."""
         fw = self.framework
@@ -348,6 +372,7 @@ class KernelRun(Stepper):
             prepare_seconds=self.prepare_seconds,
             mode=self.mode,
             params={"policy": [repr(p) for p in self.policies], "source": self.trace.source},
+            series={k: list(v) for k, v in self.series.items()},
         )
 
 
@@ -374,6 +399,7 @@ def simulate_kernel(
     interpreted: bool = False,
     progress: Callable[[int, int], None] | None = None,
     chunk: int = 2_000_000,
+    sample_every: int | None = None,
 ) -> KernelResult:
     """Run ``policy`` over ``trace`` on a simulated node (kernel mode).
 
@@ -393,6 +419,8 @@ def simulate_kernel(
         Plain-Python code path.
     progress : callable ``(done, total)``, optional
         Called after each chunk.
+    sample_every : int, optional
+        Record a time series point every this many accesses (``KernelResult.series``).
 
     Returns
     -------
@@ -409,8 +437,13 @@ def simulate_kernel(
         trace, policy, config, cgroup_limits=cgroup_limits, warmup=warmup, interpreted=interpreted
     )
     step = max(int(chunk), 1)
+    if sample_every:
+        step = min(step, max(int(sample_every), 1))
+        run.sample()
     while run.done < run.n:
         run.advance(step)
+        if sample_every:
+            run.sample()
         if progress is not None:
             progress(run.done, run.n)
     return run.result()

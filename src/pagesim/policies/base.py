@@ -138,6 +138,13 @@ class Policy:
             The cache's capacity in its units (pages, or bytes with size-aware traces).
         """
 
+    def readouts(self, s: State) -> dict[str, float]:
+        """The policy's own state worth plotting over time (MGLRU's max_seq, CAST's decay...).
+
+        Kernel mode samples it into ``KernelResult.series``; the default has none.
+        """
+        return {}
+
     def check_invariants(self, s: State) -> None:
         """Raise AssertionError if the policy's own structures are inconsistent (tests)."""
 
