@@ -164,3 +164,21 @@ def test_time_series_is_sampled_at_fixed_intervals() -> None:
     assert max(s["resident_anon"]) < 1000
     assert s["pswpout"] == sorted(s["pswpout"]) and s["pswpout"][-1] == r.counters["pswpout"]
     assert all(f >= 63 for f in s["free"])  # never below the min watermark
+
+
+def test_paced_kswapd_falls_behind_and_tasks_reclaim_directly() -> None:
+    """kswapd_rate=0: kswapd keeps up at once, tasks hardly stall. kswapd_rate=0.05: kswapd earns
+    5 ns of CPU per ns the task runs; a batch of 32 zram swap-outs costs it about 32 * 2.55 us,
+    far more than it earns per access, so free falls to min and the task reclaims directly.
+    Memory is conserved either way and the same pages are written out."""
+    ids = list(range(3000))
+    trace = _trace(ids, KIND_ANON, OP_WRITE)
+    instant = simulate_kernel(trace, make_policy("lru"), KernelConfig(memory_pages=1000, swap_pages=4000))
+    paced = simulate_kernel(
+        trace, make_policy("lru"), KernelConfig(memory_pages=1000, swap_pages=4000, kswapd_rate=0.05)
+    )
+    assert paced.counters["allocstall"] > 10 * max(instant.counters["allocstall"], 1)
+    assert paced.counters["pgsteal_direct"] > 10 * max(instant.counters["pgsteal_direct"], 1)
+    assert paced.counters["pgsteal_kswapd"] > 0
+    assert paced.counters["pswpout"] == instant.counters["pswpout"]
+    assert paced.direct_reclaim_ns > 0 and paced.throughput_ops_per_s < instant.throughput_ops_per_s

@@ -74,6 +74,7 @@ def kernel_run(
     file_device: str,
     swappiness: int,
     show_tasks: bool = False,
+    kswapd_rate: float = 0.0,
 ) -> None:
     """Generate ``workload``, run each policy on the node, print the table (or JSON lines)."""
     name, params = split_workload(workload)
@@ -82,7 +83,11 @@ def kernel_run(
     trace = make_kernel_workload(name, **params)
     memory_pages = int(trace.source["memory_pages"])
     config = KernelConfig(
-        memory_pages=memory_pages, swap=swap, file_device=file_device, swappiness=swappiness
+        memory_pages=memory_pages,
+        swap=swap,
+        file_device=file_device,
+        swappiness=swappiness,
+        kswapd_rate=kswapd_rate,
     )
     config.validated()
     if policies:
@@ -113,7 +118,7 @@ def kernel_run(
     query = "&".join(f"{k}={v}" for k, v in all_params.items() if v is not None)
     out.print(
         f"repeat with: pagesim run '{name}?{query}' --swap {swap} --file-device {file_device} "
-        f"--swappiness {swappiness}",
+        f"--swappiness {swappiness}" + (f" --kswapd-rate {kswapd_rate}" if kswapd_rate else ""),
         soft_wrap=True,
     )
 

@@ -91,6 +91,12 @@ def run_command(
     tasks: bool = typer.Option(
         False, "--tasks", help="Kernel mode: a table per policy of each task's waits."
     ),
+    kswapd_rate: float = typer.Option(
+        0.0,
+        "--kswapd-rate",
+        metavar="RATE",
+        help="Kernel mode: kswapd's CPU per unit of task time (0: it keeps up at once).",
+    ),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per (policy, size) per line."),
 ) -> None:
     """Run the default comparison on a generated workload (zipf: 1M accesses, 100k pages, alpha 0.9).
@@ -101,6 +107,8 @@ def run_command(
         if mode not in (*MODES, "auto"):
             raise ValueError(f"unknown mode {mode!r}; known modes: {', '.join(MODES)}")
         if mode == "kernel" or (mode == "auto" and _is_kernel_workload(workload)):
-            kernel_run(workload, policy, sets, as_json, memory, swap, file_device, swappiness, tasks)
+            kernel_run(
+                workload, policy, sets, as_json, memory, swap, file_device, swappiness, tasks, kswapd_rate
+            )
             return
         MODES["cache"](workload, list(size or DEFAULT_SIZES), policy, warmup, as_json, sets)

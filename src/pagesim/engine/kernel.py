@@ -27,6 +27,7 @@ from pagesim.engine.kernel_loop import (
     F_CPU_NS,
     F_DIRECT_NS,
     F_KSWAPD_NS,
+    F_KSWAPD_RATE,
     F_LEN,
     F_MAX_FAULT,
     F_MAX_LAT,
@@ -271,6 +272,7 @@ class KernelRun(Stepper):
         f[F_CPU_NS] = c.cpu_ns_per_access
         f[F_ZERO_NS] = c.zero_fill_ns
         f[F_SCAN_NS] = c.reclaim_ns_per_page
+        f[F_KSWAPD_RATE] = c.kswapd_rate
         tag_ra = np.full((n_tags, 3), -1, dtype=np.int64)
         tag_ra[:, 1] = 0
         return KFramework(

@@ -127,6 +127,8 @@ N_RR = 10  #: round-robin cursor over cgroups for node reclaim
 N_LAST_OOM_TAG = 11
 N_RES_ANON = 12
 N_RES_FILE = 13
+N_KSWAPD_AWAKE = 14  #: 1 from a wake-up below low until free is back at high
+N_KSWAPD_PRIO = 15  #: kswapd's reclaim priority in its current run
 N_LEN = 16
 
 # float scratch and totals (ns)
@@ -139,7 +141,13 @@ F_CPU_NS = 5  #: per-access CPU
 F_ZERO_NS = 6
 F_SCAN_NS = 7
 F_TOTAL_NS = 8
+F_KSWAPD_RATE = 9  #: kswapd's CPU per ns of task time (0: kswapd is instantaneous)
+F_KSWAPD_CREDIT = 10  #: CPU time kswapd may still spend now, ns
+F_LAST_LAT = 11  #: the last access's time, ns
 F_LEN = 12
+
+#: kswapd cannot bank more than this much unused time (ns).
+KSWAPD_CREDIT_CAP_NS = 1_000_000.0
 
 # per-tag readahead state
 RA_LAST = 0  #: last file page the tag read
@@ -438,14 +446,25 @@ def _make_room(ss, fw, a, r, out, evict, removed, cg, k, background, t):  # type
     prio = 12
     idle = 0
     stalled = False
+    paced = background and fw.f[F_KSWAPD_RATE] > 0.0
     if background:
-        if _free_pages(fw) >= fw.node[N_WLOW]:
-            return 0.0
-        out[C.KSWAPD_WAKE] += 1
+        if paced:  # kswapd runs beside the tasks: it earns CPU time as they run
+            credit = fw.f[F_KSWAPD_CREDIT] + fw.f[F_LAST_LAT] * fw.f[F_KSWAPD_RATE]
+            fw.f[F_KSWAPD_CREDIT] = min(credit, KSWAPD_CREDIT_CAP_NS)
+        if fw.node[N_KSWAPD_AWAKE] == 0:
+            if _free_pages(fw) >= fw.node[N_WLOW]:
+                return 0.0
+            out[C.KSWAPD_WAKE] += 1
+            fw.node[N_KSWAPD_AWAKE] = 1
+            fw.node[N_KSWAPD_PRIO] = 12
+        prio = fw.node[N_KSWAPD_PRIO]
     while True:
         if background:
             if _free_pages(fw) >= fw.node[N_WHIGH]:
+                fw.node[N_KSWAPD_AWAKE] = 0
                 break
+            if paced and fw.f[F_KSWAPD_CREDIT] <= 0.0:
+                break  # out of time for now: it goes on after the next accesses
             target = _pick_cgroup(fw)
             reclaimer = RECLAIM_KSWAPD
         elif fw.used[cg] + k > fw.cap[cg]:
@@ -462,6 +481,8 @@ def _make_room(ss, fw, a, r, out, evict, removed, cg, k, background, t):  # type
         fw.f[F_COST] = 0.0
         freed = _reclaim(ss, fw, a, r, out, evict, removed, target, 32, prio, reclaimer, t)
         spent += fw.f[F_COST]
+        if paced:
+            fw.f[F_KSWAPD_CREDIT] -= max(fw.f[F_COST], fw.f[F_SCAN_NS])
         if freed > 0:
             continue
         if prio > 0:
@@ -471,6 +492,7 @@ def _make_room(ss, fw, a, r, out, evict, removed, cg, k, background, t):  # type
         if idle <= 2:
             continue
         if background:
+            fw.node[N_KSWAPD_AWAKE] = 0
             break  # kswapd gives up ("hopeless"); direct reclaim and the OOM killer take over
         victim = _oom_victim(fw)
         if victim < 0:
@@ -490,6 +512,7 @@ def _make_room(ss, fw, a, r, out, evict, removed, cg, k, background, t):  # type
         idle = 0
         prio = 12
     if background:
+        fw.node[N_KSWAPD_PRIO] = prio
         fw.f[F_KSWAPD_NS] += spent
     else:
         fw.f[F_DIRECT_NS] += spent
@@ -740,6 +763,7 @@ def run_kernel(  # type: ignore[no-untyped-def]
             x >>= 1
             b += 1
         fw.lat[b] += 1
+        fw.f[F_LAST_LAT] = lat
         _make_room(ss, fw, a, r, out, evict, removed, cg, 0, True, t)
     done = cfg[CFG_END] - cfg[CFG_START]
     cfg[CFG_START] = cfg[CFG_END]

@@ -129,6 +129,13 @@ class KernelConfig:
         CPU costs in ns.
     swappiness : int
         ``vm.swappiness`` (0-200) handed to the policies that read it.
+    kswapd_rate : float
+        0 (default): kswapd reclaims to the high watermark at once, between two accesses.
+        > 0: kswapd runs beside the tasks and may spend this many ns of CPU per ns of task
+        time (1.0 = one CPU for kswapd as busy as one task); reclaim work costs
+        ``reclaim_ns_per_page`` per page looked at plus swap-out CPU, so a long scan spans many
+        accesses, the workload keeps reading meanwhile, and direct reclaim takes over when
+        kswapd falls behind (free below min).
     """
 
     memory_pages: int = 65536
@@ -140,6 +147,7 @@ class KernelConfig:
     zero_fill_ns: float = 250.0
     reclaim_ns_per_page: float = 50.0
     swappiness: int = 60
+    kswapd_rate: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
 
     def device(self, which: Any) -> Device | None:
@@ -156,6 +164,8 @@ class KernelConfig:
         """A copy with defaults filled in; raises ValueError on impossible values."""
         if self.memory_pages < 64:
             raise ValueError(f"memory must be at least 64 pages, got {self.memory_pages}")
+        if self.kswapd_rate < 0:
+            raise ValueError(f"kswapd_rate must be >= 0, got {self.kswapd_rate}")
         if not 0 <= self.swappiness <= 200:
             raise ValueError(f"swappiness must be within 0..200, got {self.swappiness}")
         self.device(self.swap)
