@@ -182,3 +182,19 @@ def test_paced_kswapd_falls_behind_and_tasks_reclaim_directly() -> None:
     assert paced.counters["pgsteal_kswapd"] > 0
     assert paced.counters["pswpout"] == instant.counters["pswpout"]
     assert paced.direct_reclaim_ns > 0 and paced.throughput_ops_per_s < instant.throughput_ops_per_s
+
+
+@pytest.mark.parametrize(
+    ("name", "keys"),
+    [
+        ("linux-lru", ("inactive_anon", "active_anon", "inactive_file", "active_file")),
+        ("mglru", ("gen_pages_anon", "gen_pages_file")),
+    ],
+)
+def test_policy_readouts_enter_the_time_series(name: str, keys: tuple[str, ...]) -> None:
+    """The kernel policies' readouts are sampled too; their pages add up to the resident ones."""
+    tr = make_kernel_workload("mix", memory_pages=400, passes=2)
+    r = simulate_kernel(tr, make_policy(name), KernelConfig(memory_pages=400), sample_every=200)
+    s = r.series
+    for i in range(len(s["access"])):
+        assert sum(s[k][i] for k in keys) == s["resident_anon"][i] + s["resident_file"][i]

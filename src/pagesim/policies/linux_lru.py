@@ -604,6 +604,17 @@ class LinuxLRU(Policy):
         s.gi[G_SWAPPINESS] = swp
         s.gi[G_PRIO_LOOP] = 1 if self.values["priority_loop"] else 0
 
+    def readouts(self, s: Any) -> dict[str, float]:
+        """The four list sizes, nonresident_age and the cost counters (kernel-mode time series)."""
+        names = ("inactive_anon", "active_anon", "inactive_file", "active_file")
+        out = {name: float(s.lhd[int(s.gi[G_LIST + k]), 2]) for k, name in enumerate(names)}
+        out.update(
+            nonresident_age=float(s.gi[G_AGE]),
+            anon_cost=float(s.gi[G_ANON_COST]),
+            file_cost=float(s.gi[G_FILE_COST]),
+        )
+        return out
+
     def check_invariants(self, s: Any) -> None:
         """Each page of this cgroup on exactly one of the four lists, the one its flags name."""
         cg = int(s.gi[G_CG])

@@ -813,6 +813,17 @@ class MGLRU(Policy):
         }[name]
         return np.asarray(s.gi[base : base + 8]).reshape(2, MAX_NR_TIERS).copy()
 
+    def readouts(self, s: Any) -> dict[str, float]:
+        """max_seq, min_seq per type and pages per type (sampled into kernel-mode time series)."""
+        sizes = [int(s.gi[G_SIZE + g * 2 + t]) for g in range(4) for t in range(2)]
+        return {
+            "max_seq": float(s.gi[G_MAX_SEQ]),
+            "min_seq_anon": float(s.gi[G_MIN_SEQ]),
+            "min_seq_file": float(s.gi[G_MIN_SEQ + 1]),
+            "gen_pages_anon": float(sum(sizes[0::2])),
+            "gen_pages_file": float(sum(sizes[1::2])),
+        }
+
     def check_invariants(self, s: Any) -> None:
         """Lists match their sizes and flags; every resident page of the lruvec is on one list."""
         max_seq, *mins = self.seqs(s)
