@@ -3,12 +3,13 @@
 Source      Belady, "A study of replacement algorithms for a virtual-storage computer", IBM
             Systems Journal 5(2), 1966 (MIN); Mattson, Gecsei, Slutz, Traiger, IBM Systems
             Journal 9(2), 1970 (OPT as a stack algorithm: optimal for demand paging).
-Structures  An indexed binary max-heap of the resident pages keyed by next use, in ``s.pm``:
+Structures  The shared indexed heap (:mod:`pagesim.core.heap`, a min-heap) of the resident pages
+            keyed by minus their next use, so the root is the furthest next use, in ``s.pm``:
             ``pm[page, NEXT_USE]`` (index of the page's next access, ``NEVER`` if none),
             ``pm[page, HEAP_POS]`` (its slot in the heap, -1 if not in it) and
             ``pm[slot, HEAP]`` (the page in heap slot ``slot``; the root is slot 0) and
-            ``pm[slot, HEAP_KEY]`` (that page's next use, beside it so a comparison reads one
-            row instead of chasing the page's own row).
+            ``pm[slot, HEAP_KEY]`` (minus that page's next use, beside it so a comparison reads
+            one row instead of chasing the page's own row).
             ``gi[G_SIZE]`` is the heap's size. No framework list is used.
 Rules       needs the next access of every access (``a[A_NEXT]``).
             added: push the page with its next use. accessed: its next use moves later, so it
@@ -32,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from pagesim.core.heap import heap_clear, heap_push, heap_remove, heap_update
 from pagesim.core.jit import kernel
 from pagesim.core.state import A_NEXT, A_PAGE, GI_USER
 from pagesim.policies.base import Policy
@@ -39,62 +41,14 @@ from pagesim.policies.base import Policy
 NEXT_USE = 0  #: page row: index of the next access, NEVER if none
 HEAP_POS = 1  #: page row: heap slot holding the page, -1 if none
 HEAP = 2  #: slot row: page stored in heap slot ``row``
-HEAP_KEY = 3  #: slot row: that page's next use, kept beside it so comparisons read one row
+HEAP_KEY = 3  #: slot row: minus that page's next use (the shared heap is a min-heap)
 
 G_SIZE = GI_USER  #: number of pages in the heap
 
 
 @kernel
-def _put(s, slot, page, key):  # type: ignore[no-untyped-def]
-    s.pm[slot, HEAP] = page
-    s.pm[slot, HEAP_KEY] = key
-    s.pm[page, HEAP_POS] = slot
-
-
-@kernel
-def _sift_up(s, slot):  # type: ignore[no-untyped-def]
-    """Move the page in ``slot`` towards the root while its next use is later than its parent's."""
-    page = s.pm[slot, HEAP]
-    key = s.pm[page, NEXT_USE]
-    while slot > 0:
-        parent = (slot - 1) >> 1
-        pk = s.pm[parent, HEAP_KEY]
-        if pk >= key:
-            break
-        _put(s, slot, s.pm[parent, HEAP], pk)
-        slot = parent
-    _put(s, slot, page, key)
-
-
-@kernel
-def _sift_down(s, slot):  # type: ignore[no-untyped-def]
-    """Move the page in ``slot`` away from the root while a child's next use is later."""
-    n = s.gi[G_SIZE]
-    page = s.pm[slot, HEAP]
-    key = s.pm[page, NEXT_USE]
-    while True:
-        child = 2 * slot + 1
-        if child >= n:
-            break
-        ck = s.pm[child, HEAP_KEY]
-        right = child + 1
-        if right < n:
-            rk = s.pm[right, HEAP_KEY]
-            if rk > ck:
-                child = right
-                ck = rk
-        if ck <= key:
-            break
-        _put(s, slot, s.pm[child, HEAP], ck)
-        slot = child
-    _put(s, slot, page, key)
-
-
-@kernel
 def _init(s, a):  # type: ignore[no-untyped-def]
-    for i in range(s.pm.shape[0]):
-        s.pm[i, HEAP_POS] = -1
-        s.pm[i, HEAP] = -1
+    heap_clear(s.pm[:, HEAP], s.pm[:, HEAP_POS])
     s.gi[G_SIZE] = 0
     return 0
 
@@ -103,25 +57,15 @@ def _init(s, a):  # type: ignore[no-untyped-def]
 def _added(s, a):  # type: ignore[no-untyped-def]
     p = a[A_PAGE]
     s.pm[p, NEXT_USE] = a[A_NEXT]
-    n = s.gi[G_SIZE]
-    s.gi[G_SIZE] = n + 1
-    _put(s, n, p, a[A_NEXT])
-    _sift_up(s, n)
+    s.gi[G_SIZE] = heap_push(s.pm[:, HEAP], s.pm[:, HEAP_KEY], s.pm[:, HEAP_POS], s.gi[G_SIZE], p, -a[A_NEXT])
     return 0
 
 
 @kernel
 def _accessed(s, a):  # type: ignore[no-untyped-def]
     p = a[A_PAGE]
-    slot = s.pm[p, HEAP_POS]
-    if slot < 0:
-        return 0
-    old = s.pm[p, NEXT_USE]
     s.pm[p, NEXT_USE] = a[A_NEXT]
-    if a[A_NEXT] >= old:
-        _sift_up(s, slot)
-    else:  # only with next-use data that is not a trace's (kept correct all the same)
-        _sift_down(s, slot)
+    heap_update(s.pm[:, HEAP], s.pm[:, HEAP_KEY], s.pm[:, HEAP_POS], s.gi[G_SIZE], p, -a[A_NEXT])
     return 0
 
 
@@ -135,21 +79,7 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
 
 @kernel
 def _removed(s, r):  # type: ignore[no-untyped-def]
-    p = r[A_PAGE]
-    slot = s.pm[p, HEAP_POS]
-    if slot < 0:
-        return 0
-    n = s.gi[G_SIZE] - 1
-    s.gi[G_SIZE] = n
-    s.pm[p, HEAP_POS] = -1
-    if slot != n:
-        last = s.pm[n, HEAP]
-        _put(s, slot, last, s.pm[n, HEAP_KEY])
-        s.pm[n, HEAP] = -1
-        _sift_up(s, slot)
-        _sift_down(s, s.pm[last, HEAP_POS])
-    else:
-        s.pm[n, HEAP] = -1
+    s.gi[G_SIZE] = heap_remove(s.pm[:, HEAP], s.pm[:, HEAP_KEY], s.pm[:, HEAP_POS], s.gi[G_SIZE], r[A_PAGE])
     return 0
 
 
@@ -177,7 +107,7 @@ class Belady(Policy):
         for slot in range(n):
             page = int(heap[slot])
             assert int(pm[page, HEAP_POS]) == slot, f"page {page}: position != slot {slot}"
-            assert int(pm[slot, HEAP_KEY]) == int(pm[page, NEXT_USE]), f"slot {slot}: stale key"
+            assert int(pm[slot, HEAP_KEY]) == -int(pm[page, NEXT_USE]), f"slot {slot}: stale key"
             if slot:
                 parent = int(heap[(slot - 1) // 2])
                 assert pm[parent, NEXT_USE] >= pm[page, NEXT_USE], f"heap order broken at {slot}"

@@ -5,9 +5,10 @@ Source      Lee, Choi, Kim, Noh, Min, Cho, Kim, "LRFU: A Spectrum of Policies th
             Computers 50(12), 2001, doi:10.1109/TC.2001.970573 (§2: F(x) = (1/2)^(λx); §3: the
             CRF of a block is updated from its value at the last reference alone).
 Structures  Per page: ``pf[page, CRF]`` the CRF at its last reference, ``pm[page, T_LAST]`` the
-            time of that reference (the access index). An indexed binary min-heap of the
-            resident pages in ``pm[:, HEAP_POS / HEAP]`` with the key beside each slot in
-            ``pf[slot, HEAP_KEY]``; ``gi[G_SIZE]`` its size. No framework list is used.
+            time of that reference (the access index). The shared indexed min-heap
+            (:mod:`pagesim.core.heap`) of the resident pages in ``pm[:, HEAP_POS / HEAP]``,
+            the key beside each slot in ``pf[slot, HEAP_KEY]``; ``gi[G_SIZE]`` its size.
+            No framework list is used.
 Rules       CRF_t(p) = sum over p's references t_i since it was inserted of (1/2)^(λ(t - t_i)),
             kept as C(p) = CRF at its last reference: a reference at t sets
             C := 1 + C · (1/2)^(λ(t - t_last)), t_last := t (a newcomer: C := 1).
@@ -40,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from pagesim.core.heap import heap_clear, heap_push, heap_remove, heap_update
 from pagesim.core.jit import kernel
 from pagesim.core.state import A_PAGE, A_TIME, GI_USER
 from pagesim.policies.base import Policy
@@ -58,56 +60,8 @@ F_LAM = 0  #: gf: λ
 
 
 @kernel
-def _put(s, slot, page, key):  # type: ignore[no-untyped-def]
-    s.pm[slot, HEAP] = page
-    s.pf[slot, HEAP_KEY] = key
-    s.pm[page, HEAP_POS] = slot
-
-
-@kernel
-def _sift_up(s, slot):  # type: ignore[no-untyped-def]
-    """Move the page in ``slot`` towards the root while its key is below its parent's."""
-    page = s.pm[slot, HEAP]
-    key = s.pf[page, KEY]
-    while slot > 0:
-        parent = (slot - 1) >> 1
-        pk = s.pf[parent, HEAP_KEY]
-        if pk <= key:
-            break
-        _put(s, slot, s.pm[parent, HEAP], pk)
-        slot = parent
-    _put(s, slot, page, key)
-
-
-@kernel
-def _sift_down(s, slot):  # type: ignore[no-untyped-def]
-    """Move the page in ``slot`` away from the root while a child's key is smaller."""
-    n = s.gi[G_SIZE]
-    page = s.pm[slot, HEAP]
-    key = s.pf[page, KEY]
-    while True:
-        child = 2 * slot + 1
-        if child >= n:
-            break
-        ck = s.pf[child, HEAP_KEY]
-        right = child + 1
-        if right < n:
-            rk = s.pf[right, HEAP_KEY]
-            if rk < ck:
-                child = right
-                ck = rk
-        if ck >= key:
-            break
-        _put(s, slot, s.pm[child, HEAP], ck)
-        slot = child
-    _put(s, slot, page, key)
-
-
-@kernel
 def _init(s, a):  # type: ignore[no-untyped-def]
-    for i in range(s.pm.shape[0]):
-        s.pm[i, HEAP_POS] = -1
-        s.pm[i, HEAP] = -1
+    heap_clear(s.pm[:, HEAP], s.pm[:, HEAP_POS])
     s.gi[G_SIZE] = 0
     return 0
 
@@ -119,18 +73,16 @@ def _added(s, a):  # type: ignore[no-untyped-def]
     s.pf[p, CRF] = 1.0
     s.pm[p, T_LAST] = t
     s.pf[p, KEY] = s.gf[F_LAM] * t
-    n = s.gi[G_SIZE]
-    s.gi[G_SIZE] = n + 1
-    _put(s, n, p, s.pf[p, KEY])
-    _sift_up(s, n)
+    s.gi[G_SIZE] = heap_push(
+        s.pm[:, HEAP], s.pf[:, HEAP_KEY], s.pm[:, HEAP_POS], s.gi[G_SIZE], p, s.pf[p, KEY]
+    )
     return 0
 
 
 @kernel
 def _accessed(s, a):  # type: ignore[no-untyped-def]
     p = a[A_PAGE]
-    slot = s.pm[p, HEAP_POS]
-    if slot < 0:
+    if s.pm[p, HEAP_POS] < 0:
         return 0
     t = a[A_TIME]
     lam = s.gf[F_LAM]
@@ -138,7 +90,7 @@ def _accessed(s, a):  # type: ignore[no-untyped-def]
     s.pf[p, CRF] = crf
     s.pm[p, T_LAST] = t
     s.pf[p, KEY] = np.log2(crf) + lam * t
-    _sift_down(s, slot)
+    heap_update(s.pm[:, HEAP], s.pf[:, HEAP_KEY], s.pm[:, HEAP_POS], s.gi[G_SIZE], p, s.pf[p, KEY])
     return 0
 
 
@@ -153,21 +105,8 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
 @kernel
 def _removed(s, r):  # type: ignore[no-untyped-def]
     p = r[A_PAGE]
-    slot = s.pm[p, HEAP_POS]
-    if slot < 0:
-        return 0
-    n = s.gi[G_SIZE] - 1
-    s.gi[G_SIZE] = n
-    s.pm[p, HEAP_POS] = -1
+    s.gi[G_SIZE] = heap_remove(s.pm[:, HEAP], s.pf[:, HEAP_KEY], s.pm[:, HEAP_POS], s.gi[G_SIZE], p)
     s.pf[p, CRF] = 0.0
-    if slot != n:
-        last = s.pm[n, HEAP]
-        _put(s, slot, last, s.pf[n, HEAP_KEY])
-        s.pm[n, HEAP] = -1
-        _sift_up(s, slot)
-        _sift_down(s, s.pm[last, HEAP_POS])
-    else:
-        s.pm[n, HEAP] = -1
     return 0
 
 
