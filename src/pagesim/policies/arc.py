@@ -42,6 +42,7 @@ from typing import Any
 
 from pagesim.core.jit import kernel
 from pagesim.core.lists import list_add, list_create, list_len, list_move, list_pages, list_tail
+from pagesim.core.shadow import shadow_push, shadow_unlink
 from pagesim.core.state import A_CGROUP, A_PAGE, A_REASON, GI_USER, REASON_POLICY
 from pagesim.policies.base import Policy
 
@@ -80,35 +81,15 @@ def _sh_head_slot(which):  # type: ignore[no-untyped-def]
 def _sh_push(s, which, page):  # type: ignore[no-untyped-def]
     """Put ``page`` at the head (most recent end) of shadow list ``which``."""
     h = _sh_head_slot(which)
-    head = s.gi[h]
-    s.pm[page, SH_NEXT] = head
-    s.pm[page, SH_PREV] = -1
+    shadow_push(s.pm[:, SH_NEXT], s.pm[:, SH_PREV], s.gi[h : h + 3], page)
     s.pm[page, SH_WHERE] = which
-    if head >= 0:
-        s.pm[head, SH_PREV] = page
-    else:
-        s.gi[h + 1] = page
-    s.gi[h] = page
-    s.gi[h + 2] += 1
 
 
 @kernel
 def _sh_del(s, page):  # type: ignore[no-untyped-def]
     """Unlink ``page`` from its shadow list."""
     h = _sh_head_slot(s.pm[page, SH_WHERE])
-    nxt = s.pm[page, SH_NEXT]
-    prv = s.pm[page, SH_PREV]
-    if prv >= 0:
-        s.pm[prv, SH_NEXT] = nxt
-    else:
-        s.gi[h] = nxt
-    if nxt >= 0:
-        s.pm[nxt, SH_PREV] = prv
-    else:
-        s.gi[h + 1] = prv
-    s.gi[h + 2] -= 1
-    s.pm[page, SH_NEXT] = -1
-    s.pm[page, SH_PREV] = -1
+    shadow_unlink(s.pm[:, SH_NEXT], s.pm[:, SH_PREV], s.gi[h : h + 3], page)
     s.pm[page, SH_WHERE] = 0
 
 

@@ -53,6 +53,7 @@ import numpy as np
 
 from pagesim.core.jit import kernel
 from pagesim.core.lists import list_add, list_create, list_len, list_move, list_of, list_pages, list_tail
+from pagesim.core.shadow import shadow_push, shadow_unlink
 from pagesim.core.state import A_CGROUP, A_PAGE, GI_USER
 from pagesim.policies.base import Policy
 
@@ -95,20 +96,8 @@ def _init(s, a):  # type: ignore[no-untyped-def]
 
 @kernel
 def _ghost_unlink(s, p):  # type: ignore[no-untyped-def]
-    nxt = s.pm[p, G_NEXT]
-    prv = s.pm[p, G_PREV]
-    if prv >= 0:
-        s.pm[prv, G_NEXT] = nxt
-    else:
-        s.gi[G_GHOST_HEAD] = nxt
-    if nxt >= 0:
-        s.pm[nxt, G_PREV] = prv
-    else:
-        s.gi[G_GHOST_TAIL] = prv
-    s.pm[p, G_NEXT] = -1
-    s.pm[p, G_PREV] = -1
+    shadow_unlink(s.pm[:, G_NEXT], s.pm[:, G_PREV], s.gi[G_GHOST_HEAD : G_GHOST_HEAD + 3], p)
     s.pm[p, IN_GHOST] = 0
-    s.gi[G_GHOST_LEN] -= 1
 
 
 @kernel
@@ -119,16 +108,8 @@ def _ghost_push(s, p):  # type: ignore[no-untyped-def]
         return
     while s.gi[G_GHOST_LEN] + 1 > cap:
         _ghost_unlink(s, s.gi[G_GHOST_TAIL])
-    h = s.gi[G_GHOST_HEAD]
-    s.pm[p, G_NEXT] = h
-    s.pm[p, G_PREV] = -1
-    if h >= 0:
-        s.pm[h, G_PREV] = p
-    else:
-        s.gi[G_GHOST_TAIL] = p
-    s.gi[G_GHOST_HEAD] = p
+    shadow_push(s.pm[:, G_NEXT], s.pm[:, G_PREV], s.gi[G_GHOST_HEAD : G_GHOST_HEAD + 3], p)
     s.pm[p, IN_GHOST] = 1
-    s.gi[G_GHOST_LEN] += 1
 
 
 @kernel

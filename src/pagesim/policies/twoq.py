@@ -39,6 +39,7 @@ from typing import Any
 
 from pagesim.core.jit import kernel
 from pagesim.core.lists import list_add, list_create, list_len, list_move, list_of, list_pages, list_tail
+from pagesim.core.shadow import shadow_push, shadow_unlink
 from pagesim.core.state import A_CGROUP, A_PAGE, A_REASON, GI_USER, REASON_POLICY
 from pagesim.policies.base import Policy
 
@@ -62,19 +63,7 @@ G_CAP = GI_USER + 9
 
 @kernel
 def _out_del(s, page):  # type: ignore[no-untyped-def]
-    nxt = s.pm[page, SH_NEXT]
-    prv = s.pm[page, SH_PREV]
-    if prv >= 0:
-        s.pm[prv, SH_NEXT] = nxt
-    else:
-        s.gi[G_OUT_HEAD] = nxt
-    if nxt >= 0:
-        s.pm[nxt, SH_PREV] = prv
-    else:
-        s.gi[G_OUT_TAIL] = prv
-    s.gi[G_OUT_LEN] -= 1
-    s.pm[page, SH_NEXT] = -1
-    s.pm[page, SH_PREV] = -1
+    shadow_unlink(s.pm[:, SH_NEXT], s.pm[:, SH_PREV], s.gi[G_OUT_HEAD : G_OUT_HEAD + 3], page)
     s.pm[page, SH_IN] = 0
 
 
@@ -85,16 +74,8 @@ def _out_push(s, page):  # type: ignore[no-untyped-def]
         return
     while s.gi[G_OUT_LEN] >= s.gi[G_KOUT]:
         _out_del(s, s.gi[G_OUT_TAIL])
-    head = s.gi[G_OUT_HEAD]
-    s.pm[page, SH_NEXT] = head
-    s.pm[page, SH_PREV] = -1
+    shadow_push(s.pm[:, SH_NEXT], s.pm[:, SH_PREV], s.gi[G_OUT_HEAD : G_OUT_HEAD + 3], page)
     s.pm[page, SH_IN] = 1
-    if head >= 0:
-        s.pm[head, SH_PREV] = page
-    else:
-        s.gi[G_OUT_TAIL] = page
-    s.gi[G_OUT_HEAD] = page
-    s.gi[G_OUT_LEN] += 1
 
 
 @kernel
