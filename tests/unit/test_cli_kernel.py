@@ -54,3 +54,21 @@ def test_unknown_device_is_refused() -> None:
     result = CliRunner().invoke(app, ["run", SMALL, "--swap", "floppy"])
     assert result.exit_code == 2
     assert "unknown device 'floppy'" in result.output
+
+
+def test_a_slow_start_up_prints_a_compile_notice(monkeypatch: pytest.MonkeyPatch) -> None:
+    """When a policy's start-up outlasts the notice delay, one line on stderr says it compiles."""
+    import time
+
+    import pagesim.cli._kernel as K
+
+    class SlowRun(K.KernelRun):  # a start-up as slow as a first compile
+        def __init__(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            time.sleep(0.3)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(K, "KernelRun", SlowRun)
+    monkeypatch.setattr(K, "COMPILE_NOTICE_DELAY", 0.05)
+    result = CliRunner().invoke(app, ["run", SMALL, "--policy", "lru"])
+    assert result.exit_code == 0, result.output
+    assert "pagesim: notice: compiling lru for kernel mode" in result.stderr

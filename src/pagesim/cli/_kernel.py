@@ -6,14 +6,15 @@ import json
 import re
 import shutil
 import sys
+import threading
 from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Console
 
-from pagesim.cli._common import load_policies
+from pagesim.cli._common import COMPILE_NOTICE_DELAY, load_policies, stderr_line
 from pagesim.cli._params import parse_value
-from pagesim.engine.kernel import simulate_kernel
+from pagesim.engine.kernel import KernelResult, KernelRun
 from pagesim.engine.memory import DEVICES, KernelConfig
 from pagesim.policies.base import Policy
 from pagesim.policies.registry import policy_names
@@ -64,6 +65,26 @@ def split_workload(spec: str) -> tuple[str, dict[str, Any]]:
     return name, params
 
 
+def _run_with_notice(trace: Any, policy: Policy, config: KernelConfig) -> KernelResult:
+    """Run one policy; if its start-up (compiling on first use) lasts over a second, say so."""
+    label = policy.label()
+    timer = threading.Timer(
+        COMPILE_NOTICE_DELAY,
+        stderr_line,
+        args=(
+            f"pagesim: notice: compiling {label} for kernel mode "
+            "(first use, up to a minute; cached afterwards)…",
+        ),
+    )
+    timer.start()
+    try:
+        run = KernelRun(trace, policy, config)
+    finally:
+        timer.cancel()
+    run.advance()
+    return run.result()
+
+
 def kernel_run(
     workload: str,
     policies: Sequence[str] | None,
@@ -99,7 +120,7 @@ def kernel_run(
     results = []
     for pol in chosen:
         instance = pol if isinstance(pol, Policy) else pol()
-        results.append(simulate_kernel(trace, instance, config))
+        results.append(_run_with_notice(trace, instance, config))
     if as_json:
         for r in results:
             print(json.dumps(kernel_record(r, name, all_params)))
