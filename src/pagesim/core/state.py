@@ -79,6 +79,10 @@ A_WMARK_HIGH = 20  #: the node's high watermark, in pages
 A_SWAP_FREE = 21  #: free swap slots (0: anon cannot be evicted)
 A_MODE = 22  #: MODE_CACHE or MODE_KERNEL
 A_MEMORY = 23  #: pages of memory of the node (kernel mode) or the cgroup's capacity (cache mode)
+A_WAIT_NS = 24  #: for ``added`` of a refault: the device's work the task waits for, ns (0 if none)
+A_SCANNED = 25  #: ``evict`` may set it: pages it visited in this call (charged as scan time); -1 unset
+A_NOW_NS = 26  #: kernel mode: model time of the event, ns (the task's clock, or kswapd's)
+A_SEQ = 27  #: kernel mode: accesses processed so far in the run (monotone; ``A_TIME`` is the trace row)
 ACC_LEN = 32
 
 MODE_CACHE = 0
