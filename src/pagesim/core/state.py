@@ -83,6 +83,7 @@ A_WAIT_NS = 24  #: for ``added`` of a refault: the device's work the task waits 
 A_SCANNED = 25  #: ``evict`` may set it: pages it visited in this call (charged as scan time); -1 unset
 A_NOW_NS = 26  #: kernel mode: model time of the event, ns (the task's clock, or kswapd's)
 A_SEQ = 27  #: kernel mode: accesses processed so far in the run (monotone; ``A_TIME`` is the trace row)
+A_WANT_OOM = 28  #: ``evict`` may set it to 1: ask kernel mode's OOM killer to act (MGLRU ``min_ttl_ms``)
 ACC_LEN = 32
 
 MODE_CACHE = 0
