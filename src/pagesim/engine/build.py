@@ -51,8 +51,8 @@ from pagesim.engine.kernel_loop import run_kernel as _run_kernel
 _RUNNER_FOOTER = """
 
 @_runner
-def run(page, size, nxt, cgroup, cfg, ss, fw, a, r, out):
-    return _run_cache(page, size, nxt, cgroup, cfg, ss, fw, a, r, out,
+def run(page, size, nxt, cgroup, tag, cfg, ss, fw, a, r, out):
+    return _run_cache(page, size, nxt, cgroup, tag, cfg, ss, fw, a, r, out,
                       _init, _admit, _added, _accessed, _evict, _removed)
 
 

@@ -47,6 +47,7 @@ from pagesim.core.state import (
     A_REASON,
     A_REQUEST,
     A_SIZE,
+    A_TAG,
     A_TIME,
     A_USED,
     LIST,
@@ -220,7 +221,7 @@ def _evict_request(ss, fw, a, r, out, evict, removed, cg, request, t, bytes_mode
 
 
 @kernel_inline
-def run_cache(page, size, nxt, cgroup, cfg, ss, fw, a, r, out, init, admit, added, accessed, evict, removed):  # type: ignore[no-untyped-def]
+def run_cache(page, size, nxt, cgroup, tag, cfg, ss, fw, a, r, out, init, admit, added, accessed, evict, removed):  # type: ignore[no-untyped-def]
     """Run accesses ``cfg[CFG_START]:cfg[CFG_END]`` of a trace, one policy per cgroup, cache mode.
 
     Parameters
@@ -229,6 +230,7 @@ def run_cache(page, size, nxt, cgroup, cfg, ss, fw, a, r, out, init, admit, adde
     size : int64, shape (n,) -- size of each access in capacity units (all 1 in page mode).
     nxt : int64, shape (n,) or (0,) -- next-access index per access (for OPT), else empty.
     cgroup : int64, shape (n,) -- cgroup of each access, ``0 <= cg < len(fw.cap)``.
+    tag : int32, shape (n,) -- thread / role tag of each access, given to hooks as ``a[A_TAG]``.
     cfg : int64, shape (CFG_LEN,) -- see the ``CFG_*`` slots; updated in place.
     ss : tuple of State -- one per cgroup; they share the list, residency and scratch arrays
         and differ in the policy's own (``pm``, ``pf``, ``gi``, ``gf``).
@@ -282,6 +284,7 @@ def run_cache(page, size, nxt, cgroup, cfg, ss, fw, a, r, out, init, admit, adde
         a[A_PAGE] = p
         a[A_CGROUP] = cg
         a[A_SIZE] = sz
+        a[A_TAG] = tag[t]
         if has_next:
             a[A_NEXT] = nxt[t]
         if counted:

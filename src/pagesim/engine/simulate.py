@@ -57,7 +57,9 @@ def _columns(trace: Any, capacity_unit: str, needs_next: bool) -> tuple[np.ndarr
     cg = getattr(trace, "cgroup", None)
     cgroup = np.zeros(n, dtype=np.int64) if cg is None else np.ascontiguousarray(cg, dtype=np.int64)
     nxt = np.ascontiguousarray(trace.next_access(), dtype=np.int64) if needs_next else np.zeros(0, np.int64)
-    return page, size, nxt, cgroup
+    tg = getattr(trace, "tag", None)
+    tag = np.zeros(n, dtype=np.int32) if tg is None else np.ascontiguousarray(tg, dtype=np.int32)
+    return page, size, nxt, cgroup, tag
 
 
 class Stepper:
@@ -216,7 +218,7 @@ class Run(Stepper):
         self.capacity = int(self.capacities[0])
         self.classes = tuple(type(p) for p in self.policies)
         needs_next = any(c.needs_next_access for c in self.classes)
-        self.page, self.size, self.nxt, self.cgroup = _columns(trace, capacity_unit, needs_next)
+        self.page, self.size, self.nxt, self.cgroup, self.tag = _columns(trace, capacity_unit, needs_next)
         self.n = int(self.page.shape[0])
         n_pages = int(trace.n_pages)
         first = make_state(n_pages, n_cgroups, **self.policies[0].state_shape())
@@ -235,7 +237,7 @@ class Run(Stepper):
 
     def _arrays(self) -> tuple[Any, ...]:
         return (
-            self.page, self.size, self.nxt, self.cgroup, self.cfg,
+            self.page, self.size, self.nxt, self.cgroup, self.tag, self.cfg,
             self.states, self.framework, self.a, self.r, self.out,
         )  # fmt: skip
 
