@@ -34,6 +34,8 @@ BUILTIN: dict[str, str] = {
     "lrfu": "pagesim.policies.lrfu:LRFU",
     "mglru": "pagesim.policies.mglru:MGLRU",
     "linux-lru": "pagesim.policies.linux_lru:LinuxLRU",
+    "ce-fifo": "pagesim.policies.ce_fifo:CeFIFO",
+    "ce-mru": "pagesim.policies.ce_mru:CeMRU",
 }
 
 
