@@ -36,6 +36,7 @@ BUILTIN: dict[str, str] = {
     "linux-lru": "pagesim.policies.linux_lru:LinuxLRU",
     "ce-fifo": "pagesim.policies.ce_fifo:CeFIFO",
     "ce-mru": "pagesim.policies.ce_mru:CeMRU",
+    "ce-lfu": "pagesim.policies.ce_lfu:CeLFU",
 }
 
 

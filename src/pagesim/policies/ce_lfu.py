@@ -1,0 +1,132 @@
+"""cache_ext LFU (ce-lfu): sampled, windowed LFU; of each group of 20 pages at the head the least used goes.
+
+Source      cache_ext spec §4.3 (``policies/cache_ext_sampling``: ``cache_ext_sampling.bpf.c``,
+            the policy the paper calls LFU), §2.6c (``list_sample``, batch scoring), §1.2 (a read
+            miss is ``folio_added`` then ``folio_accessed``); Zussman et al., "cache_ext:
+            Customizing the Page Cache with eBPF", SOSP 2025, §4.2 (Fig. 4, batch scoring) and
+            §6.1.1 (YCSB).
+Structures  One eviction list; new pages enter at the tail, sampling takes the head.
+            ``pm[page, ACCESSES]``: accesses since the page came in (cache_ext's hash map of
+            counters).
+Rules       added: append at the tail, accesses := 1; in cache mode the access that missed is
+            also the page's first read (``fault_read``), so accesses := 2, as cache_ext sees a
+            read miss (``added`` then ``accessed``).
+            accessed: accesses += 1; no list change, no decay, no cap.
+            removed: the counter is dropped (reset to 0).
+            evict: ``list_sample`` with sample size S = 20: the ``request * 20`` pages nearest the
+            head are scored (score = accesses; INT64_MAX for a page that may not be evicted:
+            DIRTY in kernel mode), the lowest of each group of 20 consecutive pages is proposed
+            (ties to the page nearer the head) and all sampled pages, winners included, rotate to
+            the tail. So each page waits about one rotation before it is judged: a windowed LFU
+            with a CLOCK-like sweep, not a global LFU.
+Parameters  sample_size = 20 (pages per group): cache_ext's S (N = 32 x 20 = 640 pages per batch
+            of 32; the paper's Fig. 4 says N = 512).
+            partial = True: a list shorter than ``request * sample_size`` is sampled as it is (in
+            groups of S and a shorter last one). False is cache_ext's rule: ``list_sample`` then
+            fails and the framework's fallback evicts everything (see Deviations 1).
+            fault_read = True: count the missed access as the first read (cache mode only).
+Complexity  O(1) per hit; per eviction O(request x S) (20 pages scored and re-linked).
+            Per page: one list node and one int64.
+Deviations  1. A list shorter than the sample leaves every eviction to the fallback in cache_ext
+               (the real runs had millions of pages, never fewer than 640); with small caches that
+               would make the policy the default one, so ``partial=True`` samples what there is.
+            2. The LevelDB mode (+100 000 for a file's last page) is compiled off in the policy
+               that was run, and cache mode has no files: not modelled.
+            3. Counters are int64 and never decay, as in cache_ext; the hash map's 4 M entry cap
+               is not modelled (one counter per page).
+Peers       libCacheSim 0.3.5 ``LFU`` is a global LFU (least count in the whole cache, ties to
+            the oldest): a different rule; tests/crosscheck/test_ce_vs_libcachesim.py works one
+            trace where the two differ and checks libCacheSim's count on it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from pagesim.core.jit import kernel
+from pagesim.core.lists import list_add_tail, list_create, list_pages, list_sample
+from pagesim.core.state import A_CGROUP, A_MODE, A_PAGE, A_REQUEST, DIRTY, GI_USER, MODE_CACHE, NEVER
+from pagesim.policies.base import Policy
+
+ACCESSES = 0  #: pm column
+
+G_LIST = GI_USER
+G_SAMPLE = GI_USER + 1  #: parameter sample_size
+G_PARTIAL = GI_USER + 2  #: parameter partial
+G_FAULT_READ = GI_USER + 3  #: parameter fault_read
+
+
+@kernel
+def _init(s, a):  # type: ignore[no-untyped-def]
+    s.gi[G_LIST] = list_create(s, a[A_CGROUP])
+    return 0 if s.gi[G_LIST] >= 0 else -1
+
+
+@kernel
+def _added(s, a):  # type: ignore[no-untyped-def]
+    p = a[A_PAGE]
+    list_add_tail(s, s.gi[G_LIST], p)
+    s.pm[p, ACCESSES] = 1
+    if s.gi[G_FAULT_READ] != 0 and a[A_MODE] == MODE_CACHE:
+        s.pm[p, ACCESSES] += 1
+    return 0
+
+
+@kernel
+def _accessed(s, a):  # type: ignore[no-untyped-def]
+    s.pm[a[A_PAGE], ACCESSES] += 1
+    return 0
+
+
+@kernel
+def _removed(s, r):  # type: ignore[no-untyped-def]
+    s.pm[r[A_PAGE], ACCESSES] = 0
+    return 0
+
+
+@kernel
+def _score(s, a, page):  # type: ignore[no-untyped-def]
+    if s.resident[page] & DIRTY:
+        return NEVER
+    return s.pm[page, ACCESSES]
+
+
+@kernel
+def _evict(s, a):  # type: ignore[no-untyped-def]
+    n = list_sample(s, a, s.gi[G_LIST], _score, a[A_REQUEST], s.gi[G_SAMPLE], s.gi[G_PARTIAL] != 0)
+    return max(n, 0)
+
+
+class CeLFU(Policy):
+    """cache_ext's LFU (``cache_ext_sampling``); see the module docstring."""
+
+    name = "ce-lfu"
+    description = "cache_ext LFU: least accessed of each 20 pages sampled at the head (windowed)"
+    params = {"sample_size": 20, "partial": True, "fault_read": True}
+    int_fields = ("accesses",)
+    int_globals = 4
+    proposes_batches = True
+    init = staticmethod(_init)
+    added = staticmethod(_added)
+    accessed = staticmethod(_accessed)
+    evict = staticmethod(_evict)
+    removed = staticmethod(_removed)
+
+    def configure(self, s: Any, capacity: int) -> None:
+        """Write the parameters into the globals."""
+        size = int(self.values["sample_size"])
+        if not 1 <= size <= 64:
+            raise ValueError(f"ce-lfu: sample_size must be in 1..64 (32 x S <= 2048), got {size}")
+        s.gi[G_SAMPLE] = size
+        s.gi[G_PARTIAL] = int(bool(self.values["partial"]))
+        s.gi[G_FAULT_READ] = int(bool(self.values["fault_read"]))
+
+    def check_invariants(self, s: Any) -> None:
+        """The list holds the resident pages; counters are positive exactly while resident."""
+        pages = list_pages(s, int(s.gi[G_LIST])).tolist()
+        resident = np.flatnonzero(s.resident).tolist()
+        assert sorted(pages) == resident, "list != resident set"
+        acc = s.pm[:, ACCESSES]
+        assert (acc[s.resident != 0] >= 1).all() and not acc[s.resident == 0].any(), "counters"
