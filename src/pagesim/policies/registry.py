@@ -34,9 +34,12 @@ BUILTIN: dict[str, str] = {
     "lrfu": "pagesim.policies.lrfu:LRFU",
     "mglru": "pagesim.policies.mglru:MGLRU",
     "linux-lru": "pagesim.policies.linux_lru:LinuxLRU",
+    "cast": "pagesim.policies.cast.policy:CAST",
     "ce-fifo": "pagesim.policies.ce_fifo:CeFIFO",
     "ce-mru": "pagesim.policies.ce_mru:CeMRU",
     "ce-lfu": "pagesim.policies.ce_lfu:CeLFU",
+    "get-scan": "pagesim.policies.get_scan:GetScan",
+    "admit-compaction": "pagesim.policies.admit_compaction:AdmitCompaction",
 }
 
 
