@@ -1,0 +1,288 @@
+"""cache_ext S3-FIFO (ce-s3fifo): a small FIFO (~1/15 of the cache) filters one-hit pages, main keeps others.
+
+Source      cache_ext spec §4.4 (``policies/cache_ext_s3fifo``: ``cache_ext_s3fifo.bpf.c`` and
+            its loader, which passes the cache size in pages), §2.6b (``list_iterate_extended``),
+            §6 item 11; Zussman et al., "cache_ext: Customizing the Page Cache with eBPF", SOSP
+            2025, §5 (after Yang et al., "FIFO queues are all you need for cache eviction", SOSP
+            2023).
+Structures  Two eviction lists, oldest at the head: small (S) and main (M). Per page:
+            ``pm[page, FREQ]`` (signed), ``pm[page, IN_MAIN]``; the shadow entries (cache_ext's
+            ghost, an LRU hash keyed by file and index) are a FIFO of page ids through
+            ``pm[page, G_NEXT/G_PREV]``, ``pm[page, IN_GHOST]``, holding at most the cache's size
+            in pages. Approximate sizes of S and M kept as counters, as cache_ext does.
+Rules       added: a page with a shadow entry loses it and goes to M's tail (IN_MAIN := 1, M's
+            counter + 1); any other to S's tail (S's counter + 1). freq := 0, then 1 in cache
+            mode with ``fault_read`` (the read that missed: cache_ext sees ``added`` then
+            ``accessed``).
+            accessed: freq := min(freq + 1, 3).
+            removed (any cause): a shadow entry is recorded (the oldest dropped beyond the cap);
+            the counter of the list the page was in (by IN_MAIN) - 1; metadata dropped.
+            evict: from S if |S| >= capacity // 15 or |M| <= 2 |S| (the counters), else from M.
+            From S: ``list_iterate_extended`` over S, kept pages to M's tail, proposed pages to
+            S's tail. A page that may not be evicted (DIRTY in kernel mode) is kept, i.e. moved
+            to M without IN_MAIN; freq > 1 is kept and promoted (IN_MAIN := 1, freq unchanged);
+            else proposed. Then |S| -= kept, |M| += kept.
+            From M: up to four passes t = 0, 1, 2, 3 over M, each with kept and proposed pages
+            to M's tail, the next pass only while candidates are still wanted: freq := freq - 1
+            (no floor: freq may go negative), proposed if freq < t, else kept (a page that may
+            not be evicted is kept untouched). A pass walks at most 4097 nodes, so on a list
+            shorter than that it comes round and decrements a page again: a CLOCK sweep.
+Parameters  own_fallback = True: when S is chosen and yields fewer candidates than wanted
+            (S empty, or every page in it promoted), M's passes supply the rest. False:
+            cache_ext's rule, no cross-queue fallback: the framework's fallback evicts the
+            shortfall (see Deviations 1).
+            fault_read = True: count the missed access as the first read (cache mode only).
+Complexity  O(1) per hit and per insertion; per eviction O(pages walked): promotions from S and
+            decrements in M, at most 5 x 4097 node visits. Per page: one list node and five
+            int64; per shadow entry: three int64 of the page's row.
+Deviations  1. ``own_fallback``: cache_ext leaves a short S walk to the kernel's LRU, which
+               pagesim's default policy (CLOCK over page ids) does not imitate; below 15 pages
+               capacity // 15 is 0, S is always chosen and the shortfall would be frequent.
+            2. The shadow table is an exact FIFO of at most capacity entries; cache_ext's BPF LRU
+               hash replaces approximately (per-CPU lists).
+            3. cache_ext's walks fill up to 32 candidates whatever the request; pagesim stops at
+               the request (1 in cache mode; the batch in kernel mode). Proposed pages move to
+               the tail, so proposing 32 to evict 1 would reorder 31 pages the kernel would
+               have evicted; stopping at the request matches the kernel's outcome.
+            4. A walk that comes round to a page it proposed in the same ``evict`` call does
+               not propose it again (cache_ext would; the kernel skips a page it has already
+               taken off its LRU, pagesim would count a rejected duplicate): M's passes rotate
+               it on untouched, S's walk stops there (its kept pages go to M). Only a list
+               shorter than the request comes round (kernel mode's batches of 32).
+            Differences from the paper's S3-FIFO (pagesim's ``s3fifo``, libCacheSim's rules): S
+            is about 1/15 of the cache and M at least twice S (paper: S = 10 %); promotion
+            needs freq > 1 counting the read of the miss, i.e. one hit while in S (paper: freq
+            > 1 without that read, two hits); a promoted page keeps its freq (paper: 0); M's
+            CLOCK lets freq go negative and escalates a threshold over four passes (paper: a
+            page with freq >= 1 is reinserted with freq - 1); the shadow table holds the
+            cache's size (paper: as many as M) and every removal leaves an entry (paper: only
+            S's); the shadow lookup happens on insertion, after the evictions for the miss.
+Peers       libCacheSim 0.3.5 ``S3FIFO`` is the paper's version (pagesim ``s3fifo`` matches it
+            exactly); tests/crosscheck/test_ce_vs_libcachesim.py works one trace where the two
+            rule sets differ.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from pagesim.core.jit import kernel
+from pagesim.core.lists import (
+    CONTINUE,
+    EVICT,
+    STOP,
+    TO_TAIL,
+    list_add_tail,
+    list_create,
+    list_iterate,
+    list_pages,
+)
+from pagesim.core.shadow import shadow_push, shadow_unlink
+from pagesim.core.state import A_CGROUP, A_MODE, A_PAGE, A_REQUEST, DIRTY, GI_USER, MAX_CANDIDATES, MODE_CACHE
+from pagesim.policies.base import Policy
+
+# pm columns
+FREQ = 0  #: accesses, capped at 3; decremented by M's passes, may be negative
+IN_MAIN = 1  #: 1 once promoted to (or inserted into) M
+G_NEXT = 2  #: shadow FIFO: next entry towards the oldest
+G_PREV = 3  #: shadow FIFO: previous entry towards the newest
+IN_GHOST = 4  #: 1 while the page has a shadow entry
+MARK = 5  #: the evict call that proposed the page
+
+# gi slots
+G_SMALL = GI_USER
+G_MAIN = GI_USER + 1
+G_SMALL_SIZE = GI_USER + 2  #: cache_ext's counter of S's pages
+G_MAIN_SIZE = GI_USER + 3  #: cache_ext's counter of M's pages
+G_SMALL_MIN = GI_USER + 4  #: capacity // 15
+G_GHOST_HEAD = GI_USER + 5  #: newest shadow entry (three slots: head, tail, length)
+G_GHOST_TAIL = GI_USER + 6
+G_GHOST_LEN = GI_USER + 7
+G_GHOST_CAP = GI_USER + 8  #: shadow entries kept at most (the capacity)
+G_WANTED = GI_USER + 9  #: candidates still wanted in this evict call
+G_PASS = GI_USER + 10  #: threshold t of the current pass over M
+G_KEPT = GI_USER + 11  #: pages kept (moved to M) by the walk over S
+G_CALL = GI_USER + 12  #: evict calls so far
+G_OWN_FALLBACK = GI_USER + 13
+G_FAULT_READ = GI_USER + 14
+
+
+@kernel
+def _init(s, a):  # type: ignore[no-untyped-def]
+    s.gi[G_SMALL] = list_create(s, a[A_CGROUP])
+    s.gi[G_MAIN] = list_create(s, a[A_CGROUP])
+    for i in range(s.pm.shape[0]):
+        s.pm[i, G_NEXT] = -1
+        s.pm[i, G_PREV] = -1
+    s.gi[G_GHOST_HEAD] = -1
+    s.gi[G_GHOST_TAIL] = -1
+    s.gi[G_GHOST_LEN] = 0
+    return 0 if s.gi[G_SMALL] >= 0 and s.gi[G_MAIN] >= 0 else -1
+
+
+@kernel
+def _ghost_unlink(s, p):  # type: ignore[no-untyped-def]
+    shadow_unlink(s.pm[:, G_NEXT], s.pm[:, G_PREV], s.gi[G_GHOST_HEAD : G_GHOST_HEAD + 3], p)
+    s.pm[p, IN_GHOST] = 0
+
+
+@kernel
+def _ghost_push(s, p):  # type: ignore[no-untyped-def]
+    cap = s.gi[G_GHOST_CAP]
+    if cap <= 0 or s.pm[p, IN_GHOST] != 0:
+        return
+    while s.gi[G_GHOST_LEN] + 1 > cap:
+        _ghost_unlink(s, s.gi[G_GHOST_TAIL])
+    shadow_push(s.pm[:, G_NEXT], s.pm[:, G_PREV], s.gi[G_GHOST_HEAD : G_GHOST_HEAD + 3], p)
+    s.pm[p, IN_GHOST] = 1
+
+
+@kernel
+def _added(s, a):  # type: ignore[no-untyped-def]
+    p = a[A_PAGE]
+    if s.pm[p, IN_GHOST] != 0:
+        _ghost_unlink(s, p)
+        list_add_tail(s, s.gi[G_MAIN], p)
+        s.pm[p, IN_MAIN] = 1
+        s.gi[G_MAIN_SIZE] += 1
+    else:
+        list_add_tail(s, s.gi[G_SMALL], p)
+        s.pm[p, IN_MAIN] = 0
+        s.gi[G_SMALL_SIZE] += 1
+    s.pm[p, FREQ] = 0
+    if s.gi[G_FAULT_READ] != 0 and a[A_MODE] == MODE_CACHE:
+        s.pm[p, FREQ] = 1
+    return 0
+
+
+@kernel
+def _accessed(s, a):  # type: ignore[no-untyped-def]
+    p = a[A_PAGE]
+    if s.pm[p, FREQ] < 3:
+        s.pm[p, FREQ] += 1
+    return 0
+
+
+@kernel
+def _removed(s, r):  # type: ignore[no-untyped-def]
+    p = r[A_PAGE]
+    _ghost_push(s, p)
+    if s.pm[p, IN_MAIN] != 0:
+        s.gi[G_MAIN_SIZE] -= 1
+    else:
+        s.gi[G_SMALL_SIZE] -= 1
+    s.pm[p, FREQ] = 0
+    s.pm[p, IN_MAIN] = 0
+    return 0
+
+
+@kernel
+def _small_verdict(s, a, index, page):  # type: ignore[no-untyped-def]
+    if s.gi[G_WANTED] <= 0 or s.pm[page, MARK] == s.gi[G_CALL]:
+        return STOP
+    if s.resident[page] & DIRTY:
+        s.gi[G_KEPT] += 1  # kept: moved to M (without IN_MAIN), as cache_ext does
+        return CONTINUE
+    if s.pm[page, FREQ] > 1:
+        s.pm[page, IN_MAIN] = 1
+        s.gi[G_KEPT] += 1
+        return CONTINUE
+    s.pm[page, MARK] = s.gi[G_CALL]
+    s.gi[G_WANTED] -= 1
+    return EVICT
+
+
+@kernel
+def _main_verdict(s, a, index, page):  # type: ignore[no-untyped-def]
+    if s.gi[G_WANTED] <= 0:
+        return STOP
+    if s.pm[page, MARK] == s.gi[G_CALL] or s.resident[page] & DIRTY:
+        return CONTINUE  # proposed earlier in this call, or may not be evicted: rotates on
+    s.pm[page, FREQ] -= 1
+    if s.pm[page, FREQ] < s.gi[G_PASS]:
+        s.pm[page, MARK] = s.gi[G_CALL]
+        s.gi[G_WANTED] -= 1
+        return EVICT
+    return CONTINUE
+
+
+@kernel
+def _evict_small(s, a, count):  # type: ignore[no-untyped-def]
+    s.gi[G_KEPT] = 0
+    small = s.gi[G_SMALL]
+    n = list_iterate(s, a, small, _small_verdict, count, TO_TAIL, s.gi[G_MAIN], TO_TAIL, -1)
+    s.gi[G_SMALL_SIZE] -= s.gi[G_KEPT]
+    s.gi[G_MAIN_SIZE] += s.gi[G_KEPT]
+    return count if n < 0 else n
+
+
+@kernel
+def _evict_main(s, a, count):  # type: ignore[no-untyped-def]
+    main = s.gi[G_MAIN]
+    for t in range(4):
+        if s.gi[G_WANTED] <= 0:
+            break
+        s.gi[G_PASS] = t
+        n = list_iterate(s, a, main, _main_verdict, count, TO_TAIL, -1, TO_TAIL, -1)
+        if n >= 0:
+            count = n
+    return count
+
+
+@kernel
+def _evict(s, a):  # type: ignore[no-untyped-def]
+    s.gi[G_CALL] += 1
+    s.gi[G_WANTED] = min(a[A_REQUEST], MAX_CANDIDATES)
+    small_size = s.gi[G_SMALL_SIZE]
+    if small_size >= s.gi[G_SMALL_MIN] or s.gi[G_MAIN_SIZE] <= 2 * small_size:
+        count = _evict_small(s, a, 0)
+        if s.gi[G_WANTED] > 0 and s.gi[G_OWN_FALLBACK] != 0:
+            count = _evict_main(s, a, count)
+    else:
+        count = _evict_main(s, a, 0)
+    return count
+
+
+class CeS3FIFO(Policy):
+    """S3-FIFO as cache_ext coded it; see the module docstring (and ``s3fifo`` for the paper's)."""
+
+    name = "ce-s3fifo"
+    description = "cache_ext S3-FIFO: small queue ~1/15, main CLOCK with escalating passes"
+    params = {"own_fallback": True, "fault_read": True}
+    int_fields = ("freq", "in_main", "g_next", "g_prev", "in_ghost", "mark")
+    int_globals = 15
+    proposes_batches = True
+    init = staticmethod(_init)
+    added = staticmethod(_added)
+    accessed = staticmethod(_accessed)
+    evict = staticmethod(_evict)
+    removed = staticmethod(_removed)
+
+    def configure(self, s: Any, capacity: int) -> None:
+        """S's threshold (capacity // 15), the shadow table's size (capacity), the switches."""
+        s.gi[G_SMALL_MIN] = capacity // 15
+        s.gi[G_GHOST_CAP] = capacity
+        s.gi[G_OWN_FALLBACK] = int(bool(self.values["own_fallback"]))
+        s.gi[G_FAULT_READ] = int(bool(self.values["fault_read"]))
+
+    def check_invariants(self, s: Any) -> None:
+        """S + M = resident set, counters = lengths (no dirty pages), freq <= 3, shadow FIFO."""
+        small = list_pages(s, int(s.gi[G_SMALL])).tolist()
+        main = list_pages(s, int(s.gi[G_MAIN])).tolist()
+        resident = np.flatnonzero(s.resident).tolist()
+        assert sorted(small + main) == resident, "S + M != resident set"
+        assert (int(s.gi[G_SMALL_SIZE]), int(s.gi[G_MAIN_SIZE])) == (len(small), len(main)), "sizes"
+        assert sorted(main) == np.flatnonzero(s.pm[:, IN_MAIN]).tolist(), "IN_MAIN flags"
+        assert (s.pm[:, FREQ] <= 3).all(), "freq above 3"
+        ghost = []
+        p, prev = int(s.gi[G_GHOST_HEAD]), -1
+        while p >= 0:
+            assert len(ghost) <= s.pm.shape[0] and int(s.pm[p, G_PREV]) == prev, "shadow links"
+            ghost.append(p)
+            prev, p = p, int(s.pm[p, G_NEXT])
+        assert int(s.gi[G_GHOST_TAIL]) == prev and len(ghost) == int(s.gi[G_GHOST_LEN])
+        assert len(ghost) <= int(s.gi[G_GHOST_CAP]), "shadow table over its size"
+        assert sorted(ghost) == np.flatnonzero(s.pm[:, IN_GHOST]).tolist(), "shadow flags"
+        assert not set(ghost) & set(resident), "a resident page has a shadow entry"
