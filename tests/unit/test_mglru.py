@@ -19,9 +19,22 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from pagesim.core.state import (
+    A_NOW_NS,
+    A_PRIORITY,
+    A_RECLAIMER,
+    A_REQUEST,
+    A_SWAP_FREE,
+    A_WANT_OOM,
+    A_WMARK_HIGH,
+    ACC_LEN,
+    RECLAIM_DIRECT,
+    RECLAIM_KSWAPD,
+    YOUNG,
+)
 from pagesim.engine.kernel import KernelRun, simulate_kernel
 from pagesim.engine.memory import KernelConfig, watermarks
-from pagesim.policies.mglru import MGLRU
+from pagesim.policies.mglru import G_LOOKAROUND, G_SKIPPED, G_TS, G_WALKED, MGLRU, _inc_max_seq, _walk
 from pagesim.trace import Trace
 from pagesim.workloads.kernel import make_kernel_workload
 
@@ -73,11 +86,16 @@ def test_young_pages_are_promoted_to_the_youngest_generation() -> None:
     """After the opening, pages 50..54 are read (young bits set) and anon 61..81 written
     (resident 50, free 100 - 50 - 11 = 39: kswapd). Three gens (5, 3, 3) at priority 12: no
     aging. The file type (swappiness 60, no refaults: file) has nothing in gen 3, so anon gen 3
-    is scanned from its tail: 32..49 and 55..60 are isolated (24), the young 50..54 are
-    activated to max_seq 5 (``pgactivate`` 5). Gen 3 is empty: min_seq 4 for both, two gens:
-    aging walks (61..81 young from their faults: bits cleared, already in gen 5) and max_seq is
-    6; gen 4 is empty: min_seq 5, aging again, max_seq 7; gen 5's tail gives the 8 more: the
-    oldest of 61..81 (61..68), ahead of the promoted 50..54 which sit at gen 5's head."""
+    is scanned from its tail: 32..49 are isolated, the young 50 is activated to max_seq 5
+    (``pgactivate`` 1) and its look-around (virtual pages 18..81 of the task's one PTE table,
+    64 centred on 50) clears the young bits of 51..54, moving them to gen 5 too (folio_update_gen:
+    no pgactivate), and of 61..81 (already in gen 5); 55..60 are isolated (24 in all). Gen 3 is
+    empty: min_seq 4 for both, two gens: aging (nothing young left) makes max_seq 6; gen 4 is
+    empty: min_seq 5, aging again, max_seq 7; gen 5's tail gives the 8 more: the oldest of
+    61..81 (61..68), ahead of the promoted 50..54 which sit at gen 5's head.
+
+    (Before look-around was modelled each of 50..54 was activated by its own rmap check:
+    ``pgactivate`` was 5; the pages evicted and kept are the same.)"""
     rows = _opening() + [(i, ANON, READ) for i in range(50, 55)] + [(i, ANON, WRITE) for i in range(61, 82)]
     run = KernelRun(make_trace(rows), MGLRU(), config())
     s = run.state
@@ -86,7 +104,8 @@ def test_young_pages_are_promoted_to_the_youngest_generation() -> None:
     run.advance(1)
     run.policies[0].check_invariants(s)
     c = run.counters
-    assert c["pswpout"] == 64 and c["pgactivate"] == 5
+    assert c["pswpout"] == 64 and c["pgactivate"] == 1
+    assert int(s.gi[G_LOOKAROUND]) == 4
     assert MGLRU.seqs(s) == (7, 5, 5)
     resident = {i for i in range(82) if s.resident[_page(run, i)]}
     assert resident == set(range(50, 55)) | set(range(69, 82))
@@ -189,4 +208,122 @@ def test_parameters_are_checked() -> None:
     with pytest.raises(ValueError, match="version"):
         KernelRun(tr, MGLRU(version="5.15"), config())
     with pytest.raises(ValueError, match="min_ttl_ms"):
-        KernelRun(tr, MGLRU(min_ttl_ms=1000), config())
+        KernelRun(tr, MGLRU(min_ttl_ms=-1), config())
+    KernelRun(tr, MGLRU(min_ttl_ms=1000), config())  # any value >= 0 is accepted
+
+
+# ---- the page-table walk, the Bloom filter, look-around, generations' birth times, min_ttl_ms
+#
+# The task of every anon page here is tag 0: one process whose virtual pages are handed out in
+# the order it faults them (source id i -> virtual page i), so pages 0..81 share one PTE table
+# (PMD region). The opening's two walks: the first (seq 3) is forced (the mm is new since the
+# last iteration), finds all 61 PTEs young (61 * 8 >= 61: dense) and puts the table in the
+# filter of seq 4; the second (seq 4) walks it because that filter has it, finds nothing young
+# and leaves the filter of seq 5 (cleared when that walk started) empty.
+
+
+def test_opening_walks_force_then_by_the_filter() -> None:
+    run = KernelRun(make_trace(_opening()), MGLRU(), config())
+    run.advance()
+    s = run.state
+    assert MGLRU.seqs(s) == (5, 3, 3)
+    assert int(s.gi[G_WALKED]) == 2 and int(s.gi[G_SKIPPED]) == 0
+
+
+@pytest.mark.parametrize("version", ["6.12", "6.14"])
+def test_bloom_filter_skips_a_table_without_young_ptes_last_walk(version: str) -> None:
+    """After the opening, pages 40 and 41 become young (a read after the last walk). The next
+    aging walk (seq 5) reads the filter of seq 5, which is empty: the table is skipped, so both
+    pages keep their young bit and their generation (3), and the table stays out of the filter
+    of seq 6 too: the walk after (seq 6) skips it again."""
+    run = KernelRun(make_trace(_opening()), MGLRU(version=version), config())
+    run.advance()
+    s = run.state
+    young = [_page(run, 40), _page(run, 41)]
+    for p in young:
+        s.resident[p] |= YOUNG
+    _walk(s, 60)
+    _inc_max_seq(s, 60, 0)
+    assert int(s.gi[G_SKIPPED]) == 1 and int(s.gi[G_WALKED]) == 2
+    assert all(s.resident[p] & YOUNG for p in young)
+    assert [MGLRU.seq_of(s, p) for p in young] == [3, 3]
+    _walk(s, 60)
+    assert int(s.gi[G_SKIPPED]) == 2 and all(s.resident[p] & YOUNG for p in young)
+
+
+def test_look_around_promotes_a_neighbour_and_feeds_the_filter() -> None:
+    """After the opening, pages 50 and 52 are read and 61..81 written (kswapd as in
+    ``test_young_pages...``). Eviction isolates 32..49, finds 50 young (activated, gen 5) and looks
+    around virtual pages 18..81: 52 is young and goes to gen 5 (look-around's one promotion),
+    61..81 lose their young bits (already in gen 5); 1 + 1 + 21 = 23 young of 64, 23 * 8 >= 64,
+    so the table goes into the filter of max_seq 5. Then 51 and 53..60 are isolated (27 in all).
+    Gen 3 is empty: min_seq 4, two gens: the walk at seq 5 visits the table (the filter of seq 5
+    has it), finds nothing young (not carried to seq 6); max_seq 6, min_seq 5, two gens: the walk
+    at seq 6 skips it (the filter of seq 6 is empty); max_seq 7. Gen 5's tail gives the last 5:
+    61..65. Kept: 50, 52, 66..81, all in gen 5."""
+    rows = _opening() + [(50, ANON, READ), (52, ANON, READ)] + [(i, ANON, WRITE) for i in range(61, 82)]
+    run = KernelRun(make_trace(rows), MGLRU(), config())
+    run.advance()
+    s, c = run.state, run.counters
+    run.policies[0].check_invariants(s)
+    assert c["pswpout"] == 64 and c["pgactivate"] == 1 and int(s.gi[G_LOOKAROUND]) == 1
+    assert MGLRU.seqs(s) == (7, 5, 5)
+    assert int(s.gi[G_WALKED]) == 3 and int(s.gi[G_SKIPPED]) == 1
+    resident = {i for i in range(82) if s.resident[_page(run, i)]}
+    assert resident == {50, 52} | set(range(66, 82))
+    assert {MGLRU.seq_of(s, _page(run, i)) for i in resident} == {5}
+
+
+def test_generation_rollover_forces_the_oldest_forward_and_stamps_birth_times() -> None:
+    """After the opening (5, 3, 3; pages 32..60 in gen 3), two agings at 1 ms and 2 ms: the first
+    makes max_seq 6 (four gens: 3..6, list 6 % 4 = 2, born at 1 ms); the second finds four gens
+    for both types and forces the oldest forward (inc_min_seq: 32..60 to gen 4, which reuses
+    list 0), min_seq 4, then max_seq 7 (list 3, born at 2 ms)."""
+    run = KernelRun(make_trace(_opening()), MGLRU(), config())
+    run.advance()
+    s = run.state
+    _walk(s, 60)
+    _inc_max_seq(s, 60, 1_000_000)
+    assert MGLRU.seqs(s) == (6, 3, 3) and int(s.gi[G_TS + 2]) == 1_000_000
+    _walk(s, 60)
+    _inc_max_seq(s, 60, 2_000_000)
+    run.policies[0].check_invariants(s)
+    assert MGLRU.seqs(s) == (7, 4, 4) and int(s.gi[G_TS + 3]) == 2_000_000
+    assert {MGLRU.seq_of(s, _page(run, i)) for i in range(32, 61)} == {4}
+    assert int(s.pm[_page(run, 32), 2]) == 4 % 4 + 1  # GEN column: list 0
+
+
+def _reclaim_event(reclaimer: int, now_ns: int) -> np.ndarray:
+    a = np.zeros(ACC_LEN, np.int64)
+    a[A_REQUEST] = 32
+    a[A_PRIORITY] = 12
+    a[A_RECLAIMER] = reclaimer
+    a[A_SWAP_FREE] = 1000
+    a[A_WMARK_HIGH] = 133  # watermarks(2000) = (89, 111, 133)
+    a[A_NOW_NS] = now_ns
+    return a
+
+
+def test_min_ttl_ms_asks_for_the_oom_killer_when_the_oldest_gen_is_too_young() -> None:
+    """A 2000-page node (high watermark 133), 1800 anon pages written, no reclaim yet: every gen
+    was born at time 0 (lru_gen_init_lruvec), all pages in max_seq 3. kswapd's
+    set_initial_priority: nr_to_reclaim 133 >= 64, reclaimable (gens older than max_seq - 1) 0:
+    fls(0) - 1 - fls(132) = -9, clamped to 6; 1800 >> 6 = 28 pages: sizable. With
+    min_ttl_ms = 1000 at 0.5 s the oldest gen (min_seq[file] = 0, born at 0) is younger than
+    1 s: no lruvec is reclaimable, so ``evict`` sets A_WANT_OOM and proposes nothing. At 2 s it
+    is old enough and kswapd gets its 32; direct reclaim never checks."""
+    rows = [(i, ANON, WRITE) for i in range(1800)]
+    cfg = KernelConfig(memory_pages=2000, swap_pages=4000, readahead_pages=1)
+    assert watermarks(2000)[2] == 133
+    for now, reclaimer, oom, got in (
+        (500_000_000, RECLAIM_KSWAPD, 1, 0),
+        (2_000_000_000, RECLAIM_KSWAPD, 0, 32),
+        (500_000_000, RECLAIM_DIRECT, 0, 32),
+    ):
+        run = KernelRun(make_trace(rows), MGLRU(min_ttl_ms=1000), cfg)
+        run.advance()
+        s = run.state
+        assert run.counters["evict_calls"] == 0 and MGLRU.seqs(s) == (3, 0, 0)
+        a = _reclaim_event(reclaimer, now)
+        assert MGLRU.evict(s, a) == got
+        assert a[A_WANT_OOM] == oom

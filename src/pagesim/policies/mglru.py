@@ -4,7 +4,11 @@ Source      Yu Zhao, "Multi-Gen LRU", Linux 6.1+ (``mm/vmscan.c``, ``mm/workings
             ``include/linux/mm_inline.h``; ``Documentation/mm/multigen_lru.rst``); rules as summarised
             in shared/reference/kernel_policies_spec.md §2 and checked against the 6.7-era
             ``mm/vmscan.c`` and Yu Zhao's "mm/mglru: performance optimizations" series (Dec 2024,
-            merged for 6.14), which lists what 6.14 changed.
+            merged for 6.14), which lists what 6.14 changed. The walk, the Bloom filters,
+            look-around and ``lru_gen_age_node`` checked against a recent (7.x) ``mm/vmscan.c`` and
+            the July 2024 fixes "mm/mglru: fix ineffective protection calculation" and "fix
+            overshooting shrinker memory" (in 6.11, so in 6.12: ``set_initial_priority``, the
+            ``lru_gen_age_node`` below).
 Structures  Per lruvec: ``max_seq``, ``min_seq[anon]``, ``min_seq[file]``; generation ``seq`` lives in
             list ``(seq % 4, type)``, type 0 anon, 1 file (``lrugen->folios[gen][type]``). Eight lists
             exceed cache_ext's five per cgroup, so they are the policy's own doubly linked lists in
@@ -12,7 +16,18 @@ Structures  Per lruvec: ``max_seq``, ``min_seq[anon]``, ``min_seq[file]``; gener
             (``list_add``), eviction takes the tail. Per page: GEN (gen + 1, 0 off-list), TYP, REFD
             (PG_referenced), WS (PG_workingset), LREFS (the 2-bit LRU_REFS counter). Controller
             counters per (type, tier): ``refaulted``, ``evicted``, ``protected`` and their averages
-            ``avg_refaulted``, ``avg_total`` (``hist`` has one slot).
+            ``avg_refaulted``, ``avg_total`` (``hist`` has one slot). Birth time of each gen
+            (``lrugen->timestamps``, ns of model time, ``a[A_NOW_NS]``).
+            Address space (anon pages): each process (mm, the task tag ``a[A_TAG]`` of the fault
+            that first brings a page in) lays its pages out in the order it first faults them, one
+            VMA from virtual page 0; a page keeps its virtual page for life (swapped out and back,
+            or freed and faulted again). PMD region k of a process = its virtual pages
+            512k..512k+511 (one PTE table). Per page REG (region + 1), VPN, VNX/VPV (the pages at
+            VPN +- 1); per region (row = region id) its next region, first page and mm; per mm
+            (row = tag) the mm_list link, first/last region, pages handed out (the VMA's end), last
+            page and flags. ``lru_gen_mm_state``: the mm_list (FIFO of mms by creation) and
+            ``filters[2]``, two real Bloom filters of 2^15 bits, k = 2, keyed by a 30-bit hash of
+            the region (the kernel hashes the PMD entry's address).
 
 Terms
 -----
@@ -47,15 +62,30 @@ evict (``try_to_shrink_lruvec`` + ``evict_folios``), one engine batch per call:
   1. aging check (``should_run_aging``): with ``m`` the lowest ``min_seq`` of the evictable types,
      nothing is evictable if ``m + 2 > max_seq``; 6.12 also ages with three gens when the youngest
      holds over 1/2 or the oldest-but-one under 1/4 of the pages; 6.14 ages with three gens.
-     At DEF_PRIORITY (12) it ages only when nothing is evictable (deviation 10).
-  2. aging (``try_to_inc_max_seq``): the page-table walk visits every resident anon page of the
-     lruvec (skipped at swappiness 0): a young bit is cleared and (6.12) the page moves to
-     ``max_seq`` with its refs flags cleared (``folio_update_gen``); 6.14 two-sighting rule: a page
-     with neither PG_referenced nor PG_workingset only gets PG_referenced, others get
-     PG_workingset (PG_referenced cleared) and move to ``max_seq``. Then ``inc_max_seq``: a type
-     with four gens has its oldest forced forward (pages to the tail of ``min_seq + 1``, refs
-     flags cleared; 6.14 counts them in ``protected``; anon at swappiness 0 only renumbers), and
-     ``max_seq += 1``.
+     At DEF_PRIORITY (12) it ages only when nothing is evictable (deviation 10). kswapd's
+     priority starts where ``set_initial_priority`` puts it: with ``nr_to_reclaim`` = max(high
+     watermark, 32) >= 64, ``fls(reclaimable) - 1 - fls(nr_to_reclaim - 1)`` clamped to [6, 12],
+     reclaimable = pages of the evictable types in gens older than ``max_seq - 1`` (the
+     "inactive" ones); the engine's lower priorities count down from there. Direct and limit
+     reclaim (32 pages) keep 12. Before any of this, kswapd with ``min_ttl_ms`` > 0 runs
+     ``lru_gen_age_node``: the lruvec is reclaimable if ``pages >> priority`` is not 0 and
+     ``min_seq[file]``'s gen was born over ``min_ttl_ms`` ago; if not, ``a[A_WANT_OOM] = 1``
+     (out_of_memory) and nothing is proposed.
+  2. aging (``try_to_inc_max_seq``), skipped at swappiness 0 (``should_skip_vma``): one iteration
+     of the mm_list (``iterate_mm_list``): the first mm clears (allocating it the first time) the
+     Bloom filter of ``max_seq + 1``; an mm added since the last iteration turns ``force_scan`` on
+     for the rest of it. Each mm's PTE tables in address order (``walk_pmd_range``): walked only
+     if ``force_scan`` or the filter of ``max_seq`` has the table (a filter never allocated lets
+     all through). ``walk_pte_range`` over the table clipped to the VMA: each young PTE of this
+     lruvec's pages is cleared and (6.12) the page moves to ``max_seq`` with its refs flags
+     cleared (``folio_update_gen``); 6.14 two-sighting rule: a page with neither PG_referenced
+     nor PG_workingset only gets PG_referenced, others get PG_workingset (PG_referenced cleared)
+     and move to ``max_seq``. A table with ``young * 8 >= total`` (one young PTE per 64-byte
+     cacheline, ``suitable_to_scan``; total counts every PTE, swapped-out pages too) goes into
+     the filter of ``max_seq + 1`` (carried over). Then ``inc_max_seq``: a type with four gens
+     has its oldest forced forward (pages to the tail of ``min_seq + 1``, refs flags cleared;
+     6.14 counts them in ``protected``; anon at swappiness 0 only renumbers), the new gen's
+     birth time is now, and ``max_seq += 1``.
   3. type (``isolate_folios``). 6.12: swappiness 0 -> file; ``min_seq[anon] < min_seq[file]`` ->
      anon; 1 -> file; 200 -> anon; else SP = anon tier 0 (gain swappiness), PV = file tier 0 (gain
      200 - swappiness), file if positive, and ``tier_idx`` from the other type's tier 0 against
@@ -71,7 +101,12 @@ evict (``try_to_shrink_lruvec`` + ``evict_folios``), one engine batch per call:
      counted, PG_workingset kept); an anon page with its young bit set -> bit cleared, 6.12
      activated (``max_seq``, refs cleared, ``pgactivate``), 6.14 ``lru_gen_set_refs``: first
      sighting PG_referenced and ``max_seq - 1``, else PG_workingset and ``max_seq``
-     (``pgactivate``); any other page is isolated (taken off its list) and proposed; pages
+     (``pgactivate``), then look-around (``lru_gen_look_around``): up to 64 PTEs of the page's
+     table (clipped to the VMA, centred on the page where they fit); each young one of this
+     lruvec is cleared and promoted as by the walker (``folio_update_gen``, no ``pgactivate``;
+     an isolated neighbour only gets PG_referenced), and if ``young * 8 >= PTEs looked at``
+     (the page included) the table goes into the filter of ``max_seq``, the one the next walk
+     reads; any other page is isolated (taken off its list) and proposed; pages
      the engine leaves (request met, swap full) go back to the tail of the oldest gen at the
      next call. At most 4096 pages looked at and 64 isolated.
      ``pgrefill`` counts sorted pages, ``pgscan_anon/file`` isolated ones.
@@ -84,15 +119,19 @@ removed (``lru_gen_eviction``): shadow token ``(min_seq << 3) | (max(refs - 1, 0
 ``evicted[type][tier]++``. A page freed by its owner leaves no shadow and no count.
 
 Parameters  version = "6.12": "6.12" (the rules of 6.1-6.13 as in 6.12) or "6.14" (Yu Zhao's late-2024
-            rework, as in 6.14+; spec §2 unmarked rules). min_ttl_ms = 0: only 0 (off) is accepted.
-Complexity  O(1) per access and per fault; per evict call O(pages looked at) (<= 4096); aging O(resident
-            anon pages of the lruvec). Eight int64 per page, one int64 shadow per evicted page.
+            rework, as in 6.14+; spec §2 unmarked rules). min_ttl_ms = 0: thrashing prevention
+            (``/sys/kernel/mm/lru_gen/min_ttl_ms``), any integer >= 0; 0 is off.
+Complexity  O(1) per access and per fault; per evict call O(pages looked at) (<= 4096) + 64 per
+            look-around; aging O(PTEs of the tables walked) + 1024 to clear a filter. 21 int64 per
+            page (8 LRU, 4 address, 3 per-region and 6 per-mm rows reuse page rows), one int64
+            shadow per evicted page, 2048 globals for the filters.
 Deviations  1. One node, one zone (no ``reclaim_idx`` sort); ``hist`` has one slot (no CONFIG_LRU_GEN_STATS).
-            2. No ``mm_list`` and no Bloom filter: aging walks every resident anon page of the lruvec
-               (the kernel walks each mm once per generation and skips sparse PMDs); no look-around.
-            3. The walker moves a promoted page to ``max_seq``'s list at once; the kernel only
-               rewrites its gen and ``sort_folio`` moves it when eviction reaches it (same counts,
-               list order differs).
+            2. The address space is modelled, not read: a process's anon pages are laid out in the
+               order of their first fault (the trace has no addresses), one VMA per process, no THP
+               (no PMD leaves). Mapped file pages do not exist here, so only anon VMAs are walked.
+            3. The walker and look-around move a promoted page to ``max_seq``'s list at once; the
+               kernel only rewrites its gen and ``sort_folio`` moves it when eviction reaches it
+               (same counts, list order differs).
             4. No ``nr_to_scan = size >> priority`` budget and no yield after aging: the engine asks
                for batches of 32 and lowers the priority only when a batch frees nothing; after an
                aging step the same call evicts (the kernel returns and lets other memcgs go first).
@@ -100,13 +139,29 @@ Deviations  1. One node, one zone (no ``reclaim_idx`` sort); ``hist`` has one sl
                bumps them to ``min_seq + 1`` with PG_reclaim and waits for the flusher.
             6. Survivors of the rmap check never get the kernel's immediate retry; a proposed page
                the engine does not evict (swap full) stays where it was.
-            7. ``min_ttl_ms`` is not modelled: policies see no clock and cannot call the OOM killer.
+            7. ``min_ttl_ms`` is checked per kswapd batch (the kernel: once per ``balance_pgdat``
+               priority round), against this lruvec only (each cgroup's instance decides alone,
+               where the kernel asks whether any memcg is reclaimable), in ns (not jiffies); the
+               engine acts on ``a[A_WANT_OOM]``. ``memory.min`` protection does not exist here.
             8. 6.14's walker counts as an rmap sighting; VM_EXEC file pages do not exist here.
             9. 6.14 tries the other type whenever the first scans nothing, as in the merged
                "rework type selection" patch (spec §2.6 says only at priority 0, from a later tree).
             10. The aging check runs at every priority when nothing is evictable: a call that
                proposes nothing would hand the batch to the engine's fallback policy, where the
                kernel would retry at a lower priority.
+            11. The mm_list: every mm counts as having run since the last walk (the kernel skips an
+               mm whose task was not scheduled, ``lru_gen_use_mm``; a task that did not run has no
+               young PTE, so only the walk's cost differs); no skip of mms under 64 pages (6.12's
+               ``should_skip_mm`` has one; the recent tree read has none); one walker, so no stale
+               ``max_seq`` and no ``mm_state->seq`` races; the non-leaf PMD accessed bit (enabled
+               0x0004) is not modelled (a table it would skip has no young PTE unless a walk cleared
+               the PMD's bit while leaving PTEs young, so only the walk's cost differs).
+            12. The rmap check runs as each page is isolated, not on the whole batch after isolation:
+               a neighbour look-around finds young before eviction reaches it is promoted, where the
+               kernel, having isolated it already, only sets PG_referenced (its rmap check then
+               finds no young PTE). Look-around always takes the kswapd path (``folio_update_gen``
+               with an mm_walk); without one (direct reclaim) the kernel may ``folio_activate``
+               instead (counted in ``pgactivate``).
 Peers       none (no other simulator models MGLRU); hand-worked tests in tests/unit/test_mglru.py.
 """
 
@@ -119,17 +174,23 @@ import numpy as np
 from pagesim.core.jit import kernel
 from pagesim.core.state import (
     A_CGROUP,
+    A_NOW_NS,
     A_PAGE,
     A_PRIORITY,
     A_REASON,
+    A_RECLAIMER,
     A_REFAULT,
     A_REQUEST,
     A_SWAP_FREE,
+    A_TAG,
+    A_WANT_OOM,
+    A_WMARK_HIGH,
     ANON,
     GI_SWAPPINESS,
     GI_USER,
     MAX_CANDIDATES,
     REASON_FREED,
+    RECLAIM_KSWAPD,
     STAT_PGACTIVATE,
     STAT_PGREFILL,
     STAT_PGSCAN_ANON,
@@ -160,12 +221,39 @@ REFD = 4  #: PG_referenced
 WS = 5  #: PG_workingset
 LREFS = 6  #: LRU_REFS, 0..3
 ISO = 7  #: 1 while isolated: proposed to the engine, off every list
+# the address space (anon pages only): a page's virtual page number in its process, kept for life
+REG = 8  #: PMD region holding the page, + 1 (0: no address yet)
+VPN = 9  #: virtual page number within the process (order of first fault)
+VNX = 10  #: page at VPN + 1 in the same process, -1 none
+VPV = 11  #: page at VPN - 1 in the same process, -1 none
+# row r of these columns describes PMD region r (ids 0.. in order of creation; never more than pages)
+R_NEXT = 12  #: next region of the same process, -1 none
+R_HEAD = 13  #: the page at the region's first virtual page
+R_MM = 14  #: the process (mm row) owning the region
+# row m of these columns describes the process whose task tag is m (mod the number of rows)
+MM_NEXT = 15  #: next mm on the mm_list (order of creation), -1 none
+MM_FIRST = 16  #: first region, -1 none
+MM_LAST = 17  #: last region, -1 none
+MM_NV = 18  #: virtual pages handed out (the VMA's end)
+MM_LASTP = 19  #: the page at VPN MM_NV - 1
+MM_FLAGS = 20  #: MMF_LISTED | MMF_NEW
+N_COLS = 21
+
+MMF_LISTED = 1  #: on the mm_list
+MMF_NEW = 2  #: added since the last iteration: the next walk force-scans it
+PMD_PAGES = 512  #: PTEs per PTE table (x86-64, 4 KiB pages)
+BLOOM_FILTER_SHIFT = 15
+BLOOM_WORDS = (1 << BLOOM_FILTER_SHIFT) // 32  #: 32 bits per int64 slot (no sign bit trouble)
+#: suitable_to_scan: young * n >= total with n = clamp(cache_line_size / sizeof(pte_t), 2, 8) = 8
+YOUNG_PER_CACHELINE = 8
+NS_PER_MS = 1_000_000
 
 # ---- globals in s.gi
 G_MAX_SEQ = GI_USER
 G_MIN_SEQ = GI_USER + 1  #: + type
 G_VER = GI_USER + 3  #: 0 = 6.12, 1 = 6.14
 G_CGROUP = GI_USER + 4
+G_MIN_TTL = GI_USER + 5  #: min_ttl_ms
 G_HEAD = GI_USER + 8  #: + gen * 2 + type
 G_TAIL = G_HEAD + 8
 G_SIZE = G_TAIL + 8
@@ -176,7 +264,16 @@ G_AVG_REFAULTED = G_PROTECTED + 8
 G_AVG_TOTAL = G_AVG_REFAULTED + 8
 G_NISO = G_AVG_TOTAL + 8  #: pages isolated by the last evict call
 G_ISO = G_NISO + 1  #: ... and their ids (MAX_CANDIDATES slots)
-G_END = G_ISO + MAX_CANDIDATES
+G_TS = G_ISO + MAX_CANDIDATES  #: lrugen->timestamps[gen], ns (4 slots)
+G_MM_HEAD = G_TS + 4  #: the mm_list (mm rows), -1 empty
+G_MM_TAIL = G_MM_HEAD + 1
+G_NREG = G_MM_TAIL + 1  #: PMD regions created
+G_FILTER_ON = G_NREG + 1  #: bit g: Bloom filter g allocated (a missing filter lets everything through)
+G_WALKED = G_FILTER_ON + 1  #: PTE tables the walker visited (cumulative; for tests and readouts)
+G_SKIPPED = G_WALKED + 1  #: PTE tables the Bloom filter made it skip (cumulative)
+G_LOOKAROUND = G_SKIPPED + 1  #: pages promoted by look-around (cumulative)
+G_BLOOM = G_LOOKAROUND + 1  #: lru_gen_mm_state->filters[2], BLOOM_WORDS slots each
+G_END = G_BLOOM + 2 * BLOOM_WORDS
 
 VERSIONS = {"6.12": 0, "6.14": 1}
 
@@ -380,7 +477,7 @@ def _inc_gen(s, p):  # type: ignore[no-untyped-def]
 
 
 @kernel
-def _inc_max_seq(s, swp):  # type: ignore[no-untyped-def]
+def _inc_max_seq(s, swp, now):  # type: ignore[no-untyped-def]
     """inc_max_seq: force the oldest gen of a type with four forward, then max_seq += 1."""
     max_seq = s.gi[G_MAX_SEQ]
     for typ in range(1, -1, -1):
@@ -402,35 +499,250 @@ def _inc_max_seq(s, swp):  # type: ignore[no-untyped-def]
         # at swappiness 0 anon pages stay in their list, which now holds the new max_seq
         _reset_ctrl(s, typ)
         s.gi[G_MIN_SEQ + typ] = min_seq + 1
+    s.gi[G_TS + (max_seq + 1) % MAX_NR_GENS] = now  # lrugen->timestamps[next] = jiffies
     s.gi[G_MAX_SEQ] = max_seq + 1
+
+
+# ---------------------------------------------------------------------------- address space
+
+
+@kernel
+def _map_anon(s, p, tag):  # type: ignore[no-untyped-def]
+    """Give anon page ``p`` the next virtual page of process ``tag`` (once: it keeps it for life).
+
+    A process (mm) lays its anonymous memory out in the order it first faults pages in, one VMA
+    growing from virtual page 0; PMD region k of the process holds its virtual pages
+    512k..512k+511. A process joins the mm_list (lru_gen_add_mm) with its first page.
+    """
+    m = tag % s.pm.shape[0]
+    if m < 0:
+        m += s.pm.shape[0]
+    if (s.pm[m, MM_FLAGS] & MMF_LISTED) == 0:
+        s.pm[m, MM_NEXT] = -1
+        s.pm[m, MM_FIRST] = -1
+        s.pm[m, MM_LAST] = -1
+        s.pm[m, MM_NV] = 0
+        s.pm[m, MM_LASTP] = -1
+        s.pm[m, MM_FLAGS] = MMF_LISTED | MMF_NEW
+        t = s.gi[G_MM_TAIL]
+        if t < 0:
+            s.gi[G_MM_HEAD] = m
+        else:
+            s.pm[t, MM_NEXT] = m
+        s.gi[G_MM_TAIL] = m
+    v = s.pm[m, MM_NV]
+    if v % PMD_PAGES == 0:  # a new PTE table
+        r = s.gi[G_NREG]
+        s.gi[G_NREG] = r + 1
+        s.pm[r, R_NEXT] = -1
+        s.pm[r, R_HEAD] = p
+        s.pm[r, R_MM] = m
+        last = s.pm[m, MM_LAST]
+        if last < 0:
+            s.pm[m, MM_FIRST] = r
+        else:
+            s.pm[last, R_NEXT] = r
+        s.pm[m, MM_LAST] = r
+    lastp = s.pm[m, MM_LASTP]
+    s.pm[p, REG] = s.pm[m, MM_LAST] + 1
+    s.pm[p, VPN] = v
+    s.pm[p, VPV] = lastp
+    s.pm[p, VNX] = -1
+    if lastp >= 0:
+        s.pm[lastp, VNX] = p
+    s.pm[m, MM_LASTP] = p
+    s.pm[m, MM_NV] = v + 1
+
+
+# ---------------------------------------------------------------------------- Bloom filters
+
+
+@kernel
+def _bloom_key(r):  # type: ignore[no-untyped-def]
+    """get_item_key: two 15-bit keys from one 30-bit hash of the PTE table (region ``r``).
+
+    The kernel hashes the PMD entry's address (hash_ptr); a region id stands for it. The hash is
+    a 32-bit multiply-xorshift whose products keep their low 32 bits whether they wrap (compiled)
+    or not (plain Python).
+    """
+    h = ((r + 1) * 2654435761) & 0xFFFFFFFF
+    h ^= h >> 16
+    h = (h * 2246822519) & 0xFFFFFFFF
+    h ^= h >> 13
+    return h & 0x7FFF, (h >> BLOOM_FILTER_SHIFT) & 0x7FFF
+
+
+@kernel
+def _bloom_bit(s, g, key):  # type: ignore[no-untyped-def]
+    return (s.gi[G_BLOOM + g * BLOOM_WORDS + (key >> 5)] >> (key & 31)) & 1
+
+
+@kernel
+def _test_bloom(s, seq, r):  # type: ignore[no-untyped-def]
+    """test_bloom_filter: true if filter seq % 2 is missing or holds both keys of ``r``."""
+    g = seq % 2
+    if (s.gi[G_FILTER_ON] >> g) & 1 == 0:
+        return True
+    k0, k1 = _bloom_key(r)
+    return _bloom_bit(s, g, k0) != 0 and _bloom_bit(s, g, k1) != 0
+
+
+@kernel
+def _update_bloom(s, seq, r):  # type: ignore[no-untyped-def]
+    """update_bloom_filter: set both keys of ``r`` in filter seq % 2 (if allocated)."""
+    g = seq % 2
+    if (s.gi[G_FILTER_ON] >> g) & 1 == 0:
+        return
+    k0, k1 = _bloom_key(r)
+    base = G_BLOOM + g * BLOOM_WORDS
+    s.gi[base + (k0 >> 5)] |= 1 << (k0 & 31)
+    s.gi[base + (k1 >> 5)] |= 1 << (k1 & 31)
+
+
+@kernel
+def _reset_bloom(s, seq):  # type: ignore[no-untyped-def]
+    """reset_bloom_filter: clear (allocating it the first time) filter seq % 2."""
+    g = seq % 2
+    base = G_BLOOM + g * BLOOM_WORDS
+    for i in range(BLOOM_WORDS):
+        s.gi[base + i] = 0
+    s.gi[G_FILTER_ON] |= 1 << g
+
+
+# ---------------------------------------------------------------------------- page-table walk
+
+
+@kernel
+def _promote_young(s, p, max_seq):  # type: ignore[no-untyped-def]
+    """folio_update_gen for a young PTE found by the walker or look-around (bit already cleared).
+
+    6.12: refs flags cleared, gen = max_seq (an isolated page only gets PG_referenced). 6.14
+    two-sighting rule: without PG_referenced and PG_workingset only PG_referenced (LRU_REFS
+    cleared); else PG_workingset, refs cleared, gen = max_seq (an isolated page keeps its flags).
+    Returns 1 if the page moved to another generation.
+    """
+    iso = s.pm[p, GEN] == 0
+    if s.gi[G_VER] == 0:
+        if iso:
+            s.pm[p, REFD] = 1
+            return 0
+        _clear_refs(s, p, False)
+    else:
+        if s.pm[p, REFD] == 0 and s.pm[p, WS] == 0:
+            s.pm[p, REFD] = 1
+            s.pm[p, LREFS] = 0
+            return 0
+        if iso:
+            return 0
+        s.pm[p, REFD] = 0
+        s.pm[p, LREFS] = 0
+        s.pm[p, WS] = 1
+    if s.pm[p, GEN] - 1 == max_seq % MAX_NR_GENS:
+        return 0
+    _move(s, p, max_seq, False)
+    return 1
+
+
+@kernel
+def _young_mine(s, p, cg):  # type: ignore[no-untyped-def]
+    """get_pte_pfn + get_pfn_folio + ptep_clear_young: a young PTE of this lruvec's page (cleared)."""
+    v = s.resident[p]
+    if (v & YOUNG) == 0 or s.cgroup_of[p] != cg:
+        return False
+    if s.pm[p, GEN] == 0 and s.pm[p, ISO] == 0:
+        return False
+    s.resident[p] = v ^ YOUNG
+    return True
+
+
+@kernel
+def _walk_pte_range(s, r, max_seq, cg):  # type: ignore[no-untyped-def]
+    """walk_pte_range over region ``r``: clear and promote young PTEs; True if dense enough."""
+    m = s.pm[r, R_MM]
+    p = s.pm[r, R_HEAD]
+    start = s.pm[p, VPN]
+    end = min(start + PMD_PAGES, s.pm[m, MM_NV])  # clipped to the VMA
+    total = end - start
+    young = 0
+    for _ in range(total):
+        if _young_mine(s, p, cg):
+            young += 1
+            _promote_young(s, p, max_seq)
+        p = s.pm[p, VNX]
+    return young * YOUNG_PER_CACHELINE >= total
 
 
 @kernel
 def _walk(s, swp):  # type: ignore[no-untyped-def]
-    """The page-table walk of aging: clear young bits of the lruvec's anon pages, promote."""
+    """try_to_inc_max_seq's walk: iterate the mm_list once, walking each mm's PTE tables.
+
+    iterate_mm_list: the first mm of the iteration resets the Bloom filter of max_seq + 1; an mm
+    added since the last iteration turns force_scan on for the rest of it. walk_pmd_range: a PTE
+    table is walked only if force_scan or the filter of max_seq has it; a table whose young PTEs
+    are at least one per cacheline (8 PTEs) goes into the filter of max_seq + 1.
+    should_skip_vma: anonymous VMAs are skipped at swappiness 0.
+    """
     if swp == 0:
         return
-    max_seq = s.gi[G_MAX_SEQ]
-    for seq in range(s.gi[G_MIN_SEQ + ANON_T], max_seq + 1):
-        p = s.gi[G_HEAD + (seq % MAX_NR_GENS) * 2 + ANON_T]
-        while p >= 0:
-            nxt = s.pm[p, NXT]
-            v = s.resident[p]
-            if v & YOUNG:
-                s.resident[p] = v ^ YOUNG  # the bit is set: clear it
-                if s.gi[G_VER] == 0:
-                    _clear_refs(s, p, False)
-                    if seq != max_seq:
-                        _move(s, p, max_seq, False)
-                elif s.pm[p, REFD] == 0 and s.pm[p, WS] == 0:
-                    s.pm[p, REFD] = 1
-                else:
-                    s.pm[p, REFD] = 0
-                    s.pm[p, LREFS] = 0
-                    s.pm[p, WS] = 1
-                    if seq != max_seq:
-                        _move(s, p, max_seq, False)
-            p = nxt
+    seq = s.gi[G_MAX_SEQ]
+    cg = s.gi[G_CGROUP]
+    m = s.gi[G_MM_HEAD]
+    if m >= 0:
+        _reset_bloom(s, seq + 1)
+    force = False
+    while m >= 0:
+        if s.pm[m, MM_FLAGS] & MMF_NEW:
+            force = True
+            s.pm[m, MM_FLAGS] ^= MMF_NEW
+        r = s.pm[m, MM_FIRST]
+        while r >= 0:
+            if not force and not _test_bloom(s, seq, r):
+                s.gi[G_SKIPPED] += 1
+            else:
+                s.gi[G_WALKED] += 1
+                if _walk_pte_range(s, r, seq, cg):
+                    _update_bloom(s, seq + 1, r)  # carry over to the next generation
+            r = s.pm[r, R_NEXT]
+        m = s.pm[m, MM_NEXT]
+
+
+@kernel
+def _look_around(s, p, max_seq, cg):  # type: ignore[no-untyped-def]
+    """lru_gen_look_around: eviction found ``p`` young; scan up to 64 PTEs around it.
+
+    The window is the PTE table clipped to the VMA, cut to MIN_LRU_BATCH pages centred on ``p``
+    where it can be. Young neighbours have their bit cleared and are promoted as by the walker
+    (folio_update_gen); if the young PTEs (``p`` included) are one per cacheline, the table goes
+    into the Bloom filter of max_seq, the one the next walk reads.
+    """
+    r = s.pm[p, REG] - 1
+    if r < 0:
+        return
+    m = s.pm[r, R_MM]
+    start = s.pm[s.pm[r, R_HEAD], VPN]
+    end = min(start + PMD_PAGES, s.pm[m, MM_NV])
+    addr = s.pm[p, VPN]
+    if end - start == 1:
+        return
+    if end - start > MIN_LRU_BATCH:
+        if addr - start < MIN_LRU_BATCH // 2:
+            end = start + MIN_LRU_BATCH
+        elif end - addr < MIN_LRU_BATCH // 2:
+            start = end - MIN_LRU_BATCH
+        else:
+            start = addr - MIN_LRU_BATCH // 2
+            end = addr + MIN_LRU_BATCH // 2
+    q = p
+    for _ in range(addr - start):
+        q = s.pm[q, VPV]
+    young = 1
+    for _ in range(end - start):
+        if q != p and _young_mine(s, q, cg):
+            young += 1
+            s.gi[G_LOOKAROUND] += _promote_young(s, q, max_seq)
+        q = s.pm[q, VNX]
+    if young * YOUNG_PER_CACHELINE >= end - start:
+        _update_bloom(s, max_seq, r)
 
 
 @kernel
@@ -475,13 +787,14 @@ def _scan(s, typ, tier_idx, n, got):  # type: ignore[no-untyped-def]
     ver = s.gi[G_VER]
     min_seq = s.gi[G_MIN_SEQ + typ]
     max_seq = s.gi[G_MAX_SEQ]
-    p = s.gi[G_TAIL + (min_seq % MAX_NR_GENS) * 2 + typ]
+    cg = s.gi[G_CGROUP]
+    li = (min_seq % MAX_NR_GENS) * 2 + typ
+    p = s.gi[G_TAIL + li]
     remaining = MAX_LRU_BATCH
     scanned = 0
     isolated = 0
     sorted_ = 0
     while p >= 0 and got < n:
-        prev = s.pm[p, PRV]
         scanned += 1
         refs = _refs(s, p)
         ws = s.pm[p, WS]
@@ -514,6 +827,7 @@ def _scan(s, typ, tier_idx, n, got):  # type: ignore[no-untyped-def]
                 else:  # 6.14 first sighting: keep, out of the oldest gen
                     s.pm[p, REFD] = 1
                     _move(s, p, max_seq - 1, False)
+                _look_around(s, p, max_seq, cg)
             else:  # isolate: off the list, proposed
                 _unlink(s, p)
                 s.pm[p, ISO] = 1
@@ -524,7 +838,9 @@ def _scan(s, typ, tier_idx, n, got):  # type: ignore[no-untyped-def]
         remaining -= 1
         if remaining == 0 or isolated >= MIN_LRU_BATCH:
             break
-        p = prev
+        # every page looked at has left the list (isolated, protected, promoted), and look-around
+        # may have promoted the next ones: the next page is the list's tail now
+        p = s.gi[G_TAIL + li]
     s.stat[STAT_PGREFILL] += sorted_
     s.stat[STAT_PGSCAN_ANON + typ] += isolated
     return (scanned if isolated > 0 or remaining == 0 else 0), got
@@ -609,6 +925,10 @@ def _init(s, a):  # type: ignore[no-untyped-def]
         s.gi[G_SIZE + i] = 0
     for i in range(G_REFAULTED, G_END):
         s.gi[i] = 0
+    for i in range(MAX_NR_GENS):  # lru_gen_init_lruvec: every birth time is now
+        s.gi[G_TS + i] = a[A_NOW_NS]
+    s.gi[G_MM_HEAD] = -1
+    s.gi[G_MM_TAIL] = -1
     return 0
 
 
@@ -656,6 +976,8 @@ def _added(s, a):  # type: ignore[no-untyped-def]
     s.pm[p, LREFS] = 0
     if a[A_REFAULT] != 0:
         _refault(s, p, typ, in_fault)
+    if typ == ANON_T and s.pm[p, REG] == 0:
+        _map_anon(s, p, a[A_TAG])
     max_seq = s.gi[G_MAX_SEQ]
     min_seq = s.gi[G_MIN_SEQ + typ]
     if s.gi[G_VER] == 0:
@@ -708,12 +1030,69 @@ def _accessed(s, a):  # type: ignore[no-untyped-def]
 
 
 @kernel
+def _fls(x):  # type: ignore[no-untyped-def]
+    """fls_long: the position of the highest set bit, 1-based; 0 for 0."""
+    n = 0
+    while x > 0:
+        x >>= 1
+        n += 1
+    return n
+
+
+@kernel
+def _initial_priority(s, a, swp):  # type: ignore[no-untyped-def]
+    """set_initial_priority for kswapd (lru_gen_age_node / lru_gen_shrink_node).
+
+    At DEF_PRIORITY with nr_to_reclaim (kswapd: the high watermark, at least SWAP_CLUSTER_MAX)
+    of at least MIN_LRU_BATCH: priority = fls(reclaimable) - 1 - fls(nr_to_reclaim - 1), clamped
+    to [6, 12], with reclaimable the inactive pages (gens older than max_seq - 1) of the
+    evictable types. Lower engine priorities (failed batches) count down from there.
+    """
+    prio = a[A_PRIORITY]
+    if a[A_RECLAIMER] != RECLAIM_KSWAPD:
+        return prio
+    nr = max(a[A_WMARK_HIGH], 32)
+    if nr < MIN_LRU_BATCH:
+        return prio
+    max_seq = s.gi[G_MAX_SEQ]
+    reclaimable = 0
+    first = FILE_T if swp == 0 else ANON_T
+    for typ in range(first, 2):
+        for seq in range(s.gi[G_MIN_SEQ + typ], max_seq - 1):
+            reclaimable += _size(s, seq, typ)
+    init = _fls(reclaimable) - 1 - _fls(nr - 1)
+    init = min(max(init, DEF_PRIORITY // 2), DEF_PRIORITY)
+    return max(prio - (DEF_PRIORITY - init), 0)
+
+
+@kernel
+def _reclaimable(s, a, swp, prio):  # type: ignore[no-untyped-def]
+    """lruvec_is_reclaimable (min_ttl_ms set): sizable, and its oldest gen born over min_ttl ago.
+
+    Sizable: the evictable types' pages >> priority is not 0. The birth time is that of
+    min_seq[file] (6.12's reading of the comment on lru_gen_folio; kept for 6.14).
+    """
+    total = 0
+    first = FILE_T if swp == 0 else ANON_T
+    for typ in range(first, 2):
+        for seq in range(s.gi[G_MIN_SEQ + typ], s.gi[G_MAX_SEQ] + 1):
+            total += _size(s, seq, typ)
+    if (total >> prio) == 0:
+        return False
+    birth = s.gi[G_TS + s.gi[G_MIN_SEQ + FILE_T] % MAX_NR_GENS]
+    return birth + s.gi[G_MIN_TTL] * NS_PER_MS < a[A_NOW_NS]
+
+
+@kernel
 def _evict(s, a):  # type: ignore[no-untyped-def]
     n = min(a[A_REQUEST], MAX_CANDIDATES)
-    prio = a[A_PRIORITY]
     swp = _effective_swappiness(s, a)
     _putback(s)
     _try_inc_min_seq(s, swp)
+    prio = _initial_priority(s, a, swp)
+    if s.gi[G_MIN_TTL] > 0 and a[A_RECLAIMER] == RECLAIM_KSWAPD and not _reclaimable(s, a, swp, prio):
+        a[A_WANT_OOM] = 1  # lru_gen_age_node: no lruvec is reclaimable -> out_of_memory
+        return 0
     got = 0
     for _ in range(MAX_NR_GENS * 2):
         if got >= n:
@@ -721,7 +1100,7 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
         age, empty = _should_age(s, swp, prio)
         if age and (empty or prio < DEF_PRIORITY):
             _walk(s, swp)
-            _inc_max_seq(s, swp)
+            _inc_max_seq(s, swp, a[A_NOW_NS])
         scanned, got = _isolate(s, swp, prio, n, got)
         if not _try_inc_min_seq(s, swp) and scanned == 0 and not age:
             break
@@ -761,7 +1140,29 @@ class MGLRU(Policy):
 
     name = "mglru"
     description = "Multi-Gen LRU (Linux lru_gen): generations, tiers, PID-controlled type/tier choice"
-    int_fields = ("nxt", "prv", "gen", "type", "referenced", "workingset", "lru_refs", "isolated")
+    int_fields = (
+        "nxt",
+        "prv",
+        "gen",
+        "type",
+        "referenced",
+        "workingset",
+        "lru_refs",
+        "isolated",
+        "region",
+        "vpn",
+        "vnext",
+        "vprev",
+        "region_next",
+        "region_head",
+        "region_mm",
+        "mm_next",
+        "mm_first",
+        "mm_last",
+        "mm_nv",
+        "mm_lastp",
+        "mm_flags",
+    )
     int_globals = G_END - GI_USER
     proposes_batches = True
     uses_fallback = False
@@ -777,9 +1178,11 @@ class MGLRU(Policy):
         ver = str(self.values["version"])
         if ver not in VERSIONS:
             raise ValueError(f"mglru: version must be one of {', '.join(VERSIONS)}, got {ver!r}")
-        if int(self.values["min_ttl_ms"]) != 0:
-            raise ValueError("mglru: min_ttl_ms is not modelled (policies have no clock); use 0")
+        ttl = self.values["min_ttl_ms"]
+        if isinstance(ttl, bool) or not isinstance(ttl, (int, np.integer)) or ttl < 0:
+            raise ValueError(f"mglru: min_ttl_ms must be an integer >= 0 (milliseconds), got {ttl!r}")
         s.gi[G_VER] = VERSIONS[ver]
+        s.gi[G_MIN_TTL] = int(ttl)
 
     # ---- introspection for tests and reports
     @staticmethod
