@@ -1,0 +1,86 @@
+"""Where CAST keeps its state in a :class:`~pagesim.core.state.State`: columns and global slots.
+
+Per page (``s.pm`` columns): the state word, the isolation and candidate flags, and two
+columns used as flat scratch arrays (not per page) for the keys each pass of the sweep saw.
+Globals (``s.gi`` from ``GI_USER``): per lruvec (this instance) the clock, and per type
+(0 anon, 1 file) W's list, M's size, the decay, W's share, the sweep's cursor, candidates and
+quantile; the block bitmap; counters for the readouts. Floats (``s.gf``): the type-choice
+credits and the refault-wait sums of the cost estimate.
+"""
+
+from __future__ import annotations
+
+from pagesim.core.state import GI_USER
+
+ANON_T = 0
+FILE_T = 1
+
+# ---- s.pm columns
+WORD = 0  #: the 32-bit state word (core.py)
+ISO = 1  #: 1 while proposed to the engine by the last evict call (off W, skipped by the sweep)
+INBUF = 2  #: 1 while the page is among the sweep's candidates
+PASSK = 3  #: + type: scratch column, the keys seen by the current pass of the sweep (slot = row)
+N_PM = 5
+
+# ---- the sweep
+N_BLOCKS = 256  #: blocks of the per-lruvec bitmap
+N_CAND = 128  #: candidates the sweep keeps (the lowest keys)
+ENOUGH_MAX = 32  #: the sweep stops once it holds this many keys below the quantile (or fewer, below)
+QUANTILE_DIV = 16  #: the 1/16 quantile of the last pass
+
+# ---- s.gi slots
+_g = GI_USER
+G_CG = _g  #: this lruvec's cgroup
+G_CAP = _g + 1  #: capacity given to configure (cache mode's memory)
+G_MEM = _g + 2  #: pages memory holds (a[A_MEMORY] in kernel mode, else the capacity)
+G_ACC = _g + 3  #: clock: pages taken in less freed since the last tick (>= -memory)
+G_NOW = _g + 4  #: clock: the tick, unwrapped
+G_IN = _g + 5  #: clock: pages taken in
+G_OUT = _g + 6  #: clock: pages evicted
+G_FREED = _g + 7  #: clock: pages freed by their owners
+G_LE = _g + 8  #: + type: decay level 1..14
+G_WPM = _g + 10  #: + type: W's share, permille of the type's pages
+G_LIST = _g + 12  #: + type: W's framework list
+G_MSIZE = _g + 14  #: + type: pages in M
+G_CURSOR = _g + 16  #: + type: the sweep's cursor (a block start)
+G_BUFLEN = _g + 18  #: + type: candidates held
+G_Q = _g + 20  #: + type: the 1/16 quantile of the last pass's keys
+G_QVALID = _g + 22  #: + type: 1 once a pass has completed with keys
+G_PASSN = _g + 24  #: + type: keys recorded in the current pass
+G_PASSES = _g + 26  #: + type: passes completed
+G_BUDGET = _g + 28  #: + type: pages the sweep may still advance in this evict call
+G_SEQ = _g + 30  #: sweep order: a counter stamped on each candidate found
+G_BLKSZ = _g + 31  #: pages per bitmap block
+G_SWP = _g + 32  #: parameter swappiness_override (-1: the node's vm.swappiness)
+G_WALKER = _g + 33  #: parameter walker (0/1)
+G_VISITED = _g + 34  #: words read by the current evict call (a[A_SCANNED])
+G_NISO = _g + 35  #: pages proposed by the last evict call ...
+G_ISO = _g + 36  #: ... and their ids (32 slots)
+G_SLACK = G_ISO + 32  #: pages the current evict call is asked for (W's excess that meets M)
+_s = G_SLACK + 1
+# counters (readouts)
+G_SWEEPS = _s  #: sweeps run
+G_WORDS = _s + 1  #: state words read by the sweep
+G_FRAMES = _s + 2  #: frames passed over by the sweep (bitmap skips included)
+G_FOUND = _s + 3  #: candidates taken into the buffer
+G_TAKEN = _s + 4  #: candidates taken (M's lowest evicted, or met by W's tail)
+G_STALE = _s + 5  #: candidates found stale when checked (read again, gone)
+G_YOUNG = _s + 6  #: young bits taken as reads by the walker
+G_LOOK = _s + 7  #: young bits taken as reads by reclaim and its look-around
+G_WWIN = _s + 8  #: W's tail outranked M's lowest: into M
+G_WLOST = _s + 9  #: W's tail evicted
+G_PICK = _s + 10  #: + type: pages proposed per type
+G_BITMAP = _s + 12  #: N_BLOCKS slots: 1 if the block may hold a page of M
+G_BUF = G_BITMAP + N_BLOCKS  #: per type 4 * N_CAND: page, key, word, tie rank
+N_GLOBALS = G_BUF + 2 * 4 * N_CAND - GI_USER
+
+BUF_PAGE = 0
+BUF_KEY = N_CAND
+BUF_WORD = 2 * N_CAND
+BUF_TB = 3 * N_CAND
+
+# ---- s.gf slots
+F_CREDIT = 0  #: + type: the type-choice credits
+F_WAIT_SUM = 2  #: + type: refault waits' sum, ns (halved as it ages)
+F_WAIT_N = 4  #: + type: refault waits' number (halved with the sum)
+N_FLOATS = 6

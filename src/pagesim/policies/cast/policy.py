@@ -1,0 +1,835 @@
+"""CAST: a self-tuning LRFU per lruvec and type, in a window W and a main part M (the hooks).
+
+Source      The CAST seed (shared/seeds/000_ce948a5f47243f59.txt, lru_cast v0.2.6 by Masahito
+            Suzuki): "The state word", "The clock of pressure", "The key", "W and M", "Ties",
+            "The sweep", "Young bits". No source code of CAST is public; where the seed leaves
+            a detail open the choice is listed under Choices and tested in tests/unit/test_cast_*.
+Structures  Per page the 32-bit state word (``s.pm[:, WORD]``; layout, clock, key: core.py).
+            Per lruvec (one instance per cgroup) and type (0 anon, 1 file): W, a framework list
+            of newcomers in arrival order (head newest, tail oldest); M, unordered: the pages
+            whose word carries this lruvec's tag for the type, counted in ``gi[G_MSIZE + t]``;
+            a bitmap of 256 blocks of page ids that may hold a page of M; the sweep's cursor,
+            its 128 candidates (page, key, word when found, tie rank) and the 1/16 quantile of
+            the keys its last pass saw. Slots: layout.py.
+Rules       added: the clock counts the page (it may tick: walker, then tick += 1); a refault
+            gets the word its shadow entry kept (history and all, tag cleared), any other page
+            a fresh word; the fault is a read (cache mode; anon in kernel mode), while a file
+            page in kernel mode is read by the ``accessed`` that follows a demand read (a
+            readahead page is taken in unread, count 0); the page goes to W's head.
+            accessed: a read at the current tick (the word's only change).
+            evict: pages proposed by the last call and not evicted go back (W's to its tail).
+            Then, page by page, a type is chosen (both pressed toward the split: weights
+            ``sw * pages(anon)`` and ``(200 - sw) * pages(file)`` with ``sw`` from tune.py,
+            kept exact over time by credits; 0 file only, 1 file first, 200 anon first; anon
+            only while swap has slots) and of that type: while W is over its share
+            (``1000 |W| > w_permille (|W| + |M|)``), or M is empty, W's tail meets M's lowest
+            and the lower goes; the winner from W joins M. While W is within its share, M's
+            lowest goes. A candidate is checked before it is taken: still resident, in M, its
+            word unchanged since the sweep found it (a page read again since is passed over);
+            an anon page's young bit is a read (and a look-around, walk.py).
+            Ties (equal keys): a page read at most once goes by the sweep's order (the order it
+            was found in, a clock), and W's newcomer wins a tie, being the one read last; a
+            page read more than once goes by a hash of its frame (page id), lowest first, so a
+            loop keeps the same part of itself pass after pass. At an exact key tie between a
+            page read once and one read more, the one read once goes.
+            The sweep (M's lowest): state words in page-id order from the cursor, a block at a
+            time, skipping blocks whose bitmap bit is clear (a block found without a page of M
+            is cleared; a page joining M sets its block's bit); the keys of this type's M pages
+            are recorded for the pass and the 128 lowest kept as candidates; it stops at a block
+            end once it holds ``enough`` keys at or below the 1/16 quantile of the last pass,
+            or after one whole circle in one evict call. A pass ends when the cursor wraps: its
+            quantile replaces the last. The sweep runs when there is no candidate, or none at or
+            below the quantile.
+            removed: an eviction leaves a shadow entry (the word and its last read's tick whole)
+            and counts in the clock's evicted; a page freed by its owner leaves none and is
+            taken off the clock's intake.
+Choices     (seed details left open; each tested)
+            1. Word layout (core.py): count 8 bits (the seed: 255 reads tie), tag 4, gaps 4 + 4
+               (class = bit length, read back as the class's lower end), tick 12 (mod 4096,
+               ages clamped at 2048 every 512 ticks).
+            2. Half-life ``H = C 2^(8 - le)`` pages with ``C`` = memory (le 1: 128 times memory,
+               the seed's own figure), so H = 2^(10 - le) ticks. Default decay le 8: H = memory
+               (the middle of the controller's range, where 2^(8 - le) = 1).
+            3. Reads before the third are assumed to continue at the mean of the two known gaps.
+            4. A page never read (readahead) has the lowest key.
+            5. The clock: intake counted before the new page's read is stamped (a page that
+               completes a quarter is stamped with the new tick); the intake less frees may go
+               below zero down to minus memory (frees make room without pressure); the walker
+               runs just before each tick, reads stamped with the ending tick.
+            6. A refault comes back with its history (the seed: "a page that came back with its
+               history"): the shadow entry holds the word; in cache mode every evicted page
+               keeps one (cache mode has no shadow limit).
+            7. The sweep's ``enough``: 32 (a reclaim batch), or |M| / 32 (half of what lies
+               below the 1/16 quantile) when M is smaller; "below" counts keys equal to the
+               quantile (keys are coarse; ties at the quantile are common).
+            8. W's share default 100 permille (the seed's controller moves it in 10 % steps).
+            9. M filling up: W's tail meets M's lowest only for the pages W is over its share
+               by up to the pages the call is asked for (one in cache mode, a batch in kernel
+               mode); W's pages beyond that (after the first fill of memory, when W held every
+               page, or when a type grows between two reclaims) join M unopposed, as a
+               W-TinyLFU window's overflow enters a main cache that has room. Without this M
+               could never grow: each meeting leaves M's size as it was.
+Parameters  decay = 8 (1..14, both types); w_permille = 100 (0..1000, both types);
+            swappiness_override = -1 (the node's vm.swappiness); walker = True.
+Complexity  O(1) per read and per page taken in, plus the walker once a tick (O(pages));
+            per eviction the candidate checks and, when the candidates run out, a sweep
+            (O(pages of the blocks it reads) per 32 or so candidates). Five int64 per page, one
+            shadow int64 per evicted page.
+Deviations  1. One clock per lruvec (instances share nothing); it ticks on the node's memory,
+               so with one cgroup it is the seed's per-node clock.
+            2. The controllers (decay, W's share, the split), the measured costs in the split,
+               the clean-file floor and kcompressd are not built yet (tune.py: skeleton).
+            3. The sweep reads page ids 0..n-1 of the trace, not the node's PFNs; the bitmap's
+               256 blocks cover them.
+            4. The walker reads every page id for young bits (no mm list, no Bloom filter,
+               no PMD accessed bits).
+            5. Candidates proposed and not evicted (swap full) are isolated until the next call,
+               as the kernel's isolation lists; W's go back to its tail.
+Peers       none (no source of CAST is public); hand-worked tests in tests/unit/test_cast_*.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from pagesim.core.jit import kernel
+from pagesim.core.lists import list_add, list_add_tail, list_create, list_del, list_pages
+from pagesim.core.state import (
+    A_CGROUP,
+    A_MEMORY,
+    A_MODE,
+    A_PAGE,
+    A_READAHEAD,
+    A_REASON,
+    A_REFAULT,
+    A_REQUEST,
+    A_SCANNED,
+    A_SWAP_FREE,
+    A_WAIT_NS,
+    ANON,
+    DIRTY,
+    LEN,
+    MAX_CANDIDATES,
+    MODE_KERNEL,
+    REASON_FREED,
+    SWAPCACHE,
+    TAIL,
+)
+from pagesim.policies.base import Policy
+from pagesim.policies.cast.core import (
+    CLAMP_EVERY,
+    MAX_DECAY,
+    MIN_DECAY,
+    SHADOW_MARK,
+    TB_NEWCOMER,
+    clamp_word,
+    clock_quarter,
+    frame_hash,
+    from_shadow,
+    key_of,
+    new_word,
+    rank_tb,
+    read_word,
+    to_shadow,
+    with_tag,
+    word_count,
+    word_tag,
+)
+from pagesim.policies.cast.layout import (
+    ANON_T,
+    BUF_KEY,
+    BUF_PAGE,
+    BUF_TB,
+    BUF_WORD,
+    ENOUGH_MAX,
+    F_CREDIT,
+    FILE_T,
+    G_ACC,
+    G_BITMAP,
+    G_BLKSZ,
+    G_BUDGET,
+    G_BUF,
+    G_BUFLEN,
+    G_CAP,
+    G_CG,
+    G_CURSOR,
+    G_FOUND,
+    G_FRAMES,
+    G_FREED,
+    G_IN,
+    G_ISO,
+    G_LE,
+    G_LIST,
+    G_LOOK,
+    G_MEM,
+    G_MSIZE,
+    G_NISO,
+    G_NOW,
+    G_OUT,
+    G_PASSES,
+    G_PASSN,
+    G_PICK,
+    G_Q,
+    G_QVALID,
+    G_SEQ,
+    G_SLACK,
+    G_STALE,
+    G_SWEEPS,
+    G_SWP,
+    G_TAKEN,
+    G_VISITED,
+    G_WALKER,
+    G_WLOST,
+    G_WORDS,
+    G_WPM,
+    G_WWIN,
+    G_YOUNG,
+    INBUF,
+    ISO,
+    N_BLOCKS,
+    N_CAND,
+    N_FLOATS,
+    N_GLOBALS,
+    PASSK,
+    QUANTILE_DIV,
+    WORD,
+)
+from pagesim.policies.cast.tune import (
+    decay_level,
+    node_swappiness,
+    note_wait,
+    pressure_swappiness,
+    w_share,
+)
+from pagesim.policies.cast.walk import check_young, walk
+
+MAX_SWAPPINESS = 200
+
+# ------------------------------------------------------------------------------------ helpers
+
+
+@kernel
+def _mytag(s, t):  # type: ignore[no-untyped-def]
+    """This lruvec's tag for M of type ``t`` (1..14)."""
+    return 1 + t + 2 * (s.gi[G_CG] % 7)
+
+
+@kernel
+def _type_of(s, p):  # type: ignore[no-untyped-def]
+    return ANON_T if s.resident[p] & ANON else FILE_T
+
+
+@kernel
+def _w_len(s, t):  # type: ignore[no-untyped-def]
+    return s.lhd[s.gi[G_LIST + t], LEN]
+
+
+@kernel
+def _less(k1, tb1, k2, tb2):  # type: ignore[no-untyped-def]
+    """Rank order: lower key first, then lower tie rank."""
+    return k1 < k2 or (k1 == k2 and tb1 < tb2)
+
+
+@kernel
+def _update_memory(s, a):  # type: ignore[no-untyped-def]
+    if a[A_MODE] == MODE_KERNEL and a[A_MEMORY] > 0:
+        s.gi[G_MEM] = a[A_MEMORY]
+
+
+# ------------------------------------------------------------------------------------ the clock
+
+
+@kernel
+def _clamp_all(s):  # type: ignore[no-untyped-def]
+    """Move every last read older than 2048 ticks forward to 2048 (the tick field wraps at 4096)."""
+    now = s.gi[G_NOW]
+    for p in range(s.pm.shape[0]):
+        w = s.pm[p, WORD]
+        if w != 0:
+            s.pm[p, WORD] = clamp_word(w, now)
+
+
+@kernel
+def clock_in(s):  # type: ignore[no-untyped-def]
+    """A page taken in: count it; every quarter of memory the walker runs and the clock ticks."""
+    s.gi[G_IN] += 1
+    s.gi[G_ACC] += 1
+    q = clock_quarter(s.gi[G_MEM])
+    while s.gi[G_ACC] >= q:
+        if s.gi[G_WALKER] != 0:
+            walk(s)
+        s.gi[G_ACC] -= q
+        s.gi[G_NOW] += 1
+        if s.gi[G_NOW] % CLAMP_EVERY == 0:
+            _clamp_all(s)
+
+
+@kernel
+def clock_free(s):  # type: ignore[no-untyped-def]
+    """A page freed by its owner: taken off the intake (down to minus memory)."""
+    s.gi[G_FREED] += 1
+    s.gi[G_ACC] -= 1
+    if s.gi[G_ACC] < -s.gi[G_MEM]:
+        s.gi[G_ACC] = -s.gi[G_MEM]
+
+
+# ------------------------------------------------------------------------------------ candidates
+
+
+@kernel
+def _buf_set(s, t, i, p, key, w, tb):  # type: ignore[no-untyped-def]
+    base = G_BUF + t * 4 * N_CAND
+    s.gi[base + BUF_PAGE + i] = p
+    s.gi[base + BUF_KEY + i] = key
+    s.gi[base + BUF_WORD + i] = w
+    s.gi[base + BUF_TB + i] = tb
+
+
+@kernel
+def _buf_move(s, t, src, dst):  # type: ignore[no-untyped-def]
+    base = G_BUF + t * 4 * N_CAND
+    s.gi[base + BUF_PAGE + dst] = s.gi[base + BUF_PAGE + src]
+    s.gi[base + BUF_KEY + dst] = s.gi[base + BUF_KEY + src]
+    s.gi[base + BUF_WORD + dst] = s.gi[base + BUF_WORD + src]
+    s.gi[base + BUF_TB + dst] = s.gi[base + BUF_TB + src]
+
+
+@kernel
+def buf_insert(s, t, p, key, w, tb):  # type: ignore[no-untyped-def]
+    """Keep ``p`` among the 128 lowest (sorted, lowest first); False if it ranks above them all."""
+    base = G_BUF + t * 4 * N_CAND
+    n = s.gi[G_BUFLEN + t]
+    if n >= N_CAND:
+        last = N_CAND - 1
+        if not _less(key, tb, s.gi[base + BUF_KEY + last], s.gi[base + BUF_TB + last]):
+            return False
+        s.pm[s.gi[base + BUF_PAGE + last], INBUF] = 0
+        n = N_CAND - 1
+    i = n
+    while i > 0 and _less(key, tb, s.gi[base + BUF_KEY + i - 1], s.gi[base + BUF_TB + i - 1]):
+        _buf_move(s, t, i - 1, i)
+        i -= 1
+    _buf_set(s, t, i, p, key, w, tb)
+    s.gi[G_BUFLEN + t] = n + 1
+    s.pm[p, INBUF] = 1
+    return True
+
+
+@kernel
+def buf_pop(s, t):  # type: ignore[no-untyped-def]
+    """Drop the lowest candidate."""
+    base = G_BUF + t * 4 * N_CAND
+    n = s.gi[G_BUFLEN + t]
+    if n <= 0:
+        return
+    s.pm[s.gi[base + BUF_PAGE], INBUF] = 0
+    for i in range(1, n):
+        _buf_move(s, t, i, i - 1)
+    s.gi[G_BUFLEN + t] = n - 1
+
+
+@kernel
+def _buf_below(s, t):  # type: ignore[no-untyped-def]
+    """Candidates whose key is at or below the last pass's quantile."""
+    if s.gi[G_QVALID + t] == 0:
+        return 0
+    base = G_BUF + t * 4 * N_CAND
+    q = s.gi[G_Q + t]
+    k = 0
+    for i in range(s.gi[G_BUFLEN + t]):
+        if s.gi[base + BUF_KEY + i] <= q:
+            k += 1
+    return k
+
+
+@kernel
+def _select(s, col, n, k):  # type: ignore[no-untyped-def]
+    """The k-th smallest of ``s.pm[0:n, col]`` (0-based), reordering them in place (Hoare)."""
+    lo = 0
+    hi = n - 1
+    while lo < hi:
+        pivot = s.pm[(lo + hi) // 2, col]
+        i = lo
+        j = hi
+        while i <= j:
+            while s.pm[i, col] < pivot:
+                i += 1
+            while s.pm[j, col] > pivot:
+                j -= 1
+            if i <= j:
+                tmp = s.pm[i, col]
+                s.pm[i, col] = s.pm[j, col]
+                s.pm[j, col] = tmp
+                i += 1
+                j -= 1
+        if k <= j:
+            hi = j
+        elif k >= i:
+            lo = i
+        else:
+            break
+    return s.pm[k, col]
+
+
+@kernel
+def _end_pass(s, t):  # type: ignore[no-untyped-def]
+    """The cursor wrapped: the pass's 1/16 quantile becomes the threshold."""
+    k = s.gi[G_PASSN + t]
+    if k > 0:
+        s.gi[G_Q + t] = _select(s, PASSK + t, k, k // QUANTILE_DIV)
+        s.gi[G_QVALID + t] = 1
+    s.gi[G_PASSN + t] = 0
+    s.gi[G_PASSES + t] += 1
+
+
+@kernel
+def _enough(s, t):  # type: ignore[no-untyped-def]
+    """Keys below the quantile the sweep stops at: 32, or |M| / 32 when M is smaller."""
+    e = s.gi[G_MSIZE + t] // (2 * QUANTILE_DIV)
+    if e < 1:
+        return 1
+    return min(e, ENOUGH_MAX)
+
+
+@kernel
+def sweep(s, t):  # type: ignore[no-untyped-def]
+    """Sweep state words from the cursor, block by block, keeping the 128 lowest keys of M[t]."""
+    n = s.pm.shape[0]
+    bs = s.gi[G_BLKSZ]
+    tag = _mytag(s, t)
+    now = s.gi[G_NOW]
+    le = decay_level(s, t)
+    enough = _enough(s, t)
+    col = PASSK + t
+    s.gi[G_SWEEPS] += 1
+    while s.gi[G_BUDGET + t] > 0:
+        c = s.gi[G_CURSOR + t]
+        b = c // bs
+        hi = min(c + bs, n)
+        if s.gi[G_BITMAP + b] != 0:
+            any_m = False
+            for p in range(c, hi):
+                w = s.pm[p, WORD]
+                tg = word_tag(w)
+                if tg == 0:
+                    continue
+                any_m = True
+                if tg != tag or s.pm[p, ISO] != 0:
+                    continue
+                key = key_of(w, now, le)
+                k = s.gi[G_PASSN + t]
+                if k < n:
+                    s.pm[k, col] = key
+                    s.gi[G_PASSN + t] = k + 1
+                if s.pm[p, INBUF] == 0:
+                    seq = s.gi[G_SEQ]
+                    s.gi[G_SEQ] = seq + 1
+                    if buf_insert(s, t, p, key, w, rank_tb(w, p, seq)):
+                        s.gi[G_FOUND] += 1
+            s.gi[G_WORDS] += hi - c
+            s.gi[G_VISITED] += hi - c
+            if not any_m:
+                s.gi[G_BITMAP + b] = 0
+        s.gi[G_FRAMES] += hi - c
+        s.gi[G_BUDGET + t] -= hi - c
+        if hi >= n:
+            s.gi[G_CURSOR + t] = 0
+            _end_pass(s, t)
+        else:
+            s.gi[G_CURSOR + t] = hi
+        if s.gi[G_QVALID + t] != 0 and _buf_below(s, t) >= enough:
+            break
+
+
+@kernel
+def m_lowest(s, t):  # type: ignore[no-untyped-def]
+    """M's lowest page of type ``t``, checked (not yet taken), or -1; sweeps when needed."""
+    base = G_BUF + t * 4 * N_CAND
+    cg = s.gi[G_CG]
+    while True:
+        n = s.gi[G_BUFLEN + t]
+        need = n == 0 or (s.gi[G_QVALID + t] != 0 and s.gi[base + BUF_KEY] > s.gi[G_Q + t])
+        if need and s.gi[G_BUDGET + t] > 0 and s.gi[G_MSIZE + t] > 0:
+            sweep(s, t)
+            n = s.gi[G_BUFLEN + t]
+        if n == 0:
+            return -1
+        p = s.gi[base + BUF_PAGE]
+        ok = (
+            s.resident[p] != 0
+            and s.cgroup_of[p] == cg
+            and s.pm[p, ISO] == 0
+            and s.pm[p, WORD] == s.gi[base + BUF_WORD]
+        )
+        if ok and not check_young(s, p):
+            return p
+        buf_pop(s, t)
+        s.gi[G_STALE] += 1
+
+
+# ------------------------------------------------------------------------------------ W and M
+
+
+@kernel
+def _join_m(s, t, p):  # type: ignore[no-untyped-def]
+    """Page ``p`` (off every list) joins M of type ``t``."""
+    s.pm[p, WORD] = with_tag(s.pm[p, WORD], _mytag(s, t))
+    s.gi[G_MSIZE + t] += 1
+    s.gi[G_BITMAP + p // s.gi[G_BLKSZ]] = 1
+
+
+@kernel
+def _isolate(s, p):  # type: ignore[no-untyped-def]
+    s.pm[p, ISO] = 1
+    k = s.gi[G_NISO]
+    if k < MAX_CANDIDATES:
+        s.gi[G_ISO + k] = p
+        s.gi[G_NISO] = k + 1
+
+
+@kernel
+def _w_tail_rank(s, p):  # type: ignore[no-untyped-def]
+    w = s.pm[p, WORD]
+    if word_count(w) <= 1:
+        return TB_NEWCOMER
+    return (1 << 40) | frame_hash(p)
+
+
+@kernel
+def take(s, t):  # type: ignore[no-untyped-def]
+    """The next page of type ``t`` to go (W's tail vs M's lowest), isolated; -1 if none."""
+    lid = s.gi[G_LIST + t]
+    wl = s.lhd[lid, LEN]
+    ml = s.gi[G_MSIZE + t]
+    if wl == 0 and ml == 0:
+        return -1
+    # W's excess beyond what this call frees joins M unopposed (M filling up: Choice 9).
+    excess = wl - (w_share(s, t) * (wl + ml)) // 1000
+    while excess > s.gi[G_SLACK]:
+        wt = s.lhd[lid, TAIL]
+        list_del(s, wt)
+        _join_m(s, t, wt)
+        excess -= 1
+    wl = s.lhd[lid, LEN]
+    ml = s.gi[G_MSIZE + t]
+    over = wl > 0 and 1000 * wl > w_share(s, t) * (wl + ml)
+    base = G_BUF + t * 4 * N_CAND
+    if over or ml == 0:
+        wt = s.lhd[lid, TAIL]
+        check_young(s, wt)
+        m = m_lowest(s, t) if ml > 0 else -1
+        if m >= 0:
+            wk = key_of(s.pm[wt, WORD], s.gi[G_NOW], decay_level(s, t))
+            if not _less(wk, _w_tail_rank(s, wt), s.gi[base + BUF_KEY], s.gi[base + BUF_TB]):
+                buf_pop(s, t)  # M's lowest goes; W's tail joins M
+                s.gi[G_TAKEN] += 1
+                list_del(s, wt)
+                _join_m(s, t, wt)
+                s.gi[G_WWIN] += 1
+                _isolate(s, m)
+                return m
+        list_del(s, wt)
+        s.gi[G_WLOST] += 1
+        _isolate(s, wt)
+        return wt
+    m = m_lowest(s, t)
+    if m >= 0:
+        buf_pop(s, t)
+        s.gi[G_TAKEN] += 1
+        _isolate(s, m)
+        return m
+    if wl > 0:
+        wt = s.lhd[lid, TAIL]
+        list_del(s, wt)
+        s.gi[G_WLOST] += 1
+        _isolate(s, wt)
+        return wt
+    return -1
+
+
+@kernel
+def _putback(s):  # type: ignore[no-untyped-def]
+    """Pages the last call proposed that are still here: W's back to its tail, in order."""
+    for i in range(s.gi[G_NISO] - 1, -1, -1):
+        p = s.gi[G_ISO + i]
+        if s.pm[p, ISO] != 0:
+            s.pm[p, ISO] = 0
+            if word_tag(s.pm[p, WORD]) == 0 and s.resident[p] != 0:
+                list_add_tail(s, s.gi[G_LIST + _type_of(s, p)], p)
+    s.gi[G_NISO] = 0
+
+
+@kernel
+def _choose(s, can_anon, can_file):  # type: ignore[no-untyped-def]
+    """The type the next page comes from: both pressed by ``sw`` in proportion to their pages."""
+    if not can_anon:
+        return FILE_T
+    if not can_file:
+        return ANON_T
+    node = node_swappiness(s)
+    if node <= 1:
+        return FILE_T
+    if node >= MAX_SWAPPINESS:
+        return ANON_T
+    sw = pressure_swappiness(s)
+    wa = float(sw * (_w_len(s, ANON_T) + s.gi[G_MSIZE + ANON_T]))
+    wf = float((MAX_SWAPPINESS - sw) * (_w_len(s, FILE_T) + s.gi[G_MSIZE + FILE_T]))
+    tot = wa + wf
+    if tot <= 0.0:
+        return FILE_T
+    s.gf[F_CREDIT + ANON_T] += wa / tot
+    s.gf[F_CREDIT + FILE_T] += wf / tot
+    t = ANON_T if s.gf[F_CREDIT + ANON_T] > s.gf[F_CREDIT + FILE_T] else FILE_T
+    s.gf[F_CREDIT + t] -= 1.0
+    return t
+
+
+# ------------------------------------------------------------------------------------ hooks
+
+
+@kernel
+def _init(s, a):  # type: ignore[no-untyped-def]
+    cg = a[A_CGROUP]
+    s.gi[G_CG] = cg
+    for t in range(2):
+        lid = list_create(s, cg)
+        if lid < 0:
+            return -1
+        s.gi[G_LIST + t] = lid
+    n = s.pm.shape[0]
+    s.gi[G_BLKSZ] = max(1, (n + N_BLOCKS - 1) // N_BLOCKS)
+    s.gi[G_MEM] = max(1, s.gi[G_CAP])
+    _update_memory(s, a)
+    if a[A_MODE] != MODE_KERNEL:
+        s.gi[G_WALKER] = 0
+    for g in (G_ACC, G_NOW, G_IN, G_OUT, G_FREED, G_SEQ, G_NISO, G_VISITED):
+        s.gi[g] = 0
+    for t in range(2):
+        for g in (G_MSIZE, G_CURSOR, G_BUFLEN, G_Q, G_QVALID, G_PASSN, G_PASSES, G_BUDGET, G_PICK):
+            s.gi[g + t] = 0
+    for g in range(G_SWEEPS, G_PICK):
+        s.gi[g] = 0
+    for b in range(N_BLOCKS):
+        s.gi[G_BITMAP + b] = 0
+    for i in range(s.gf.shape[0]):
+        s.gf[i] = 0.0
+    return 0
+
+
+@kernel
+def _added(s, a):  # type: ignore[no-untyped-def]
+    p = a[A_PAGE]
+    _update_memory(s, a)
+    clock_in(s)
+    now = s.gi[G_NOW]
+    t = _type_of(s, p)
+    kmode = a[A_MODE] == MODE_KERNEL
+    sh = s.shadow[p]
+    refault = (sh & SHADOW_MARK) != 0 and (not kmode or a[A_REFAULT] != 0)
+    read = not (kmode and t == FILE_T)  # kernel-mode file: accessed() follows a demand read
+    w = from_shadow(sh, now) if refault else 0
+    if w == 0:
+        w = new_word(now, 1 if read else 0)
+    elif read:
+        w = read_word(w, now)
+    s.pm[p, WORD] = w
+    s.pm[p, ISO] = 0
+    list_add(s, s.gi[G_LIST + t], p)
+    if kmode and refault and a[A_WAIT_NS] > 0 and a[A_READAHEAD] == 0:
+        lru = _w_len(s, 0) + _w_len(s, 1) + s.gi[G_MSIZE] + s.gi[G_MSIZE + 1]
+        note_wait(s, t, float(a[A_WAIT_NS]), lru)
+    return 0
+
+
+@kernel
+def _accessed(s, a):  # type: ignore[no-untyped-def]
+    p = a[A_PAGE]
+    if s.resident[p] == 0:
+        return 0
+    s.pm[p, WORD] = read_word(s.pm[p, WORD], s.gi[G_NOW])
+    return 0
+
+
+@kernel
+def _evict(s, a):  # type: ignore[no-untyped-def]
+    request = min(a[A_REQUEST], MAX_CANDIDATES)
+    _update_memory(s, a)
+    _putback(s)
+    n = s.pm.shape[0]
+    s.gi[G_BUDGET + ANON_T] = n
+    s.gi[G_BUDGET + FILE_T] = n
+    s.gi[G_VISITED] = 0
+    s.gi[G_SLACK] = request
+    slots = a[A_SWAP_FREE]
+    can_anon = a[A_MODE] == MODE_KERNEL and slots > 0 and node_swappiness(s) > 0
+    can_file = True
+    count = 0
+    while count < request and (can_anon or can_file):
+        t = _choose(s, can_anon, can_file)
+        v = take(s, t)
+        if v < 0:
+            if t == ANON_T:
+                can_anon = False
+            else:
+                can_file = False
+            continue
+        if t == ANON_T:
+            r = s.resident[v]
+            if (r & SWAPCACHE) == 0 or (r & DIRTY) != 0:
+                slots -= 1
+                if slots <= 0:
+                    can_anon = False
+        s.cand[count] = v
+        count += 1
+        s.gi[G_PICK + t] += 1
+    a[A_SCANNED] = s.gi[G_VISITED] + count
+    return count
+
+
+@kernel
+def _removed(s, r):  # type: ignore[no-untyped-def]
+    p = r[A_PAGE]
+    w = s.pm[p, WORD]
+    tg = word_tag(w)
+    if tg != 0:
+        s.gi[G_MSIZE + ((tg - 1) & 1)] -= 1
+    s.pm[p, ISO] = 0
+    if r[A_REASON] == REASON_FREED:
+        clock_free(s)
+        s.shadow[p] = 0
+    else:
+        s.gi[G_OUT] += 1
+        s.shadow[p] = to_shadow(w, s.gi[G_NOW])
+    s.pm[p, WORD] = 0
+    return 0
+
+
+# ------------------------------------------------------------------------------------ class
+
+
+class CAST(Policy):
+    """CAST's main cache: LRFU keys in W and M per lruvec and type; see the module docstring."""
+
+    name = "cast"
+    description = "CAST: LRFU by a 32-bit state word, window W vs main M, pressure clock, sweep (seed)"
+    int_fields = ("word", "isolated", "candidate", "pass_keys_anon", "pass_keys_file")
+    float_fields = ()
+    int_globals = N_GLOBALS
+    float_globals = N_FLOATS
+    proposes_batches = True
+    uses_fallback = False
+    params = {"decay": 8, "w_permille": 100, "swappiness_override": -1, "walker": True}
+    init = staticmethod(_init)
+    added = staticmethod(_added)
+    accessed = staticmethod(_accessed)
+    evict = staticmethod(_evict)
+    removed = staticmethod(_removed)
+
+    def configure(self, s: Any, capacity: int) -> None:
+        """Check and write the parameters; the capacity is cache mode's memory."""
+        le = int(self.values["decay"])
+        if not MIN_DECAY <= le <= MAX_DECAY:
+            raise ValueError(f"cast: decay must be within {MIN_DECAY}..{MAX_DECAY} (no level 0), got {le}")
+        wpm = int(self.values["w_permille"])
+        if not 0 <= wpm <= 1000:
+            raise ValueError(f"cast: w_permille must be within 0..1000, got {wpm}")
+        swp = int(self.values["swappiness_override"])
+        if not (swp == -1 or 0 <= swp <= MAX_SWAPPINESS):
+            raise ValueError(f"cast: swappiness_override must be -1 or within 0..200, got {swp}")
+        for t in range(2):
+            s.gi[G_LE + t] = le
+            s.gi[G_WPM + t] = wpm
+        s.gi[G_SWP] = swp
+        s.gi[G_WALKER] = 1 if self.values["walker"] else 0
+        s.gi[G_CAP] = max(1, int(capacity))
+
+    def readouts(self, s: Any) -> dict[str, float]:
+        """The seed's readouts: decay, w_permille, clock, sweep, walker; W and M per type."""
+        gi = s.gi
+        out: dict[str, float] = {}
+        for t, name in ((ANON_T, "anon"), (FILE_T, "file")):
+            out[f"decay_{name}"] = float(gi[G_LE + t])
+            out[f"w_permille_{name}"] = float(gi[G_WPM + t])
+            out[f"w_{name}"] = float(s.lhd[int(gi[G_LIST + t]), LEN])
+            out[f"m_{name}"] = float(gi[G_MSIZE + t])
+            out[f"quantile_{name}"] = float(gi[G_Q + t])
+            out[f"taken_{name}"] = float(gi[G_PICK + t])
+        out.update(
+            clock_in=float(gi[G_IN]),
+            clock_evicted=float(gi[G_OUT]),
+            clock_freed=float(gi[G_FREED]),
+            clock_tick=float(gi[G_NOW]),
+            sweep_runs=float(gi[G_SWEEPS]),
+            sweep_frames=float(gi[G_FRAMES]),
+            sweep_words=float(gi[G_WORDS]),
+            sweep_found=float(gi[G_FOUND]),
+            sweep_taken=float(gi[G_TAKEN]),
+            sweep_stale=float(gi[G_STALE]),
+            sweep_passes=float(gi[G_PASSES] + gi[G_PASSES + 1]),
+            walker_young=float(gi[G_YOUNG]),
+            lookaround_young=float(gi[G_LOOK]),
+            w_promoted=float(gi[G_WWIN]),
+            w_evicted=float(gi[G_WLOST]),
+        )
+        return out
+
+    # ---- introspection for tests and reports
+    @staticmethod
+    def window(s: Any, t: int = FILE_T) -> list[int]:
+        """W of type ``t``, head (newest) first."""
+        return list_pages(s, int(s.gi[G_LIST + t])).tolist()
+
+    @staticmethod
+    def main(s: Any, t: int = FILE_T) -> list[int]:
+        """M of type ``t``: page ids in order."""
+        tag = 1 + t + 2 * (int(s.gi[G_CG]) % 7)
+        words = s.pm[:, WORD]
+        return np.flatnonzero(((words >> 8) & 0xF) == tag).tolist()
+
+    @staticmethod
+    def key(s: Any, page: int) -> int:
+        """The page's key now (1/16 half-life steps)."""
+        t = ANON_T if s.resident[page] & ANON else FILE_T
+        return int(key_of.py_func(int(s.pm[page, WORD]), int(s.gi[G_NOW]), int(s.gi[G_LE + t])))
+
+    @staticmethod
+    def candidates(s: Any, t: int = FILE_T) -> list[tuple[int, int]]:
+        """The sweep's candidates of type ``t``, lowest first: (page, key)."""
+        base = G_BUF + t * 4 * N_CAND
+        n = int(s.gi[G_BUFLEN + t])
+        return [(int(s.gi[base + BUF_PAGE + i]), int(s.gi[base + BUF_KEY + i])) for i in range(n)]
+
+    def check_invariants(self, s: Any) -> None:
+        """Every resident page of this lruvec is in W (untagged), in M (tagged) or isolated."""
+        cg = int(s.gi[G_CG])
+        words = s.pm[:, WORD]
+        tags = (words >> 8) & 0xF
+        seen: set[int] = set()
+        for t in (ANON_T, FILE_T):
+            pages = self.window(s, t)
+            assert len(pages) == int(s.lhd[int(s.gi[G_LIST + t]), LEN]), "W: length"
+            for p in pages:
+                assert p not in seen, f"page {p} twice"
+                seen.add(p)
+                assert s.resident[p] != 0 and int(s.cgroup_of[p]) == cg, f"W page {p} not ours"
+                assert int(tags[p]) == 0, f"W page {p} carries an M tag"
+                assert (1 if s.resident[p] & ANON else 0) == (t == ANON_T), f"W page {p} type"
+            m = self.main(s, t)
+            assert len(m) == int(s.gi[G_MSIZE + t]), f"M[{t}]: {len(m)} != {int(s.gi[G_MSIZE + t])}"
+            for p in m:
+                assert p not in seen, f"page {p} in W and M"
+                seen.add(p)
+                assert s.resident[p] != 0 and int(s.cgroup_of[p]) == cg, f"M page {p} not ours"
+                assert (1 if s.resident[p] & ANON else 0) == (t == ANON_T), f"M page {p} type"
+                b = p // int(s.gi[G_BLKSZ])
+                assert s.gi[G_BITMAP + b] != 0, f"M page {p} in block {b} marked empty"
+        for p in np.flatnonzero(s.pm[:, ISO] != 0).tolist():
+            if p not in seen:
+                assert s.resident[p] != 0, f"isolated page {p} not resident"
+                seen.add(p)
+        mine = set(np.flatnonzero((s.resident != 0) & (s.cgroup_of == cg)).tolist())
+        assert seen == mine, f"resident pages unaccounted: {sorted(mine - seen)[:5]}"
+        off = s.resident == 0
+        assert not words[off].any(), "a page out of memory keeps a state word"

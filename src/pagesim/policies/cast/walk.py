@@ -1,0 +1,84 @@
+"""Young bits of mapped pages: the walker (once a tick), reclaim's check and its look-around.
+
+In kernel mode a read of a mapped (anon) page only sets its young bit (``YOUNG`` in
+``s.resident``); no hook runs. CAST learns of such reads three ways:
+
+* the walker: once a tick, just before the clock ticks, every resident anon page of this lruvec
+  with its young bit set has the bit cleared and a read recorded at the ending tick, unless its
+  last read already is that tick (a bit that would add nothing: the seed's "a page already read
+  this tick"). The kernel walks page tables and skips what cannot have been read (an mm no CPU
+  ran, a PMD whose accessed bit is clear, the Bloom filter); here every page id is looked at;
+* reclaim: a candidate (M's lowest or W's tail) is checked against its page before it is taken,
+  and a young bit found there counts as a read;
+* the look-around: when reclaim finds a candidate young, the young bits of its neighbours are
+  taken too: the 64 page ids centred on it, within its aligned block of 512 (one page table;
+  MGLRU's ``lru_gen_look_around`` takes up to 64 PTEs of the PMD around the address). Page ids
+  stand for virtual addresses here (dense ids in first-touch order).
+
+Program text is not walked in the kernel; kernel mode has no mapped file pages, so the walker
+reads anon pages only.
+"""
+
+from __future__ import annotations
+
+from pagesim.core.jit import kernel
+from pagesim.core.state import ANON, FLAG_MASK, YOUNG
+from pagesim.policies.cast.core import last_read, read_word
+from pagesim.policies.cast.layout import G_CG, G_LOOK, G_NOW, G_YOUNG, WORD
+
+LOOK_AROUND = 64  #: PTEs the look-around reads around a young candidate
+PTE_TABLE = 512  #: PTEs per page table (the look-around stays within one)
+
+
+@kernel
+def take_young(s, p, now):  # type: ignore[no-untyped-def]
+    """If ``p`` is a resident anon page of this lruvec with its young bit set: clear the bit and
+    record a read at ``now`` (unless its last read is ``now``). Returns True if the bit was set."""
+    v = s.resident[p]
+    if (v & YOUNG) == 0 or (v & ANON) == 0 or s.cgroup_of[p] != s.gi[G_CG]:
+        return False
+    s.resident[p] = v & (FLAG_MASK ^ YOUNG)
+    w = s.pm[p, WORD]
+    if last_read(w, now) != now or (w & 0xFF) == 0:
+        s.pm[p, WORD] = read_word(w, now)
+    return True
+
+
+@kernel
+def walk(s):  # type: ignore[no-untyped-def]
+    """The walker: take every young bit of this lruvec's resident anon pages; returns how many."""
+    now = s.gi[G_NOW]
+    found = 0
+    for p in range(s.resident.shape[0]):
+        if s.resident[p] & YOUNG:
+            if take_young(s, p, now):
+                found += 1
+    s.gi[G_YOUNG] += found
+    return found
+
+
+@kernel
+def look_around(s, p):  # type: ignore[no-untyped-def]
+    """Reclaim found ``p`` young: take the young bits of the 64 pages around it (same table)."""
+    now = s.gi[G_NOW]
+    n = s.resident.shape[0]
+    table = (p // PTE_TABLE) * PTE_TABLE
+    lo = max(table, p - LOOK_AROUND // 2)
+    hi = min(table + PTE_TABLE, lo + LOOK_AROUND, n)
+    found = 0
+    for q in range(lo, hi):
+        if q != p and s.resident[q] & YOUNG:
+            if take_young(s, q, now):
+                found += 1
+    s.gi[G_LOOK] += found
+    return found
+
+
+@kernel
+def check_young(s, p):  # type: ignore[no-untyped-def]
+    """Reclaim's check of a candidate: a young bit is a read (and a look-around). True if young."""
+    if take_young(s, p, s.gi[G_NOW]):
+        s.gi[G_LOOK] += 1
+        look_around(s, p)
+        return True
+    return False
