@@ -39,6 +39,7 @@ BUILTIN: dict[str, str] = {
     "ce-mru": "pagesim.policies.ce_mru:CeMRU",
     "ce-lfu": "pagesim.policies.ce_lfu:CeLFU",
     "ce-s3fifo": "pagesim.policies.ce_s3fifo:CeS3FIFO",
+    "ce-lhd": "pagesim.policies.ce_lhd:CeLHD",
     "get-scan": "pagesim.policies.get_scan:GetScan",
     "admit-compaction": "pagesim.policies.admit_compaction:AdmitCompaction",
 }
