@@ -41,6 +41,11 @@ def make_trace(rows: list[tuple[int, int, int]]) -> Trace:
 
 
 def node(**kw: object) -> KernelConfig:
+    """A 128-page node whose reclaim is instantaneous (``schedule="trace"``): the hand-worked
+    cases below follow one batch at a time between two accesses, each batch taking its 32 pages
+    within one call (``LinuxLRU(priority_loop=True)``); the engine's own priority descent, one
+    pass per batch, is tested in test_kswapd_descends_one_priority_per_batch."""
+    kw.setdefault("schedule", "trace")
     return KernelConfig(memory_pages=int(kw.pop("memory_pages", 128)), readahead_pages=1, **kw)  # type: ignore[arg-type]
 
 
@@ -86,7 +91,9 @@ def test_two_touch_promotion_of_a_file_page():
     #  A        B              A            1              1           1
     #  A        B              A            1              1           1    no change
     run = KernelRun(
-        make_trace([(1, FILE, READ), (2, FILE, READ)] + [(1, FILE, READ)] * 3), LinuxLRU(), node()
+        make_trace([(1, FILE, READ), (2, FILE, READ)] + [(1, FILE, READ)] * 3),
+        LinuxLRU(priority_loop=True),
+        node(),
     )
     a = 0
     expect = [([1], [], 1, 0), ([2, 1], [], 1, 0), ([2], [1], 0, 1), ([2], [1], 1, 1), ([2], [1], 1, 1)]
@@ -96,7 +103,7 @@ def test_two_touch_promotion_of_a_file_page():
         assert (lists["inactive_file"], lists["active_file"]) == (inactive, active)
         assert int(run.state.pm[a, REF]) == ref
         assert run.counters["pgactivate"] == activations == int(run.state.gi[G_AGE])
-        LinuxLRU().check_invariants(run.state)
+        LinuxLRU(priority_loop=True).check_invariants(run.state)
 
 
 def test_refault_within_distance_is_added_active():
@@ -104,7 +111,7 @@ def test_refault_within_distance_is_added_active():
     # reclaims the 32 cold pages at the inactive tail (cache-trim mode: file only, active lists
     # untouched): cold page c gets shadow 40 + c, the age becomes 72. Reading 1000 back:
     # distance 72 - 40 = 32 <= workingset size (active_file = 40): added active, age 73.
-    run = KernelRun(make_trace(hot_then_cold(40, 49, [1000])), LinuxLRU(), node())
+    run = KernelRun(make_trace(hot_then_cold(40, 49, [1000])), LinuxLRU(priority_loop=True), node())
     run.advance(run.n - 1)
     c = run.counters
     assert (c["kswapd_wakeups"], c["pgsteal_kswapd"], c["pgscan_file"], c["pgdeactivate"]) == (1, 32, 32, 0)
@@ -120,7 +127,7 @@ def test_refault_within_distance_is_added_active():
 def test_refault_beyond_distance_is_added_inactive():
     # 8 hot pages (age 8), 81 cold: the batch evicts cold 0..31, age 8 + 32 = 40. Reading 1000
     # back: distance 40 - 8 = 32 > active_file = 8: inactive, like a first read.
-    run = KernelRun(make_trace(hot_then_cold(8, 81, [1000])), LinuxLRU(), node())
+    run = KernelRun(make_trace(hot_then_cold(8, 81, [1000])), LinuxLRU(priority_loop=True), node())
     run.advance()
     c = run.counters
     assert c["workingset_refault_file"] == 1 and c["workingset_activate_file"] == 0
@@ -134,7 +141,7 @@ def test_inactive_is_low_deactivates_and_refault_restores():
     # ends with the 29 cold pages and the first 3 deactivated hot ones (0, 1, 2). Hot page 0
     # refaults at distance 3 <= active_file 30: activated, and restored (its shadow had
     # PG_workingset): workingset_restore_file.
-    run = KernelRun(make_trace(hot_then_cold(60, 29, [0])), LinuxLRU(), node())
+    run = KernelRun(make_trace(hot_then_cold(60, 29, [0])), LinuxLRU(priority_loop=True), node())
     run.advance(run.n - 1)
     c = run.counters
     assert (c["pgsteal_kswapd"], c["pgdeactivate"], c["pgrefill"]) == (32, 30, 30)
@@ -154,7 +161,7 @@ def test_kswapd_reclaims_batches_of_32_to_the_high_watermark():
     # 300 distinct file pages read once: kswapd wakes at 89 resident, one batch of 32 brings
     # free from 39 to 71 >= high; it wakes again 32 accesses later: at 89, 121, ..., 281.
     rows = [(i, FILE, READ) for i in range(300)]
-    run = KernelRun(make_trace(rows), LinuxLRU(), node())
+    run = KernelRun(make_trace(rows), LinuxLRU(priority_loop=True), node())
     run.advance()
     c = run.counters
     assert c["kswapd_wakeups"] == 7 and c["evict_calls"] == 7
@@ -171,6 +178,23 @@ def test_kswapd_reclaims_batches_of_32_to_the_high_watermark():
     assert c["policy_evictions"] == c["evictions"] > 0
 
 
+def test_kswapd_descends_one_priority_per_batch():
+    # The default: one pass per evict call, the engine lowers kswapd's priority after a pass
+    # that frees fewer than 32. 89 file pages read once (each PG_referenced by its read, not
+    # mapped: reclaimable); the 89th leaves free 39 < low 40 and wakes kswapd. At priority p the
+    # inactive file target is 89 >> p: 0 for p = 12..7 (six fruitless calls, SCAN_FRACT with
+    # nothing); from p = 6 cache-trim mode (inactive_file >> p > 0) takes file only: 1 page at
+    # 6, 88 >> 5 = 2 at 5, 86 >> 4 = 5 at 4, 81 >> 3 = 10 at 3; free is 39 + 18 = 57 >= high 48
+    # and kswapd sleeps. Ten calls, 18 pages, the oldest (0..17) first.
+    rows = [(i, FILE, READ) for i in range(300)]
+    run = KernelRun(make_trace(rows), LinuxLRU(), node())
+    run.advance(89)
+    c = run.counters
+    assert (c["kswapd_wakeups"], c["evict_calls"], c["pgsteal_kswapd"]) == (1, 10, 18)
+    assert lists_by_id(run)["inactive_file"] == list(range(88, 17, -1))
+    assert run.result().node["resident_file"] == 71
+
+
 def swappiness_trace() -> Trace:
     # 40 file pages read twice (active_file 40, inactive_file 0), then 60 anon pages written
     rows = [(f, FILE, READ) for f in range(40) for _ in range(2)]
@@ -181,7 +205,7 @@ def swappiness_trace() -> Trace:
 def test_swappiness_0_reclaims_only_file():
     # swappiness 0: ap = 0, anon targets 0; active file is deactivated (inactive_file is low)
     # and reclaimed. Anon is never scanned while file_is_tiny does not hold.
-    run = KernelRun(swappiness_trace(), LinuxLRU(), node(swappiness=0))
+    run = KernelRun(swappiness_trace(), LinuxLRU(priority_loop=True), node(swappiness=0))
     run.advance()
     c = run.counters
     assert (c["pgsteal_kswapd"], c["pswpout"], c["pgscan_anon"], c["pgscan_file"]) == (32, 0, 0, 32)
@@ -192,7 +216,7 @@ def test_swappiness_200_reclaims_only_anon():
     # swappiness 200: fp = 0; no cache-trim mode (inactive_file is empty), so SCAN_FRACT: file
     # targets 0. Fresh anon pages are young: the first passes only rotate them (KEEP, with
     # PG_referenced), a pass at the lowest priority then reclaims 32 of them to zram.
-    run = KernelRun(swappiness_trace(), LinuxLRU(), node(swappiness=200))
+    run = KernelRun(swappiness_trace(), LinuxLRU(priority_loop=True), node(swappiness=200))
     run.advance()
     c = run.counters
     assert (c["pgsteal_kswapd"], c["pswpout"], c["pgscan_file"]) == (32, 32, 0)
@@ -201,10 +225,12 @@ def test_swappiness_200_reclaims_only_anon():
 
 
 def test_override_beats_node_swappiness_and_no_swap_means_file_only():
-    run = KernelRun(swappiness_trace(), LinuxLRU(swappiness_override=0), node(swappiness=200))
+    run = KernelRun(
+        swappiness_trace(), LinuxLRU(swappiness_override=0, priority_loop=True), node(swappiness=200)
+    )
     run.advance()
     assert run.counters["pswpout"] == 0 and run.counters["pgscan_anon"] == 0
-    run = KernelRun(swappiness_trace(), LinuxLRU(), node(swappiness=200, swap="none"))
+    run = KernelRun(swappiness_trace(), LinuxLRU(priority_loop=True), node(swappiness=200, swap="none"))
     run.advance()
     c = run.counters
     assert c["pswpout"] == 0 and c["pgscan_anon"] == 0 and c["swap_full"] == 0 and c["pgsteal_kswapd"] == 32
@@ -226,7 +252,7 @@ def test_invariants_after_every_access(data: st.DataObject):
         swappiness=data.draw(st.sampled_from([0, 60, 200])),
         readahead_pages=data.draw(st.sampled_from([1, 4])),
     )
-    policy = LinuxLRU()
+    policy = LinuxLRU(priority_loop=True)
     run = KernelRun(make_trace(rows), policy, cfg)
     before = (0, 0)
     for _ in rows:
@@ -252,7 +278,7 @@ def test_compiled_equals_interpreted():
     cfg = KernelConfig(memory_pages=128, swap_pages=256, readahead_pages=1)
     runs = []
     for interpreted in (False, True):
-        run = KernelRun(make_trace(rows), LinuxLRU(), cfg, interpreted=interpreted)
+        run = KernelRun(make_trace(rows), LinuxLRU(priority_loop=True), cfg, interpreted=interpreted)
         run.advance()
         runs.append(run)
     assert runs[0].mode == "compiled" and runs[1].mode == "interpreted"
@@ -269,7 +295,7 @@ def test_two_cgroups_have_their_own_lruvec():
     ids, kind, op = zip(*rows)
     cg = np.array([0] * 200 + [1] * 100)
     trace = Trace.from_ids(np.array(ids), kind=np.array(kind, np.uint8), op=np.array(op, np.uint8), cgroup=cg)
-    policy = LinuxLRU()
+    policy = LinuxLRU(priority_loop=True)
     res = simulate_kernel(trace, policy, node(), cgroup_limits=[60, 40])
     assert res.counters["rejected"] == 0 and res.counters["fallback_evictions"] == 0
     run = KernelRun(trace, policy, node(), cgroup_limits=[60, 40])

@@ -95,7 +95,7 @@ def kernel_run(
     file_device: str,
     swappiness: int,
     show_tasks: bool = False,
-    kswapd_rate: float = 0.0,
+    schedule: str = "time",
 ) -> None:
     """Generate ``workload``, run each policy on the node, print the table (or JSON lines)."""
     name, params = split_workload(workload)
@@ -108,7 +108,7 @@ def kernel_run(
         swap=swap,
         file_device=file_device,
         swappiness=swappiness,
-        kswapd_rate=kswapd_rate,
+        schedule=schedule,
     )
     config.validated()
     if policies:
@@ -139,7 +139,7 @@ def kernel_run(
     query = "&".join(f"{k}={v}" for k, v in all_params.items() if v is not None)
     out.print(
         f"repeat with: pagesim run '{name}?{query}' --swap {swap} --file-device {file_device} "
-        f"--swappiness {swappiness}" + (f" --kswapd-rate {kswapd_rate}" if kswapd_rate else ""),
+        f"--swappiness {swappiness}" + (f" --schedule {schedule}" if schedule != "time" else ""),
         soft_wrap=True,
     )
 

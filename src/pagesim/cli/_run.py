@@ -91,11 +91,12 @@ def run_command(
     tasks: bool = typer.Option(
         False, "--tasks", help="Kernel mode: a table per policy of each task's waits."
     ),
-    kswapd_rate: float = typer.Option(
-        0.0,
-        "--kswapd-rate",
-        metavar="RATE",
-        help="Kernel mode: kswapd's CPU per unit of task time (0: it keeps up at once).",
+    schedule: str = typer.Option(
+        "time",
+        "--schedule",
+        metavar="time|trace",
+        help="Kernel mode: tasks and reclaim in model-time order (time), or in trace order with "
+        "instantaneous reclaim (trace).",
     ),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per (policy, size) per line."),
 ) -> None:
@@ -108,7 +109,7 @@ def run_command(
             raise ValueError(f"unknown mode {mode!r}; known modes: {', '.join(MODES)}")
         if mode == "kernel" or (mode == "auto" and _is_kernel_workload(workload)):
             kernel_run(
-                workload, policy, sets, as_json, memory, swap, file_device, swappiness, tasks, kswapd_rate
+                workload, policy, sets, as_json, memory, swap, file_device, swappiness, tasks, schedule
             )
             return
         MODES["cache"](workload, list(size or DEFAULT_SIZES), policy, warmup, as_json, sets)

@@ -8,7 +8,16 @@ it samples it (``folio_referenced`` / the MGLRU walker: mm/rmap.c, mm/vmscan.c).
 from __future__ import annotations
 
 from pagesim.core.jit import kernel
-from pagesim.core.state import ANON, DIRTY, FLAG_MASK, RA_MARK, SWAPCACHE, YOUNG
+from pagesim.core.state import (
+    ANON,
+    DIRTY,
+    FLAG_MASK,
+    RA_MARK,
+    SWAPCACHE,
+    WORK_PTES,
+    WORK_RMAP,
+    YOUNG,
+)
 
 
 @kernel
@@ -37,7 +46,30 @@ def has_readahead_mark(s, page):  # type: ignore[no-untyped-def]
 
 @kernel
 def test_and_clear_young(s, page):  # type: ignore[no-untyped-def]
-    """Return whether ``page``'s young bit was set, and clear it (``ptep_test_and_clear_young``)."""
+    """Return whether ``page``'s young bit was set, and clear it, through the reverse map.
+
+    ``folio_referenced`` (mm/rmap.c): reclaim asks each mapping of the page. Every call on a
+    mapped (anon) page counts one in ``s.work[WORK_RMAP]``, which kernel mode charges at
+    ``KernelConfig.rmap_ns_per_page`` when the call happens inside ``evict``.
+    """
+    v = s.resident[page]
+    if v & ANON:
+        s.work[WORK_RMAP] += 1
+    if v & YOUNG:
+        s.resident[page] = v & (FLAG_MASK ^ YOUNG)
+        return True
+    return False
+
+
+@kernel
+def walk_test_and_clear_young(s, page):  # type: ignore[no-untyped-def]
+    """As :func:`test_and_clear_young`, for a page-table walker that reads the PTE directly.
+
+    MGLRU's aging walk and look-around (``walk_pte_range``, ``lru_gen_look_around``) read PTEs in
+    order, without the reverse map: each call counts one in ``s.work[WORK_PTES]`` (charged at
+    ``KernelConfig.walk_ns_per_pte``).
+    """
+    s.work[WORK_PTES] += 1
     v = s.resident[page]
     if v & YOUNG:
         s.resident[page] = v & (FLAG_MASK ^ YOUNG)

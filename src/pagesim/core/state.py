@@ -42,6 +42,10 @@ shadow : int64, shape (n_pages,)
     ``workingset_eviction`` token); valid while ``a[A_REFAULT]`` would be 1.
 stat : int64, shape (N_STAT,)
     The policy's own vmstat-style counters (``STAT_*`` slots), summed into the result.
+work : int64, shape (N_WORK,)
+    Shared by every cgroup's state: young-bit tests through the reverse map (``WORK_RMAP``) and by
+    a page-table walker (``WORK_PTES``), counted by :mod:`pagesim.core.pageflags`; kernel mode
+    charges their time to whoever is reclaiming.
 cgroup_of : int32, shape (n_pages,)
     Owning cgroup of each resident page (the one that faulted it in); 0 for every page when
     the run has one cgroup. Read-only for policies.
@@ -159,6 +163,11 @@ STAT_WS_RESTORE_ANON = 8
 STAT_WS_RESTORE_FILE = 9
 N_STAT = 16
 
+#: Slots of ``State.work``, shared by every cgroup's state: work whose time kernel mode charges.
+WORK_RMAP = 0  #: young bits tested through the reverse map (``folio_referenced``)
+WORK_PTES = 1  #: young bits tested by a page-table walker (MGLRU aging, look-around)
+N_WORK = 4
+
 
 class State(NamedTuple):
     """A policy's typed state; see the module docstring for every field's shape and meaning."""
@@ -176,6 +185,7 @@ class State(NamedTuple):
     cgroup_of: np.ndarray
     shadow: np.ndarray
     stat: np.ndarray
+    work: np.ndarray
 
 
 def make_state(
@@ -230,6 +240,7 @@ def make_state(
         cgroup_of=np.full(n, -1 if n_cgroups > 1 else 0, dtype=np.int32),
         shadow=np.zeros(n, dtype=np.int64),
         stat=np.zeros(N_STAT, dtype=np.int64),
+        work=np.zeros(N_WORK, dtype=np.int64),
     )
 
 

@@ -19,6 +19,8 @@ from pagesim.core.state import (
     MAX_CANDIDATES,
     N_STAT,
     STAT_NAMES,
+    WORK_PTES,
+    WORK_RMAP,
     make_state,
     state_sharing_lists,
 )
@@ -27,10 +29,12 @@ from pagesim.engine.kernel_loop import (
     F_CPU_NS,
     F_DIRECT_NS,
     F_KSWAPD_NS,
-    F_KSWAPD_RATE,
     F_LEN,
     F_MAX_FAULT,
     F_MAX_LAT,
+    F_NOW,
+    F_PTE_NS,
+    F_RMAP_NS,
     F_SCAN_NS,
     F_TOTAL_NS,
     F_ZERO_NS,
@@ -44,6 +48,7 @@ from pagesim.engine.kernel_loop import (
     N_RES_FILE,
     N_SWAP_TOTAL,
     N_SWAP_USED,
+    N_TIMED,
     N_TOTAL,
     N_WHIGH,
     N_WLOW,
@@ -86,7 +91,8 @@ class KernelResult:
         Resident anon and file pages, swap used, zram's stored pages at the end; OOM victim.
     series : dict of lists
         Sampled every ``sample_every`` accesses (empty if not asked for): ``access`` (index),
-        ``resident_anon``, ``resident_file``, ``free``, ``swap_used``, ``pswpin``, ``pswpout``,
+        ``time_ns`` (model time of the last access), ``resident_anon``, ``resident_file``,
+        ``free``, ``swap_used``, ``pswpin``, ``pswpout``,
         and each policy readout (``Policy.readouts``) of cgroup 0's policy.
     tasks : dict of lists, one entry per task (tag)
         ``ops``, ``time_ns``, ``waits`` (swap-ins and file reads it waited for),
@@ -138,6 +144,24 @@ class KernelResult:
             "mode": self.mode,
             "params": self.params,
         }
+
+
+def release_times(trace: Trace) -> np.ndarray:
+    """Each access's earliest start in model time (ns), or an empty array if it has none.
+
+    A trace says its ``time`` column holds release times by ``source["time_is_release"]``
+    (kernel workloads set it, in ns: a task that reads every 100 ms sleeps in between). Other
+    timestamps (a recorded trace's wall clock, in its own unit) are not used.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n_requests,) or (0,)
+    """
+    if trace.time is None or not trace.source.get("time_is_release"):
+        return np.zeros(0, dtype=np.int64)
+    if trace.source.get("time_unit", "ns") != "ns":
+        raise ValueError("release times must be in ns (source['time_unit'] == 'ns')")
+    return np.ascontiguousarray(trace.time, dtype=np.int64)
 
 
 def file_successors(trace: Trace) -> np.ndarray:
@@ -272,9 +296,15 @@ class KernelRun(Stepper):
         f[F_CPU_NS] = c.cpu_ns_per_access
         f[F_ZERO_NS] = c.zero_fill_ns
         f[F_SCAN_NS] = c.reclaim_ns_per_page
-        f[F_KSWAPD_RATE] = c.kswapd_rate
+        f[F_RMAP_NS] = c.rmap_ns_per_page
+        f[F_PTE_NS] = c.walk_ns_per_pte
+        node[N_TIMED] = 1 if c.schedule == "time" else 0
         tag_ra = np.full((n_tags, 3), -1, dtype=np.int64)
         tag_ra[:, 1] = 0
+        order = np.argsort(self.tag, kind="stable").astype(np.int64)
+        counts = np.bincount(self.tag, minlength=n_tags) if self.n else np.zeros(n_tags, np.int64)
+        task_first = np.zeros(n_tags + 1, dtype=np.int64)
+        np.cumsum(counts, out=task_first[1:])
         return KFramework(
             used=np.zeros(limits.shape[0], dtype=np.int64),
             cap=limits.copy(),
@@ -301,6 +331,17 @@ class KernelRun(Stepper):
             fill=np.zeros(c.readahead_pages + 1, dtype=np.int64),
             fill_flags=np.zeros(c.readahead_pages + 1, dtype=np.uint8),
             fill_ra=np.zeros(c.readahead_pages + 1, dtype=np.uint8),
+            release=release_times(self.trace),
+            order=order,
+            task_first=task_first,
+            task_pos=task_first[:-1].copy(),
+            clock=np.zeros(n_tags + 1),
+            tag_stall=np.zeros(n_tags),
+            tag_prio=np.full(n_tags, 12, dtype=np.int64),
+            tag_idle=np.zeros(n_tags, dtype=np.int64),
+            tag_stalled=np.zeros(n_tags, dtype=np.uint8),
+            heap=np.zeros(n_tags + 1, dtype=np.int64),
+            heap_pos=np.full(n_tags + 1, -1, dtype=np.int64),
         )
 
     def _arrays(self) -> tuple[Any, ...]:
@@ -321,6 +362,8 @@ class KernelRun(Stepper):
         for st in self.states:
             stat += st.stat
         counts.update({name: int(stat[i]) for i, name in enumerate(STAT_NAMES)})
+        counts["rmap_walks"] = int(self.states[0].work[WORK_RMAP])
+        counts["ptes_walked"] = int(self.states[0].work[WORK_PTES])
         return counts
 
     def sample(self) -> None:
@@ -328,6 +371,7 @@ class KernelRun(Stepper):
         fw = self.framework
         row = {
             "access": float(self.done),
+            "time_ns": float(fw.f[F_NOW]),
             "resident_anon": float(fw.node[N_RES_ANON]),
             "resident_file": float(fw.node[N_RES_FILE]),
             "free": float(_free_pages(fw)),

@@ -57,6 +57,7 @@ from pagesim.core.state import (
     A_MEMORY,
     A_MODE,
     A_N_PAGES,
+    A_NOW_NS,
     A_OP,
     A_PAGE,
     A_PRIORITY,
@@ -65,11 +66,15 @@ from pagesim.core.state import (
     A_RECLAIMER,
     A_REFAULT,
     A_REQUEST,
+    A_SCANNED,
+    A_SEQ,
     A_SIZE,
     A_SWAP_FREE,
     A_TAG,
     A_TIME,
     A_USED,
+    A_WAIT_NS,
+    A_WANT_OOM,
     A_WMARK_HIGH,
     A_WMARK_LOW,
     ANON,
@@ -88,6 +93,8 @@ from pagesim.core.state import (
     REFERENCED,
     RESIDENT,
     SWAPCACHE,
+    WORK_PTES,
+    WORK_RMAP,
     YOUNG,
 )
 from pagesim.engine import counters as C
@@ -129,7 +136,10 @@ N_RES_ANON = 12
 N_RES_FILE = 13
 N_KSWAPD_AWAKE = 14  #: 1 from a wake-up below low until free is back at high
 N_KSWAPD_PRIO = 15  #: kswapd's reclaim priority in its current run
-N_LEN = 16
+N_KSWAPD_IDLE = 16  #: kswapd's fruitless batches in a row at priority 0
+N_TIMED = 17  #: 1: tasks run in model-time order (``schedule = time``); 0: in trace order
+N_HEAP_N = 18  #: actors in the scheduler's heap
+N_LEN = 19
 
 # float scratch and totals (ns)
 F_COST = 0  #: cost charged to whoever is reclaiming right now
@@ -141,13 +151,10 @@ F_CPU_NS = 5  #: per-access CPU
 F_ZERO_NS = 6
 F_SCAN_NS = 7
 F_TOTAL_NS = 8
-F_KSWAPD_RATE = 9  #: kswapd's CPU per ns of task time (0: kswapd is instantaneous)
-F_KSWAPD_CREDIT = 10  #: CPU time kswapd may still spend now, ns
-F_LAST_LAT = 11  #: the last access's time, ns
+F_NOW = 9  #: model time of the last access, ns
+F_RMAP_NS = 10  #: per young bit tested through the reverse map
+F_PTE_NS = 11  #: per PTE a page-table walker reads
 F_LEN = 12
-
-#: kswapd cannot bank more than this much unused time (ns).
-KSWAPD_CREDIT_CAP_NS = 1_000_000.0
 
 # per-tag readahead state
 RA_LAST = 0  #: last file page the tag read
@@ -188,6 +195,17 @@ class KFramework(NamedTuple):
     fill: np.ndarray  #: int64 (ra_max + 1,) scratch: pages one access brings in
     fill_flags: np.ndarray  #: uint8 (ra_max + 1,) their flags
     fill_ra: np.ndarray  #: uint8 (ra_max + 1,) 1 for readahead pages
+    release: np.ndarray  #: int64 (n,) or (0,): earliest start of each access, ns of model time
+    order: np.ndarray  #: int64 (n,) trace rows grouped by task, each task's in trace order
+    task_first: np.ndarray  #: int64 (n_tags + 1,) where each task's rows start in ``order``
+    task_pos: np.ndarray  #: int64 (n_tags,) index in ``order`` of each task's next access
+    clock: np.ndarray  #: float64 (n_tags + 1,) model time of each task and (last) of kswapd, ns
+    tag_stall: np.ndarray  #: float64 (n_tags,) reclaim time the task's pending access has run
+    tag_prio: np.ndarray  #: int64 (n_tags,) its direct-reclaim priority (12 when not reclaiming)
+    tag_idle: np.ndarray  #: int64 (n_tags,) its fruitless batches in a row at priority 0
+    tag_stalled: np.ndarray  #: uint8 (n_tags,) 1 once its pending access counted an allocstall
+    heap: np.ndarray  #: int64 (n_tags + 1,) the scheduler's min-heap of actors
+    heap_pos: np.ndarray  #: int64 (n_tags + 1,) each actor's slot in ``heap``, -1 if absent
 
 
 # ---------------------------------------------------------------------------- devices and memory
@@ -378,11 +396,20 @@ def _reclaim(ss, fw, a, r, out, evict, removed, cg, request, prio, reclaimer, t)
                 break
             out[C.FALLBACK_CALLS] += 1
             nv = _pick_fallback(s, fw, cg, request - freed)
+            fw.f[F_COST] += nv * fw.f[F_SCAN_NS]
         else:
             a[A_REQUEST] = 1 if one_by_one else request
+            a[A_SCANNED] = -1
             out[C.EVICT_CALLS] += 1
+            rmap0 = s.work[WORK_RMAP]
+            ptes0 = s.work[WORK_PTES]
             nv = _collect_candidates(s, fw, out, cg, evict(ss, cg, a))
-            fw.f[F_COST] += nv * fw.f[F_SCAN_NS]
+            scanned = a[A_SCANNED] if a[A_SCANNED] >= 0 else nv
+            fw.f[F_COST] += (
+                scanned * fw.f[F_SCAN_NS]
+                + (s.work[WORK_RMAP] - rmap0) * fw.f[F_RMAP_NS]
+                + (s.work[WORK_PTES] - ptes0) * fw.f[F_PTE_NS]
+            )
             if reclaimer == RECLAIM_KSWAPD:
                 out[C.PGSCAN_KSWAPD] += nv
             else:
@@ -434,89 +461,221 @@ def _pick_cgroup(fw):  # type: ignore[no-untyped-def]
     return 0
 
 
-@kernel_inline
-def _make_room(ss, fw, a, r, out, evict, removed, cg, k, background, t):  # type: ignore[no-untyped-def]
-    """Reclaim until ``k`` pages can be charged to ``cg`` (limit, then node watermarks).
+# ---------------------------------------------------------------------------- the scheduler
+#
+# Actors are the tasks (tags 0..n_tags-1) and kswapd (id n_tags). Each has a clock in model time
+# (``fw.clock``, ns). The next to run is the one with the smallest key: (clock, trace row of its
+# next access) with ``schedule = time``, the trace row alone with ``schedule = trace``; kswapd's
+# row is -1, so in trace mode it runs to completion before the next access (instantaneous
+# reclaim), and in time mode it goes first among equals. A binary min-heap of actors (``fw.heap``,
+# positions in ``fw.heap_pos``) keeps the order; keys only grow, so a changed actor sifts down.
 
-    With ``background`` it is kswapd instead: woken below low, it reclaims until free reaches
-    high. Returns the time spent, in ns (the task's stall, or kswapd's CPU).
+
+@kernel
+def _actor_row(fw, x):  # type: ignore[no-untyped-def]
+    if x >= fw.task_pos.shape[0]:
+        return -1
+    return fw.order[fw.task_pos[x]]
+
+
+@kernel
+def _before(fw, x, y):  # type: ignore[no-untyped-def]
+    """True if actor ``x`` runs before actor ``y``."""
+    if fw.node[N_TIMED] != 0:
+        cx = fw.clock[x]
+        cy = fw.clock[y]
+        if cx != cy:
+            return cx < cy
+    return _actor_row(fw, x) < _actor_row(fw, y)
+
+
+@kernel
+def _heap_set(fw, slot, x):  # type: ignore[no-untyped-def]
+    fw.heap[slot] = x
+    fw.heap_pos[x] = slot
+
+
+@kernel
+def _heap_up(fw, slot):  # type: ignore[no-untyped-def]
+    x = fw.heap[slot]
+    while slot > 0:
+        parent = (slot - 1) >> 1
+        if not _before(fw, x, fw.heap[parent]):
+            break
+        _heap_set(fw, slot, fw.heap[parent])
+        slot = parent
+    _heap_set(fw, slot, x)
+
+
+@kernel
+def _heap_down(fw, slot):  # type: ignore[no-untyped-def]
+    n = fw.node[N_HEAP_N]
+    x = fw.heap[slot]
+    while True:
+        child = 2 * slot + 1
+        if child >= n:
+            break
+        if child + 1 < n and _before(fw, fw.heap[child + 1], fw.heap[child]):
+            child += 1
+        if not _before(fw, fw.heap[child], x):
+            break
+        _heap_set(fw, slot, fw.heap[child])
+        slot = child
+    _heap_set(fw, slot, x)
+
+
+@kernel
+def _heap_push(fw, x):  # type: ignore[no-untyped-def]
+    if fw.heap_pos[x] >= 0:
+        return
+    n = fw.node[N_HEAP_N]
+    fw.node[N_HEAP_N] = n + 1
+    _heap_set(fw, n, x)
+    _heap_up(fw, n)
+
+
+@kernel
+def _heap_remove(fw, x):  # type: ignore[no-untyped-def]
+    slot = fw.heap_pos[x]
+    if slot < 0:
+        return
+    n = fw.node[N_HEAP_N] - 1
+    fw.node[N_HEAP_N] = n
+    fw.heap_pos[x] = -1
+    if slot == n:
+        return
+    moved = fw.heap[n]
+    _heap_set(fw, slot, moved)
+    _heap_up(fw, slot)
+    _heap_down(fw, fw.heap_pos[moved])
+
+
+@kernel
+def _heap_fix(fw, x):  # type: ignore[no-untyped-def]
+    """Actor ``x``'s key grew: move it down."""
+    slot = fw.heap_pos[x]
+    if slot >= 0:
+        _heap_down(fw, slot)
+
+
+@kernel
+def _wake_kswapd(fw, out, now):  # type: ignore[no-untyped-def]
+    """Free below low wakes kswapd (``wakeup_kswapd``); it starts at DEF_PRIORITY."""
+    if fw.node[N_KSWAPD_AWAKE] != 0 or _free_pages(fw) >= fw.node[N_WLOW]:
+        return
+    out[C.KSWAPD_WAKE] += 1
+    fw.node[N_KSWAPD_AWAKE] = 1
+    fw.node[N_KSWAPD_PRIO] = 12
+    fw.node[N_KSWAPD_IDLE] = 0
+    k = fw.clock.shape[0] - 1
+    fw.clock[k] = max(fw.clock[k], now)
+    _heap_push(fw, k)
+
+
+@kernel
+def _kill_rest(fw, out, tag):  # type: ignore[no-untyped-def]
+    """A killed task's accesses still to come are skipped; returns how many."""
+    rest = fw.task_first[tag + 1] - fw.task_pos[tag]
+    out[C.OOM_SKIPPED] += rest
+    fw.task_pos[tag] = fw.task_first[tag + 1] - 1  # keeps _actor_row valid
+    _heap_remove(fw, tag)
+    return rest
+
+
+@kernel
+def _room_needed(fw, cg, k):  # type: ignore[no-untyped-def]
+    """Who must reclaim before ``k`` pages can be charged to ``cg``: limit, direct, or -1."""
+    if k <= 0:
+        return -1
+    if fw.used[cg] + k > fw.cap[cg]:
+        return RECLAIM_LIMIT
+    if _free_pages(fw) - k < fw.node[N_WMIN]:
+        return RECLAIM_DIRECT
+    return -1
+
+
+@kernel_inline
+def _reclaim_step(ss, fw, a, r, out, evict, removed, actor, cg, reclaimer, t):  # type: ignore[no-untyped-def]
+    """One reclaim batch by ``actor`` (a task in direct or limit reclaim, or kswapd).
+
+    Lowers the actor's priority when a batch frees nothing; at priority 0, three fruitless
+    batches make kswapd give up and a task call the OOM killer. Advances the actor's clock by
+    the batch's cost and returns the number of pages the OOM killer skipped (killed tasks'
+    remaining accesses).
     """
     s = ss[0]
-    spent = 0.0
-    prio = 12
-    idle = 0
-    stalled = False
-    paced = background and fw.f[F_KSWAPD_RATE] > 0.0
-    if background:
-        if paced:  # kswapd runs beside the tasks: it earns CPU time as they run
-            credit = fw.f[F_KSWAPD_CREDIT] + fw.f[F_LAST_LAT] * fw.f[F_KSWAPD_RATE]
-            fw.f[F_KSWAPD_CREDIT] = min(credit, KSWAPD_CREDIT_CAP_NS)
-        if fw.node[N_KSWAPD_AWAKE] == 0:
-            if _free_pages(fw) >= fw.node[N_WLOW]:
-                return 0.0
-            out[C.KSWAPD_WAKE] += 1
-            fw.node[N_KSWAPD_AWAKE] = 1
-            fw.node[N_KSWAPD_PRIO] = 12
-        prio = fw.node[N_KSWAPD_PRIO]
-    while True:
-        if background:
-            if _free_pages(fw) >= fw.node[N_WHIGH]:
-                fw.node[N_KSWAPD_AWAKE] = 0
-                break
-            if paced and fw.f[F_KSWAPD_CREDIT] <= 0.0:
-                break  # out of time for now: it goes on after the next accesses
-            target = _pick_cgroup(fw)
-            reclaimer = RECLAIM_KSWAPD
-        elif fw.used[cg] + k > fw.cap[cg]:
-            target = cg
-            reclaimer = RECLAIM_LIMIT
-        elif _free_pages(fw) - k < fw.node[N_WMIN]:
-            target = _pick_cgroup(fw)
-            reclaimer = RECLAIM_DIRECT
-            if not stalled:
-                out[C.ALLOCSTALL] += 1
-                stalled = True
-        else:
-            break
-        fw.f[F_COST] = 0.0
-        freed = _reclaim(ss, fw, a, r, out, evict, removed, target, 32, prio, reclaimer, t)
-        spent += fw.f[F_COST]
-        if paced:
-            fw.f[F_KSWAPD_CREDIT] -= max(fw.f[F_COST], fw.f[F_SCAN_NS])
-        if freed > 0:
-            continue
-        if prio > 0:
-            prio -= 1
-            continue
-        idle += 1
-        if idle <= 2:
-            continue
-        if background:
+    kswapd = actor == fw.clock.shape[0] - 1
+    if kswapd:
+        if _free_pages(fw) >= fw.node[N_WHIGH]:
             fw.node[N_KSWAPD_AWAKE] = 0
-            break  # kswapd gives up ("hopeless"); direct reclaim and the OOM killer take over
-        victim = _oom_victim(fw)
-        if victim < 0:
-            break
-        for page in range(s.lst.shape[0]):
-            if fw.owner_tag[page] != victim:
-                continue
-            if s.resident[page] & ANON:
-                _kremove(ss, fw, r, out, removed, page, REASON_FREED, t)
-            if s.resident[page] == 0 and fw.swapped[page] != 0:
-                _release_swap(fw, page)
-            fw.shadowed[page] = 0
-        fw.tag_dead[victim] = 1
-        fw.tag_anon[victim] = 0
-        fw.node[N_LAST_OOM_TAG] = victim
-        out[C.OOM_KILL] += 1
-        idle = 0
-        prio = 12
-    if background:
-        fw.node[N_KSWAPD_PRIO] = prio
-        fw.f[F_KSWAPD_NS] += spent
+            _heap_remove(fw, actor)
+            return 0
+        target = _pick_cgroup(fw)
+        prio = fw.node[N_KSWAPD_PRIO]
     else:
-        fw.f[F_DIRECT_NS] += spent
-    return spent
+        target = cg if reclaimer == RECLAIM_LIMIT else _pick_cgroup(fw)
+        prio = fw.tag_prio[actor]
+        if reclaimer == RECLAIM_DIRECT and fw.tag_stalled[actor] == 0:
+            out[C.ALLOCSTALL] += 1
+            fw.tag_stalled[actor] = 1
+    a[A_NOW_NS] = int(fw.clock[actor])
+    a[A_WANT_OOM] = 0
+    fw.f[F_COST] = 0.0
+    rk = RECLAIM_KSWAPD if kswapd else reclaimer
+    freed = _reclaim(ss, fw, a, r, out, evict, removed, target, 32, prio, rk, t)
+    cost = max(fw.f[F_COST], fw.f[F_SCAN_NS])
+    fw.clock[actor] += cost
+    want_oom = a[A_WANT_OOM] != 0
+    a[A_WANT_OOM] = 0
+    if kswapd:
+        fw.f[F_KSWAPD_NS] += cost
+    else:
+        fw.f[F_DIRECT_NS] += cost
+        fw.tag_stall[actor] += cost
+    # A pass at this priority that did not yield a whole batch goes on at the next one
+    # (do_try_to_free_pages, balance_pgdat); kswapd never scans at 0.
+    floor = 1 if kswapd else 0
+    idle = 0
+    if freed < 32 and not want_oom and prio > floor:
+        prio -= 1
+    elif freed == 0 and not want_oom:
+        idle = (fw.node[N_KSWAPD_IDLE] if kswapd else fw.tag_idle[actor]) + 1
+    skipped = 0
+    if kswapd:
+        fw.node[N_KSWAPD_PRIO] = prio
+        fw.node[N_KSWAPD_IDLE] = idle if freed == 0 else 0
+        if idle > 2:  # "hopeless": direct reclaim and the OOM killer take over
+            fw.node[N_KSWAPD_AWAKE] = 0
+            _heap_remove(fw, actor)
+        elif _free_pages(fw) >= fw.node[N_WHIGH]:
+            fw.node[N_KSWAPD_AWAKE] = 0
+            _heap_remove(fw, actor)
+        else:
+            _heap_fix(fw, actor)
+    else:
+        fw.tag_prio[actor] = prio
+        fw.tag_idle[actor] = idle if freed == 0 else 0
+        _heap_fix(fw, actor)
+    if want_oom or idle > 2:
+        victim = _oom_victim(fw)
+        if victim >= 0:
+            for page in range(s.lst.shape[0]):
+                if fw.owner_tag[page] != victim:
+                    continue
+                if s.resident[page] & ANON:
+                    _kremove(ss, fw, r, out, removed, page, REASON_FREED, t)
+                if s.resident[page] == 0 and fw.swapped[page] != 0:
+                    _release_swap(fw, page)
+                fw.shadowed[page] = 0
+            fw.tag_dead[victim] = 1
+            fw.tag_anon[victim] = 0
+            fw.node[N_LAST_OOM_TAG] = victim
+            out[C.OOM_KILL] += 1
+            skipped = _kill_rest(fw, out, victim)
+        if not kswapd:
+            fw.tag_idle[actor] = 0
+            fw.tag_prio[actor] = 12
+    return skipped
 
 
 @kernel
@@ -550,11 +709,79 @@ def _plan_window(s, fw, tag, start, size, k):  # type: ignore[no-untyped-def]
     return k
 
 
+@kernel
+def _count_window(s, fw, start, size):  # type: ignore[no-untyped-def]
+    """How many pages :func:`_plan_window` would queue (it reads the same pages, writes nothing)."""
+    page = start
+    n = 0
+    while page >= 0 and n < size:
+        if s.resident[page] == 0:
+            n += 1
+        page = fw.ra_next[page]
+    return n
+
+
+@kernel
+def _pages_needed(s, fw, p, tg, is_anon, o, ra_max):  # type: ignore[no-untyped-def]
+    """Pages the access to ``p`` will bring in: the demand page and its readahead window."""
+    if o == 2:
+        return 0
+    v = s.resident[p]
+    if v != 0:
+        if is_anon or (v & RA_MARK) == 0:
+            return 0
+        size = _next_window(max(fw.tag_ra[tg, RA_SIZE], 1), ra_max)
+        start = fw.tag_ra[tg, RA_END]
+        if start < 0:
+            start = fw.ra_next[p]
+        return _count_window(s, fw, start, size)
+    if is_anon:
+        return 1
+    size = _sync_window(fw, p, tg, ra_max)
+    if size > 1:
+        return 1 + _count_window(s, fw, fw.ra_next[p], size - 1)
+    return 1
+
+
+@kernel
+def _sync_window(fw, p, tg, ra_max):  # type: ignore[no-untyped-def]
+    """Size of the synchronous readahead a miss on ``p`` starts (0: not sequential)."""
+    last = fw.tag_ra[tg, RA_LAST]
+    if last >= 0 and fw.ra_next[last] == p:
+        cur = fw.tag_ra[tg, RA_SIZE]
+        return min(4 if cur <= 0 else _next_window(cur, ra_max), ra_max)
+    return 0
+
+
+@kernel
+def _next_task_access(fw, tg, release):  # type: ignore[no-untyped-def]
+    """Move task ``tg`` to its next access; returns False when it has none left."""
+    fw.task_pos[tg] += 1
+    if fw.task_pos[tg] >= fw.task_first[tg + 1]:
+        fw.task_pos[tg] = fw.task_first[tg + 1] - 1
+        _heap_remove(fw, tg)
+        return False
+    if release.shape[0] > 0:
+        fw.clock[tg] = max(fw.clock[tg], float(release[fw.order[fw.task_pos[tg]]]))
+    _heap_fix(fw, tg)
+    return True
+
+
+@kernel
+def _start_schedule(fw, release):  # type: ignore[no-untyped-def]
+    """Put every task with accesses into the heap, its clock at its first access's release."""
+    for tg in range(fw.task_pos.shape[0]):
+        if fw.task_pos[tg] < fw.task_first[tg + 1] and fw.tag_dead[tg] == 0:
+            if release.shape[0] > 0:
+                fw.clock[tg] = max(fw.clock[tg], float(release[fw.order[fw.task_pos[tg]]]))
+            _heap_push(fw, tg)
+
+
 @kernel_inline
 def run_kernel(  # type: ignore[no-untyped-def]
     page, kind, op, tag, cgroup, cfg, ss, fw, a, r, out, init, admit, added, accessed, evict, removed
 ):
-    """Run accesses ``cfg[CFG_START]:cfg[CFG_END]`` in kernel mode (see the module docstring).
+    """Run ``cfg[CFG_END] - cfg[CFG_START]`` accesses in kernel mode (see the module docstring).
 
     Parameters
     ----------
@@ -567,14 +794,18 @@ def run_kernel(  # type: ignore[no-untyped-def]
     Returns
     -------
     int
-        Accesses processed; resumable.
+        Accesses consumed (run, or skipped because their task was killed); resumable.
+        ``cfg[CFG_START]`` is advanced by as many.
 
     Notes
     -----
-    Each access brings in at most one batch of pages (the demand page, a readahead window or
-    both), queued in ``fw.fill`` and inserted by one loop after one call of ``_make_room``:
-    functions that receive the hooks are inlined, so each is called from as few places as
-    possible to keep compilation short.
+    Accesses are taken task by task in the scheduler's order (``fw.heap``): with
+    ``schedule = time`` the task whose clock is earliest goes next, so a task that waits (a
+    fault, a reclaim batch, its next access's release time) lets the others run meanwhile. A
+    task that must reclaim before its access can allocate runs one batch of 32 and yields; the
+    access runs when there is room. Each access brings in at most one batch of pages (the demand
+    page, a readahead window or both), queued in ``fw.fill``. Functions that receive the hooks
+    are inlined, so each is called from one place to keep compilation short.
     """
     s = ss[0]
     n_pages = s.lst.shape[0]
@@ -585,6 +816,7 @@ def run_kernel(  # type: ignore[no-untyped-def]
     a[A_MEMORY] = fw.node[N_TOTAL]
     a[A_WMARK_LOW] = fw.node[N_WLOW]
     a[A_WMARK_HIGH] = fw.node[N_WHIGH]
+    release = fw.release
     if cfg[CFG_INITED] == 0:
         for k in range(fw.cap.shape[0]):
             a[A_CGROUP] = k
@@ -592,20 +824,43 @@ def run_kernel(  # type: ignore[no-untyped-def]
             if res != 0 and cfg[CFG_INIT_RESULT] == 0:
                 cfg[CFG_INIT_RESULT] = res
         cfg[CFG_INITED] = 1
+        _start_schedule(fw, release)
     warmup = cfg[CFG_WARMUP]
     ra_max = fw.node[N_RA_MAX]
     cpu_ns = fw.f[F_CPU_NS]
-    end = cfg[CFG_END]
-    for t in range(cfg[CFG_START], end):
+    budget = cfg[CFG_END] - cfg[CFG_START]
+    consumed = 0
+    kswapd_id = fw.clock.shape[0] - 1
+    while fw.node[N_HEAP_N] > 0:
+        x = fw.heap[0]
+        if consumed >= budget and (fw.node[N_TIMED] != 0 or x != kswapd_id):
+            break  # (in trace order kswapd finishes before the call returns, as it would)
+        tg = x
+        t = 0
+        reclaimer = -1
+        cg = 0
+        if x != kswapd_id:
+            t = fw.order[fw.task_pos[tg]]
+            cg = cgroup[t]
+            p = page[t]
+            k = _pages_needed(s, fw, p, tg, kind[t] == 1, op[t], ra_max)
+            reclaimer = _room_needed(fw, cg, k)
+            if reclaimer == RECLAIM_DIRECT:
+                if fw.node[N_TIMED] != 0:  # (trace order keeps kswapd to its own wake-ups)
+                    _wake_kswapd(fw, out, fw.clock[tg])
+        if x == kswapd_id or reclaimer >= 0:
+            a[A_TIME] = t
+            a[A_SEQ] = cfg[CFG_START] + consumed
+            consumed += _reclaim_step(ss, fw, a, r, out, evict, removed, x, cg, reclaimer, t)
+            continue
+        # ---- the access runs: there is room for what it brings in
         p = page[t]
-        tg = tag[t]
-        cg = cgroup[t]
         o = op[t]
         is_anon = kind[t] == 1
-        if fw.tag_dead[tg] != 0:
-            out[C.OOM_SKIPPED] += 1
-            continue
+        fw.f[F_NOW] = fw.clock[tg]
         a[A_TIME] = t
+        a[A_SEQ] = cfg[CFG_START] + consumed
+        a[A_NOW_NS] = int(fw.clock[tg])
         a[A_PAGE] = p
         a[A_CGROUP] = cg
         a[A_TAG] = tg
@@ -614,6 +869,8 @@ def run_kernel(  # type: ignore[no-untyped-def]
         a[A_SIZE] = 1
         a[A_READAHEAD] = 0
         a[A_REFAULT] = 0
+        a[A_WAIT_NS] = 0
+        consumed += 1
         if o == 2:  # the owner frees the page: no shadow entry, swap slot released
             if s.resident[p] & ANON and fw.owner_tag[p] >= 0:
                 fw.tag_anon[fw.owner_tag[p]] -= 1
@@ -625,13 +882,14 @@ def run_kernel(  # type: ignore[no-untyped-def]
             _release_swap(fw, p)
             fw.shadowed[p] = 0
             fw.owner_tag[p] = -1
+            _next_task_access(fw, tg, release)
             continue
         counted = t >= warmup
         if counted:
             out[C.REQUESTS] += 1
         else:
             out[C.WARMUP] += 1
-        stall = 0.0
+        stall = 0.0  # waits for I/O and zero-fill of this access
         fault = False
         major = False
         mark_accessed = False
@@ -676,6 +934,7 @@ def run_kernel(  # type: ignore[no-untyped-def]
                     out[C.PGMAJFAULT] += 1
                     out[C.PSWPIN] += 1
                     stall += _read_ns(fw, SWAP_DEV, p, 1)
+                    a[A_WAIT_NS] = int(stall)
                     flags = RESIDENT | ANON | YOUNG | REFERENCED | SWAPCACHE
                     if o == 1:
                         flags = (flags | DIRTY) & (FLAG_MASK ^ SWAPCACHE)
@@ -691,11 +950,7 @@ def run_kernel(  # type: ignore[no-untyped-def]
                 if counted and fw.owner_tag[p] < 0 and fw.shadowed[p] == 0:
                     out[C.COMPULSORY] += 1
                 fw.fill_flags[0] = RESIDENT | REFERENCED | (DIRTY if o == 1 else 0)
-                last = fw.tag_ra[tg, RA_LAST]
-                size = 0
-                if last >= 0 and fw.ra_next[last] == p:  # sequential: synchronous readahead
-                    cur = fw.tag_ra[tg, RA_SIZE]
-                    size = min(4 if cur <= 0 else _next_window(cur, ra_max), ra_max)
+                size = _sync_window(fw, p, tg, ra_max)
                 fw.tag_ra[tg, RA_SIZE] = size
                 if size > 1:
                     k = _plan_window(s, fw, tg, fw.ra_next[p], size - 1, 1)
@@ -704,9 +959,9 @@ def run_kernel(  # type: ignore[no-untyped-def]
                 mark_accessed = True
                 fw.tag_ra[tg, RA_LAST] = p
         if k > 0:
-            stall += _make_room(ss, fw, a, r, out, evict, removed, cg, k, False, t)
-            if fw.tag_dead[tg] != 0:  # this task was the OOM killer's victim
-                continue
+            read_ns = _read_ns(fw, FILE_DEV, p, wait_read) if wait_read > 0 else 0.0
+            if wait_read > 0:
+                a[A_WAIT_NS] = int(read_ns)
             for i in range(k):
                 q = fw.fill[i]
                 flags = fw.fill_flags[i]
@@ -734,37 +989,43 @@ def run_kernel(  # type: ignore[no-untyped-def]
                 a[A_PAGE] = q
                 a[A_READAHEAD] = fw.fill_ra[i]
                 a[A_REFAULT] = fw.shadowed[q]
+                if q != p:
+                    a[A_WAIT_NS] = 0
                 a[A_FREE] = _free_pages(fw)
                 a[A_SWAP_FREE] = fw.node[N_SWAP_TOTAL] - fw.node[N_SWAP_USED] if fw.node[N_HAS_SWAP] else 0
                 added(ss, cg, a)
                 fw.shadowed[q] = 0
-            if wait_read > 0:
-                stall += _read_ns(fw, FILE_DEV, p, wait_read)
+            stall += read_ns
             a[A_PAGE] = p
             a[A_READAHEAD] = 0
             a[A_REFAULT] = 0
         if mark_accessed and s.resident[p] != 0:
             accessed(ss, s.cgroup_of[p], a)
-        lat = cpu_ns + stall
+        wait = stall + fw.tag_stall[tg]  # I/O and zero-fill, plus the reclaim batches it ran
+        lat = cpu_ns + wait
+        fw.tag_stall[tg] = 0.0
+        fw.tag_stalled[tg] = 0
+        fw.tag_prio[tg] = 12
+        fw.tag_idle[tg] = 0
+        fw.clock[tg] += cpu_ns + stall
         fw.tag_ns[tg] += lat
         fw.tag_ops[tg] += 1
         fw.f[F_TOTAL_NS] += lat
         if lat > fw.f[F_MAX_LAT]:
             fw.f[F_MAX_LAT] = lat
-        if fault and stall > fw.f[F_MAX_FAULT]:
-            fw.f[F_MAX_FAULT] = stall
+        if fault and wait > fw.f[F_MAX_FAULT]:
+            fw.f[F_MAX_FAULT] = wait
         if major:
             fw.tag_majflt[tg] += 1
-            if stall > fw.tag_maxwait[tg]:
-                fw.tag_maxwait[tg] = stall
+            if wait > fw.tag_maxwait[tg]:
+                fw.tag_maxwait[tg] = wait
         b = 0
-        x = int(lat)
-        while x > 0 and b < N_LAT_BUCKETS - 1:
-            x >>= 1
+        xl = int(lat)
+        while xl > 0 and b < N_LAT_BUCKETS - 1:
+            xl >>= 1
             b += 1
         fw.lat[b] += 1
-        fw.f[F_LAST_LAT] = lat
-        _make_room(ss, fw, a, r, out, evict, removed, cg, 0, True, t)
-    done = cfg[CFG_END] - cfg[CFG_START]
-    cfg[CFG_START] = cfg[CFG_END]
-    return done
+        _wake_kswapd(fw, out, fw.clock[tg])
+        _next_task_access(fw, tg, release)
+    cfg[CFG_START] = cfg[CFG_START] + consumed
+    return consumed

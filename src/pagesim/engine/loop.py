@@ -221,7 +221,9 @@ def _evict_request(ss, fw, a, r, out, evict, removed, cg, request, t, bytes_mode
 
 
 @kernel_inline
-def run_cache(page, size, nxt, cgroup, tag, cfg, ss, fw, a, r, out, init, admit, added, accessed, evict, removed):  # type: ignore[no-untyped-def]
+def run_cache(  # type: ignore[no-untyped-def]
+    page, size, nxt, cgroup, tag, cfg, ss, fw, a, r, out, init, admit, added, accessed, evict, removed
+):
     """Run accesses ``cfg[CFG_START]:cfg[CFG_END]`` of a trace, one policy per cgroup, cache mode.
 
     Parameters

@@ -13,7 +13,10 @@ Figures and rules
   writer does not wait), a few us per further page of one request. An HDD: 8 ms seek plus
   27 us per 4 KiB (150 MB/s); a request that continues the previous one does not seek.
   Every figure is a default the user can change (``Device`` fields).
-* CPU: 100 ns of work per access, 250 ns to zero-fill a page, 50 ns per page reclaim looks at.
+* CPU: 100 ns of work per access, 250 ns to zero-fill a page, 50 ns per page reclaim looks at,
+  400 ns more to test a mapped page's young bits through the reverse map (an rmap walk takes
+  locks and visits each mapping: several hundred ns, which is why MGLRU walks page tables
+  instead), 10 ns per PTE a page-table walker reads. Assumed figures, each changeable.
 """
 
 from __future__ import annotations
@@ -94,6 +97,10 @@ DEVICES: dict[str, Device] = {
 }
 
 
+#: How tasks and reclaim are ordered (``KernelConfig.schedule``).
+SCHEDULES = ("time", "trace")
+
+
 def watermarks(memory_pages: int) -> tuple[int, int, int]:
     """``(min, low, high)`` free-page watermarks of a node of ``memory_pages`` 4 KiB pages.
 
@@ -126,16 +133,22 @@ class KernelConfig:
     readahead_pages : int
         ``ra_pages``: the largest readahead window (default 32 = 128 KiB).
     cpu_ns_per_access, zero_fill_ns, reclaim_ns_per_page : float
-        CPU costs in ns.
+        CPU costs in ns: per access, per zero-filled page, per page reclaim isolates or looks at.
+    rmap_ns_per_page : float
+        Reclaim's test of a mapped page's young bits through the reverse map
+        (``folio_referenced``: lock the anon_vma, walk the VMAs, read and clear the PTE), ns.
+    walk_ns_per_pte : float
+        A page-table walker's read of one PTE (MGLRU aging and look-around), ns.
     swappiness : int
         ``vm.swappiness`` (0-200) handed to the policies that read it.
-    kswapd_rate : float
-        0 (default): kswapd reclaims to the high watermark at once, between two accesses.
-        > 0: kswapd runs beside the tasks and may spend this many ns of CPU per ns of task
-        time (1.0 = one CPU for kswapd as busy as one task); reclaim work costs
-        ``reclaim_ns_per_page`` per page looked at plus swap-out CPU, so a long scan spans many
-        accesses, the workload keeps reading meanwhile, and direct reclaim takes over when
-        kswapd falls behind (free below min).
+    schedule : str
+        ``"time"`` (default): every task and kswapd has a clock in model time and the earliest
+        runs next, each on its own CPU; a reclaim batch (32 pages) takes ``reclaim_ns_per_page``
+        per page the policy looked at plus swap-out CPU, so kswapd and direct reclaim span many
+        accesses of the other tasks, which keep reading (and setting young bits) meanwhile; a
+        task whose access must wait for reclaim runs one batch and yields. ``"trace"``: accesses
+        run in trace order and reclaim is instantaneous between two accesses (kswapd reclaims to
+        high at once; the simpler model of pagesim before 0.2, kept for comparison).
     """
 
     memory_pages: int = 65536
@@ -146,8 +159,10 @@ class KernelConfig:
     cpu_ns_per_access: float = 100.0
     zero_fill_ns: float = 250.0
     reclaim_ns_per_page: float = 50.0
+    rmap_ns_per_page: float = 400.0
+    walk_ns_per_pte: float = 10.0
     swappiness: int = 60
-    kswapd_rate: float = 0.0
+    schedule: str = "time"
     extra: dict[str, Any] = field(default_factory=dict)
 
     def device(self, which: Any) -> Device | None:
@@ -164,8 +179,8 @@ class KernelConfig:
         """A copy with defaults filled in; raises ValueError on impossible values."""
         if self.memory_pages < 64:
             raise ValueError(f"memory must be at least 64 pages, got {self.memory_pages}")
-        if self.kswapd_rate < 0:
-            raise ValueError(f"kswapd_rate must be >= 0, got {self.kswapd_rate}")
+        if self.schedule not in SCHEDULES:
+            raise ValueError(f"unknown schedule {self.schedule!r}; known: {', '.join(SCHEDULES)}")
         if not 0 <= self.swappiness <= 200:
             raise ValueError(f"swappiness must be within 0..200, got {self.swappiness}")
         self.device(self.swap)

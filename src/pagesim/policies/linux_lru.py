@@ -44,11 +44,12 @@ Rules       added (§1.2, §1.8): a page goes to the head of its type's inactive
             removed: an eviction stores the shadow entry and advances the age; a free does not.
 Parameters  swappiness_override = -1: ``vm.swappiness`` (0-200) for this lruvec; -1 reads the
             node's (``KernelConfig.swappiness``, ``s.gi[GI_SWAPPINESS]``, default 60).
-            priority_loop = True: when a pass at the framework's priority yields fewer than the
-            requested candidates, continue at the next priority within the same batch
-            (``do_try_to_free_pages``' loop from 12 to 0; kswapd raises its priority while it
-            scans less than its goal, down to 1), so small nodes reclaim 32 pages per batch as the
-            kernel does. False: one pass at ``a[A_PRIORITY]`` only.
+            priority_loop = False: one pass at ``a[A_PRIORITY]`` per call; the engine lowers the
+            priority for the next batch when a pass yields fewer than 32 pages
+            (``do_try_to_free_pages``' loop from 12 to 0, kswapd's down to 1), and the other
+            tasks run between two batches. True: the pass goes on at the next priorities within
+            the same call (the model before the engine scheduled reclaim in time; kept to
+            compare).
 Complexity  O(1) per access, add and removal; a batch visits at most the pages the priority
             allows (``size >> p`` per list, scaled to the batch), O(n) only at priority 0.
             Three int64 per page, one int64 shadow entry per evicted page.
@@ -63,8 +64,9 @@ Deviations  1. Per-CPU LRU batches (``lru_add``, ``lru_activate``...) are applie
             32-page batch still takes both types in proportion to their targets (the kernel
             takes 32 from each list in turn, which only evens out over a whole pass), the list
             with the largest target is taken 32 at a time and the others in chunks scaled to
-            their targets. When a pass ends short, the batch goes on at the next priority and
-            then repeats passes at the lowest (Parameters: priority_loop).
+            their targets. When a pass ends short, the engine's next batch runs at the next
+            priority (Parameters: priority_loop). Each call reports the pages it looked at in
+            ``a[A_SCANNED]`` (inactive pages scanned plus active pages deactivated).
             5. Dirty file pages are proposed and written back by the framework (no flusher
             yet) instead of being parked active with PG_reclaim; their write counts as I/O in
             ``lru_note_cost``. Lazyfree anon, writeback states and "activate frees the swap
@@ -91,7 +93,7 @@ import numpy as np
 
 from pagesim.core.jit import kernel
 from pagesim.core.lists import list_add, list_create, list_move, list_pages
-from pagesim.core.pageflags import in_swapcache, is_anon, is_dirty
+from pagesim.core.pageflags import in_swapcache, is_anon, is_dirty, test_and_clear_young
 from pagesim.core.state import (
     A_CGROUP,
     A_FREE,
@@ -102,6 +104,7 @@ from pagesim.core.state import (
     A_RECLAIMER,
     A_REFAULT,
     A_REQUEST,
+    A_SCANNED,
     A_SWAP_FREE,
     A_WMARK_HIGH,
     GI_SWAPPINESS,
@@ -125,7 +128,6 @@ from pagesim.core.state import (
     STAT_WS_RESTORE_ANON,
     STAT_WS_RESTORE_FILE,
     TAIL,
-    YOUNG,
 )
 from pagesim.policies.base import Policy
 
@@ -250,20 +252,6 @@ def _note_cost(s, file, nr_io, nr_rotated):  # type: ignore[no-untyped-def]
 
 
 @kernel
-def _test_and_clear_young(s, page):  # type: ignore[no-untyped-def]
-    """:func:`pagesim.core.pageflags.test_and_clear_young` with a uint8 mask.
-
-    The shared one computes ``v & ~YOUNG``, which numpy 2 refuses in interpreted mode
-    (``~YOUNG`` is a negative Python int, out of range for uint8); same effect compiled.
-    """
-    v = s.resident[page]
-    if v & YOUNG:
-        s.resident[page] = v & (0xFF ^ YOUNG)
-        return True
-    return False
-
-
-@kernel
 def _swappiness(s):  # type: ignore[no-untyped-def]
     if s.gi[G_SWAPPINESS] >= 0:
         return s.gi[G_SWAPPINESS]
@@ -339,7 +327,7 @@ def _shrink_active_list(s, lru, nr_to_scan):  # type: ignore[no-untyped-def]
     for _ in range(n):
         prev = s.lst[page, PREV]
         # folio_referenced: clears the young bits; only an exec file page would stay active.
-        _test_and_clear_young(s, page)
+        test_and_clear_young(s, page)
         s.stat[STAT_PGREFILL] += 1
         s.pm[page, ACTIVE] = 0
         s.pm[page, WORKINGSET] = 1
@@ -377,7 +365,7 @@ def _shrink_inactive_list(s, lru, nr_to_scan, count, request):  # type: ignore[n
     while page >= 0 and scanned < limit and count < request:
         prev = s.lst[page, PREV]
         scanned += 1
-        young = _test_and_clear_young(s, page)
+        young = test_and_clear_young(s, page)
         referenced = s.pm[page, REF] != 0
         s.pm[page, REF] = 0
         if young:
@@ -533,11 +521,15 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
     count = 0
     force = False
     extra = 0
+    work = 0
     while True:
+        s.gi[G_WORK] = 0
         if kswapd and _can_age_anon(a) and _inactive_is_low(s, LRU_INACTIVE_ANON):
             _shrink_active_list(s, LRU_ACTIVE_ANON, SWAP_CLUSTER_MAX)  # kswapd_age_node
+        work += s.gi[G_WORK]
         s.gi[G_WORK] = 0
         count, skipped = _shrink_lruvec(s, a, prio, force, count, request)
+        work += s.gi[G_WORK]
         if count >= request or not loop:
             break
         if prio > floor:
@@ -552,6 +544,7 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
             force = True  # do_try_to_free_pages: skipped_deactivate -> force_deactivate
         elif s.gi[G_WORK] == 0:
             break
+    a[A_SCANNED] = work  # the pages looked at, for the engine's time model
     s.gi[G_SNAP_ANON] = s.stat[STAT_WS_ACTIVATE_ANON]  # snapshot_refaults
     s.gi[G_SNAP_FILE] = s.stat[STAT_WS_ACTIVATE_FILE]
     return count
@@ -589,7 +582,7 @@ class LinuxLRU(Policy):
     int_globals = N_GLOBALS
     proposes_batches = True
     uses_fallback = False
-    params = {"swappiness_override": -1, "priority_loop": True}
+    params = {"swappiness_override": -1, "priority_loop": False}
     init = staticmethod(_init)
     added = staticmethod(_added)
     accessed = staticmethod(_accessed)

@@ -130,6 +130,7 @@ def stream_ws(
     stream_pages_per_period: int | None = None,
     swap_ratio: float = 1.0,
     extra_periods: int = 20,
+    period_ms: float | None = None,
     seed: int = 0,
 ) -> Trace:
     """A working set read every period while a streaming allocation grows until it is killed.
@@ -149,6 +150,12 @@ def stream_ws(
         ``extra_periods`` more.
     extra_periods : int
         Periods appended after that (the working set alone once the stream is gone).
+    period_ms : float, optional
+        Model time between two reads of the working set (default 100 ms scaled with the node:
+        100 * memory_pages / 2,097,152, so 1.5625 ms at 1/64). Each read of the working set is
+        released at the start of its period; the stream's pages at its nominal rate,
+        ``stream_pages_per_period`` per period (about 1 GB/s at 8 GiB): both go slower only when
+        they wait. The ``time`` column holds these release times (ns).
     seed : int
 
     Returns
@@ -164,9 +171,14 @@ def stream_ws(
     parts_ids: list[np.ndarray] = []
     parts_tag: list[np.ndarray] = []
     parts_op: list[np.ndarray] = []
+    parts_when: list[np.ndarray] = []
+    period_ns = int(round((period_ms if period_ms is not None else 100.0 * memory_pages / 2097152) * 1e6))
+    if period_ns <= 0:
+        raise ValueError("period_ms must be positive")
     written = 0
     for period in range(periods):
         stream = _anon_ids(1, np.arange(written, written + grow))
+        stream_when = period * period_ns + (np.arange(grow, dtype=np.int64) * period_ns) // grow
         written += grow
         order = [0, 1] if rng.random() < 0.5 else [1, 0]
         for who in order:
@@ -174,16 +186,19 @@ def stream_ws(
                 parts_ids.append(ws_ids)
                 parts_tag.append(np.zeros(ws, np.int32))
                 parts_op.append(np.full(ws, OP_WRITE if period == 0 else OP_READ, np.uint8))
+                parts_when.append(np.full(ws, period * period_ns, np.int64))
             else:
                 parts_ids.append(stream)
                 parts_tag.append(np.ones(grow, np.int32))
                 parts_op.append(np.full(grow, OP_WRITE, np.uint8))
+                parts_when.append(stream_when)
     ids = np.concatenate(parts_ids)
     return Trace.from_ids(
         ids,
         kind=np.full(ids.size, KIND_ANON, np.uint8),
         op=np.concatenate(parts_op),
         tag=np.concatenate(parts_tag),
+        time=np.concatenate(parts_when),
         source={
             "format": "workload",
             "workload": "stream-ws",
@@ -193,9 +208,12 @@ def stream_ws(
                 "stream_pages_per_period": grow,
                 "swap_ratio": swap_ratio,
                 "extra_periods": extra_periods,
+                "period_ms": period_ns / 1e6,
                 "seed": seed,
             },
             "memory_pages": memory_pages,
+            "time_unit": "ns",
+            "time_is_release": True,
             "ws_pages": ws,
             "periods": periods,
         },
@@ -275,6 +293,7 @@ KERNEL_WORKLOADS: dict[str, Workload] = {
             "stream_pages_per_period": None,
             "swap_ratio": 1.0,
             "extra_periods": 20,
+            "period_ms": None,
             "seed": 0,
         },  # fmt: skip
         "a 300 MB working set read every period while `tail /dev/zero` grows until OOM (scaled 1/64)",
