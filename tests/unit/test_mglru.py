@@ -327,3 +327,25 @@ def test_min_ttl_ms_asks_for_the_oom_killer_when_the_oldest_gen_is_too_young() -
         a = _reclaim_event(reclaimer, now)
         assert MGLRU.evict(s, a) == got
         assert a[A_WANT_OOM] == oom
+
+
+@pytest.mark.parametrize(("reclaimer", "seqs"), [(RECLAIM_KSWAPD, (4, 1, 1)), (RECLAIM_DIRECT, (3, 1, 1))])
+def test_kswapd_starts_at_set_initial_priority_and_ages_three_gens(reclaimer: int, seqs: tuple) -> None:
+    """A 2000-page node: 1500 anon pages written (max_seq 3, PG_active), then 300 file pages
+    read once (6.12: min_seq + 1 = 1, four gens). A reclaim call of 32: try_to_inc_min_seq takes
+    anon to 2 and file to 1, the 6.12 clamp keeps anon at file's: (3, 1, 1), three gens.
+    kswapd (nr_to_reclaim = high watermark 133 >= 64): reclaimable = the 300 file pages of gen 1
+    (older than max_seq - 1), fls(300) - 1 - fls(132) = 0, clamped to priority 6; with three gens
+    below DEF_PRIORITY should_run_aging looks at the spread: the youngest gen holds 1500 of 1800
+    pages, over half: aging (max_seq 4). Direct reclaim (32 pages) stays at 12: no aging. Either
+    way the controller (no refaults yet) picks file and the 32 oldest file pages are proposed."""
+    rows = [(i, ANON, WRITE) for i in range(1500)] + [(10_000 + 2 * i, FILE, READ) for i in range(300)]
+    cfg = KernelConfig(memory_pages=2000, swap_pages=4000, readahead_pages=1)
+    run = KernelRun(make_trace(rows), MGLRU(), cfg)
+    run.advance()
+    s = run.state
+    assert run.counters["evict_calls"] == 0 and MGLRU.seqs(s) == (3, 0, 0)
+    a = _reclaim_event(reclaimer, 0)
+    assert MGLRU.evict(s, a) == 32
+    assert MGLRU.seqs(s) == seqs
+    assert {int(s.cand[i]) for i in range(32)} == {_page(run, 10_000 + 2 * i) for i in range(32)}
