@@ -2,7 +2,8 @@
 
 Each policy below keeps LRU's list (the real LRU hooks) but proposes something wrong: pages not in
 memory, ids that are no pages, duplicates, more than 32 candidates, nothing, another cgroup's
-pages, or garbage around one valid page. For each, on a seeded random trace with a cache of
+pages, garbage around one valid page, a ``list_iterate`` that would rotate its list for ever, a
+verdict that is none of CONTINUE/STOP/EVICT. For each, on a seeded random trace with a cache of
 ``CAP`` pages, the test checks
 
 * the exact counters: every refused candidate counted once under its reason, the fallback
@@ -15,6 +16,16 @@ pages, or garbage around one valid page. For each, on a seeded random trace with
 
 ``E`` below is the number of evictions, ``misses - min(capacity, distinct pages)``: the cache
 fills once and then every miss evicts one page through one evict call.
+
+Also here: too few candidates for a larger request (the 80 % rule, on the framework's request
+function directly: cache mode always asks for one page, so there "too few" is "none"), and a
+hook that raises (a ``PolicyError`` naming the access; the state is left consistent).
+
+What cannot be contained: a policy that loops without end *in its own code* (``while True`` in
+``evict``). ``list_iterate`` stops at ``MAX_ITERATE`` visits (tested below), but compiled code
+cannot be interrupted from outside, and pagesim has no verifier to refuse an unbounded loop
+(cache_ext relies on the eBPF verifier for that and has no watchdog, spec §2.7). Such a run
+hangs; no test runs one.
 """
 
 from __future__ import annotations
@@ -33,8 +44,32 @@ from _harness import (
 )
 
 from pagesim.core.jit import kernel
-from pagesim.core.lists import list_add, list_create, list_move, list_prev, list_tail
-from pagesim.core.state import A_CGROUP, A_N_PAGES, A_PAGE, GI_USER, MAX_CANDIDATES, MAX_LISTS_PER_CGROUP
+from pagesim.core.lists import (
+    CONTINUE,
+    TO_TAIL,
+    list_add,
+    list_create,
+    list_iterate,
+    list_move,
+    list_prev,
+    list_tail,
+)
+from pagesim.core.state import (
+    A_CGROUP,
+    A_N_PAGES,
+    A_PAGE,
+    ACC_LEN,
+    GI_USER,
+    MAX_CANDIDATES,
+    MAX_ITERATE,
+    MAX_LISTS_PER_CGROUP,
+    RESIDENT,
+    make_state,
+)
+from pagesim.engine import counters as C
+from pagesim.engine.build import interpreted
+from pagesim.engine.loop import _evict_request, make_framework
+from pagesim.engine.simulate import PolicyError, Run
 from pagesim.policies import lru
 from pagesim.policies.base import Policy
 from pagesim.trace import Trace
@@ -112,6 +147,37 @@ def _evict_valid_last_of_32(s, a):  # type: ignore[no-untyped-def]
     return MAX_CANDIDATES
 
 
+@kernel
+def _rotate_forever(s, a, index, page):  # type: ignore[no-untyped-def]
+    s.gi[G + 1] += 1  # verdicts asked, over the whole run
+    return CONTINUE  # keep it, and list_iterate moves it to the tail: the walk never ends
+
+
+@kernel
+def _evict_endless_rotation(s, a):  # type: ignore[no-untyped-def]
+    return list_iterate(s, a, s.gi[G], _rotate_forever, 0, TO_TAIL, -1, TO_TAIL, -1)
+
+
+@kernel
+def _bad_verdict(s, a, index, page):  # type: ignore[no-untyped-def]
+    s.gi[G + 1] += 1
+    return 7  # none of CONTINUE, STOP, EVICT: cache_ext aborts the walk
+
+
+@kernel
+def _evict_bad_verdict(s, a):  # type: ignore[no-untyped-def]
+    return list_iterate(s, a, s.gi[G], _bad_verdict, 0, TO_TAIL, -1, TO_TAIL, -1)
+
+
+@kernel
+def _evict_raises(s, a):  # type: ignore[no-untyped-def]
+    s.gi[G + 1] += 1
+    if s.gi[G + 1] == 3:
+        raise ValueError("hostile evict")
+    s.cand[0] = list_tail(s, s.gi[G])
+    return 1
+
+
 # ---- a policy (one instance per cgroup) that proposes the *other* cgroup's LRU page
 
 
@@ -144,13 +210,13 @@ def _evict_foreign(s, a):  # type: ignore[no-untyped-def]
     return 0
 
 
-def _lru_based(name: str, evict: Any) -> type[Policy]:
+def _lru_based(name: str, evict: Any, int_globals: int = 1) -> type[Policy]:
     return type(
         name,
         (Policy,),
         {
             "name": f"hostile-{name.lower()}",
-            "int_globals": 1,
+            "int_globals": int_globals,
             "init": staticmethod(lru._init),
             "added": staticmethod(lru._added),
             "accessed": staticmethod(lru._accessed),
@@ -170,6 +236,9 @@ Nothing = _lru_based("Nothing", _evict_nothing)
 Negative = _lru_based("Negative", _evict_negative)
 GarbageOneValid = _lru_based("GarbageOneValid", _evict_garbage_one_valid)
 ValidLastOf32 = _lru_based("ValidLastOf32", _evict_valid_last_of_32)
+EndlessRotation = _lru_based("EndlessRotation", _evict_endless_rotation, int_globals=2)
+BadVerdict = _lru_based("BadVerdict", _evict_bad_verdict, int_globals=2)
+Raises = _lru_based("Raises", _evict_raises, int_globals=2)
 
 
 class Foreign(Policy):
@@ -201,6 +270,8 @@ CASES: dict[str, tuple[type[Policy], str, dict[str, int]]] = {
         {"proposed": 5, "rejected": 4, "rejected_out_of_range": 3, "rejected_not_resident": 1},
     ),
     "valid-last-of-32": (ValidLastOf32, "lru", {"proposed": 32, "rejected": 31, "rejected_out_of_range": 31}),
+    "endless-rotation": (EndlessRotation, "clock", {}),
+    "bad-verdict": (BadVerdict, "clock", {}),
 }
 
 _FALLBACK = {"fallback_calls": 1, "fallback_evictions": 1}
@@ -313,3 +384,73 @@ def test_duplicate_of_victim_is_contained() -> None:
     assert_counter_laws(c)
     misses, resident = naive_lru(trace.page, CAP)
     assert c["misses"] == misses and resident_set(s) == resident
+
+
+def test_endless_rotation_is_cut_at_max_iterate() -> None:
+    """Every evict call asks the verdict exactly MAX_ITERATE (4097) times, then gives up."""
+    trace = _trace()
+    c, s, _ = run_with_state(trace, EndlessRotation(), CAP)
+    assert c["evict_calls"] > 100
+    assert int(s.gi[G + 1]) == MAX_ITERATE * c["evict_calls"]
+    assert c["fallback_evictions"] == c["evictions"] == c["evict_calls"]
+
+
+def test_bad_verdict_aborts_the_walk_at_the_first_node() -> None:
+    trace = _trace()
+    c, s, _ = run_with_state(trace, BadVerdict(), CAP)
+    assert int(s.gi[G + 1]) == c["evict_calls"] > 100
+    assert c["proposed"] == 0 and c["fallback_evictions"] == c["evictions"]
+
+
+@pytest.mark.parametrize("interpreted_run", [False, True])
+def test_a_hook_that_raises_names_the_access_and_loses_no_page(interpreted_run: bool) -> None:
+    # distinct pages 0..19, CAP 8: the k-th evict call serves access 8 + k - 1; the third
+    # raises, at access 10. Accesses 8 and 9 evicted pages 0 and 1: 2..9 are resident.
+    trace = Trace.from_ids(np.arange(20))
+    run = Run(trace, Raises(), CAP, interpreted=interpreted_run)
+    with pytest.raises(PolicyError, match="hostile evict") as err:
+        run.advance()
+    assert err.value.access_index == 10
+    assert resident_set(run.state) == set(range(2, 10))
+    assert_no_page_lost(run.state, run.framework, CAP)
+
+
+def _request_of(n_valid: int, request: int) -> tuple[int, dict[str, int], set[int]]:
+    """Call the framework's request function once for ``request`` pages on a full cache of 20
+    pages (0..19, no reference bits) with a policy proposing pages 0..n_valid-1."""
+    s = make_state(20)
+    s.resident[:] = RESIDENT
+    fw = make_framework(20, np.array([20]))
+    fw.used[0] = 20
+    a = np.zeros(ACC_LEN, dtype=np.int64)
+    r = np.zeros(ACC_LEN, dtype=np.int64)
+    out = np.zeros(C.N_COUNTERS, dtype=np.int64)
+
+    def evict(ss, cg, ev):  # type: ignore[no-untyped-def]
+        ss[0].cand[:n_valid] = np.arange(n_valid)
+        return n_valid
+
+    def removed(ss, cg, ev):  # type: ignore[no-untyped-def]
+        return 0
+
+    freed = interpreted(_evict_request)((s,), fw, a, r, out, evict, removed, 0, request, 0, False, False)
+    names = ("proposed", "policy_evictions", "fallback_calls", "fallback_evictions", "evictions")
+    counters = {k: int(out[getattr(C, k.upper())]) for k in names}
+    return int(freed), counters, resident_set(s)
+
+
+def test_too_few_candidates_the_80_percent_rule() -> None:
+    # request 10: 8 valid candidates free 80 %, not more: the fallback (CLOCK from page id 0,
+    # skipping the 8 gone) evicts 8 and 9. 9 candidates free 90 % > 80 %: no fallback, and the
+    # framework does not ask again within the request (cache_ext: one pass).
+    freed, c, resident = _request_of(8, 10)
+    assert freed == 10 and resident == set(range(10, 20))
+    assert (c["proposed"], c["policy_evictions"], c["fallback_calls"], c["fallback_evictions"]) == (
+        8,
+        8,
+        1,
+        2,
+    )
+    freed, c, resident = _request_of(9, 10)
+    assert freed == 9 and resident == set(range(9, 20))
+    assert (c["policy_evictions"], c["fallback_calls"], c["fallback_evictions"]) == (9, 0, 0)
