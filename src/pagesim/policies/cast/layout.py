@@ -57,7 +57,8 @@ G_VISITED = _g + 34  #: words read by the current evict call (a[A_SCANNED])
 G_NISO = _g + 35  #: pages proposed by the last evict call ...
 G_ISO = _g + 36  #: ... and their ids (32 slots)
 G_SLACK = G_ISO + 32  #: pages the current evict call is asked for (W's excess that meets M)
-_s = G_SLACK + 1
+G_HISTORY = G_SLACK + 1  #: parameter history: a refault gets back the word its shadow kept
+_s = G_HISTORY + 1
 # counters (readouts)
 G_SWEEPS = _s  #: sweeps run
 G_WORDS = _s + 1  #: state words read by the sweep

@@ -11,10 +11,9 @@ Structures  Per page the 32-bit state word (``s.pm[:, WORD]``; layout, clock, ke
             a bitmap of 256 blocks of page ids that may hold a page of M; the sweep's cursor,
             its 128 candidates (page, key, word when found, tie rank) and the 1/16 quantile of
             the keys its last pass saw. Slots: layout.py.
-Rules       added: the clock counts the page (it may tick: walker, then tick += 1); a refault
-            gets the word its shadow entry kept (history and all, tag cleared), any other page
-            a fresh word; the fault is a read (cache mode; anon in kernel mode), while a file
-            page in kernel mode is read by the ``accessed`` that follows a demand read (a
+Rules       added: the clock counts the page (it may tick: walker, then tick += 1); the page
+            gets a fresh word (a refault too, Choice 6); the fault is a read (cache mode; anon
+            in kernel mode), while a file page in kernel mode is read by the ``accessed`` that follows a demand read (a
             readahead page is taken in unread, count 0); the page goes to W's head.
             accessed: a read at the current tick (the word's only change).
             evict: pages proposed by the last call and not evicted go back (W's to its tail).
@@ -56,9 +55,13 @@ Choices     (seed details left open; each tested)
                completes a quarter is stamped with the new tick); the intake less frees may go
                below zero down to minus memory (frees make room without pressure); the walker
                runs just before each tick, reads stamped with the ending tick.
-            6. A refault comes back with its history (the seed: "a page that came back with its
-               history"): the shadow entry holds the word; in cache mode every evicted page
-               keeps one (cache mode has no shadow limit).
+            6. A refault comes back as a newcomer (a fresh word: the word belongs to the
+               frame, and a page taken in gets a frame whose word is new); its shadow entry
+               still marks it a refault ("a page that came back with its history": the refault
+               wait it costs is a sample, tune.py). So a loop's returning pages, read once,
+               rank below the part of it kept in M. ``history = True`` gives a refault back the
+               word its shadow kept (in cache mode every evicted page keeps one) -- measured
+               worse on loops larger than memory (tests/unit/test_cast_policy.py).
             7. The sweep's ``enough``: 32 (a reclaim batch), or |M| / 32 (half of what lies
                below the 1/16 quantile) when M is smaller; "below" counts keys equal to the
                quantile (keys are coarse; ties at the quantile are common).
@@ -70,7 +73,8 @@ Choices     (seed details left open; each tested)
                W-TinyLFU window's overflow enters a main cache that has room. Without this M
                could never grow: each meeting leaves M's size as it was.
 Parameters  decay = 8 (1..14, both types); w_permille = 100 (0..1000, both types);
-            swappiness_override = -1 (the node's vm.swappiness); walker = True.
+            swappiness_override = -1 (the node's vm.swappiness); walker = True;
+            history = False (Choice 6).
 Complexity  O(1) per read and per page taken in, plus the walker once a tick (O(pages));
             per eviction the candidate checks and, when the candidates run out, a sweep
             (O(pages of the blocks it reads) per 32 or so candidates). Five int64 per page, one
@@ -158,6 +162,7 @@ from pagesim.policies.cast.layout import (
     G_FOUND,
     G_FRAMES,
     G_FREED,
+    G_HISTORY,
     G_IN,
     G_ISO,
     G_LE,
@@ -628,8 +633,9 @@ def _added(s, a):  # type: ignore[no-untyped-def]
     kmode = a[A_MODE] == MODE_KERNEL
     sh = s.shadow[p]
     refault = (sh & SHADOW_MARK) != 0 and (not kmode or a[A_REFAULT] != 0)
+    restore = refault and s.gi[G_HISTORY] != 0
     read = not (kmode and t == FILE_T)  # kernel-mode file: accessed() follows a demand read
-    w = from_shadow(sh, now) if refault else 0
+    w = from_shadow(sh, now) if restore else 0
     if w == 0:
         w = new_word(now, 1 if read else 0)
     elif read:
@@ -720,7 +726,7 @@ class CAST(Policy):
     float_globals = N_FLOATS
     proposes_batches = True
     uses_fallback = False
-    params = {"decay": 8, "w_permille": 100, "swappiness_override": -1, "walker": True}
+    params = {"decay": 8, "w_permille": 100, "swappiness_override": -1, "walker": True, "history": False}
     init = staticmethod(_init)
     added = staticmethod(_added)
     accessed = staticmethod(_accessed)
@@ -743,6 +749,7 @@ class CAST(Policy):
             s.gi[G_WPM + t] = wpm
         s.gi[G_SWP] = swp
         s.gi[G_WALKER] = 1 if self.values["walker"] else 0
+        s.gi[G_HISTORY] = 1 if self.values["history"] else 0
         s.gi[G_CAP] = max(1, int(capacity))
 
     def readouts(self, s: Any) -> dict[str, float]:

@@ -37,8 +37,10 @@ def take_young(s, p, now):  # type: ignore[no-untyped-def]
     v = s.resident[p]
     if (v & YOUNG) == 0 or (v & ANON) == 0 or s.cgroup_of[p] != s.gi[G_CG]:
         return False
-    s.resident[p] = v & (FLAG_MASK ^ YOUNG)
     w = s.pm[p, WORD]
+    if w == 0:  # being taken in: not on W or M yet
+        return False
+    s.resident[p] = v & (FLAG_MASK ^ YOUNG)
     if last_read(w, now) != now or (w & 0xFF) == 0:
         s.pm[p, WORD] = read_word(w, now)
     return True

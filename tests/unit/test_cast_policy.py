@@ -1,0 +1,118 @@
+"""CAST in cache mode, worked by hand: the clock of pressure, W against M, a loop over memory.
+
+Cache mode's memory is the capacity, so a tick is ``max(1, capacity // 4)`` pages taken in.
+Every run is compiled; the W-vs-M case is also run as plain Python and must agree.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pagesim.engine import simulate
+from pagesim.engine.simulate import Run
+from pagesim.policies import make_policy
+from pagesim.policies.cast.core import word_count, word_tick
+from pagesim.policies.cast.layout import WORD
+from pagesim.trace import Trace
+
+
+def _resident(run: Run) -> list[int]:
+    return sorted(int(run.trace.original_id[p]) for p in np.flatnonzero(run.state.resident))
+
+
+def _page(run: Run, source_id: int) -> int:
+    return int(np.flatnonzero(run.trace.original_id == source_id)[0])
+
+
+def test_clock_ticks_every_quarter_of_memory_and_not_without_intake() -> None:
+    """Capacity 8: a tick every 2 pages taken in. Pages 0..7 come in: the intake is counted
+    before a page's read is stamped, so page 0 is read at tick 0, pages 1 and 2 at tick 1,
+    3 and 4 at 2, 5 and 6 at 3, page 7 at 4. Then 100 hits: nothing comes in, nothing ages
+    (tick 4, words of the pages read now at tick 4). Pages 8 and 9 (two misses, two
+    evictions) make the tick 5."""
+    ids = list(range(8)) + [i % 8 for i in range(100)] + [8, 9]
+    run = Run(Trace.from_ids(np.array(ids)), make_policy("cast"), 8)
+    pol, s = run.policies[0], run.state
+    run.advance(8)
+    assert pol.readouts(s)["clock_tick"] == 4 and pol.readouts(s)["clock_in"] == 8
+    ticks = [int(word_tick.py_func(int(s.pm[_page(run, i), WORD]))) for i in range(8)]
+    assert ticks == [0, 1, 1, 2, 2, 3, 3, 4]
+    run.advance(100)
+    r = pol.readouts(s)
+    assert r["clock_tick"] == 4 and r["clock_in"] == 8
+    words = [int(s.pm[_page(run, i), WORD]) for i in range(8)]
+    assert {int(word_tick.py_func(w)) for w in words} == {4}
+    assert [int(word_count.py_func(w)) for w in words] == [14, 14, 14, 14, 13, 13, 13, 13]
+    run.advance(1)
+    assert pol.readouts(s)["clock_tick"] == 4
+    run.advance(1)
+    r = pol.readouts(s)
+    assert r["clock_tick"] == 5 and r["clock_in"] == 10 and r["clock_evicted"] == 2
+
+
+A, B, C, D = 100, 101, 102, 103
+STREAM = [200 + i for i in range(6)]
+WM_TRACE = [A, B, A, B, C, D, *STREAM, A, B]
+
+
+@pytest.mark.parametrize("interpreted", [False, True])
+def test_a_stream_read_once_loses_to_a_working_set_read_twice(interpreted: bool) -> None:
+    """Capacity 4, W's share 250 permille (one page), decay 1 (H = 512 ticks: keys 16 E/512 +
+    16 log2 S), a tick per page taken in. A (tick 1) and B (tick 2) are read twice (A at tick
+    2: gap 1, S = 1 + 2^(-1/512); B in its own tick: S = 2): keys floor(2/32 + 15.98) = 16 and
+    floor(2/32 + 16) = 16. C (tick 3) and D (tick 4) are read once: keys 0.
+
+    The stream's first page S1 finds memory full, W = [D, C, B, A] (newest first), M empty.
+    W is over its share by 4 - 1 = 3 pages, one more than the call frees: A and B join M
+    unopposed (oldest first). W's tail C (key 0) then meets M's lowest (16): C goes. From
+    then on every newcomer lands in W, which is over its share by one, and W's tail, a page
+    read once (key 0), meets 16: D, S1, S2, S3, S4 go in turn. A and B are hits at the end.
+    (LRU would have evicted A and B to S1 and S2.)"""
+    run = Run(
+        Trace.from_ids(np.array(WM_TRACE)),
+        make_policy("cast", decay=1, w_permille=250),
+        4,
+        interpreted=interpreted,
+    )
+    pol, s = run.policies[0], run.state
+    run.advance(6)
+    assert _resident(run) == [A, B, C, D]
+    assert [pol.key(s, _page(run, x)) for x in (A, B, C, D)] == [16, 16, 0, 0]
+    expected_gone = [C, D, *STREAM[:4]]
+    for i in range(len(STREAM)):
+        run.advance(1)
+        assert _resident(run) == sorted([A, B, *STREAM[max(0, i - 1) : i + 1]] + ([D] if i == 0 else []))
+        assert expected_gone[i] not in _resident(run)
+        pol.check_invariants(s)
+    assert sorted(pol.main(s)) == sorted(_page(run, x) for x in (A, B))
+    run.advance(2)
+    c = run.counters
+    assert c["hits"] == 4 and c["misses"] == 10 and c["evictions"] == 6
+    lru = simulate(Trace.from_ids(np.array(WM_TRACE)), make_policy("lru"), 4).counters
+    assert lru["hits"] == 2
+
+
+def test_a_loop_larger_than_memory_keeps_the_same_part_pass_after_pass() -> None:
+    """Pages 0..11 read in turn, 30 times, in 8 pages, decay 1. After the first pass W holds
+    one page and M seven; a page that comes back is a newcomer read once (key below any page
+    of M read twice), so it meets M's lowest and loses: M keeps the same seven pages, and
+    the resident set at the end of every pass is the same; at least 5 of 12 reads hit
+    in every pass after the first. LRU hits nothing."""
+    L, cap, passes = 12, 8, 30
+    ids = np.tile(np.arange(L), passes)
+    run = Run(Trace.from_ids(ids), make_policy("cast", decay=1), cap)
+    pol, s = run.policies[0], run.state
+    sets = []
+    hits = []
+    prev = 0
+    for _ in range(passes):
+        run.advance(L)
+        pol.check_invariants(s)
+        sets.append(_resident(run))
+        hits.append(run.counters["hits"] - prev)
+        prev = run.counters["hits"]
+    assert all(x == sets[1] for x in sets[1:]), "the resident set moved between passes"
+    assert len(pol.main(s)) == 7
+    assert min(hits[1:]) >= 5  # of 12: the seven of M, less the odd one of M read once
+    assert simulate(Trace.from_ids(ids), make_policy("lru"), cap).counters["hits"] == 0
