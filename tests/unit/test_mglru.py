@@ -349,3 +349,33 @@ def test_kswapd_starts_at_set_initial_priority_and_ages_three_gens(reclaimer: in
     assert MGLRU.evict(s, a) == 32
     assert MGLRU.seqs(s) == seqs
     assert {int(s.cand[i]) for i in range(32)} == {_page(run, 10_000 + 2 * i) for i in range(32)}
+
+
+@pytest.mark.parametrize(
+    ("version", "seqs_seen"),
+    [("6.12", [(3, 0, 0), (4, 1, 1), (4, 2, 2)]), ("6.14", [(3, 0, 0), (3, 2, 0)])],
+)
+def test_mix_ages_once_then_file_refills_the_oldest_gen(version: str, seqs_seen: list) -> None:
+    """``mix`` on a 2000-page node: task 0 writes 1300 anon pages once (max_seq 3), task 1 reads a
+    3000-page file 4 times. 6.12: at the first kswapd call min_seq becomes (1, 1) (file pages
+    read so far sit in gen 1 = min_seq + 1); set_initial_priority gives 6 (about 590 inactive file
+    pages against a high watermark of 133); three gens with the youngest holding 1300 of ~1850
+    pages: one aging, max_seq 4. From then on read() adds file pages to min_seq + 1 = 2 while gen
+    1 drains, then (three gens: 2, 3, 4) to min_seq itself (lru_gen_add_folio: the window is
+    minimal): the oldest gen never runs dry, the youngest (4) stays empty and the oldest holds
+    every file page (~30 % of the total, not under 1/4): should_run_aging stays false at every
+    priority. The anon pages sit in gen 3 (max_seq - 1) and min_seq[anon] cannot pass
+    max_seq - 2: no anon page is ever evicted although the controller, seeing file refault on
+    every pass, asks for anon (its oldest gen is empty, so file is scanned instead). 6.14 puts
+    read() pages at max_seq - 3 clamped to min_seq, so file keeps four gens with everything in
+    the oldest: no aging at all. As in the kernel (see the module docstring's note on mix)."""
+    cfg = KernelConfig(memory_pages=2000)
+    run = KernelRun(make_kernel_workload("mix", memory_pages=2000), MGLRU(version=version), cfg)
+    seen = []
+    while run.done < run.n:
+        run.advance(min(500, run.n - run.done))
+        if not seen or seen[-1] != MGLRU.seqs(run.state):
+            seen.append(MGLRU.seqs(run.state))
+    c = run.counters
+    assert seen == seqs_seen
+    assert c["pswpout"] == 0 and c["workingset_refault_file"] == 3 * 3000

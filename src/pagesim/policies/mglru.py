@@ -118,6 +118,24 @@ removed (``lru_gen_eviction``): shadow token ``(min_seq << 3) | (max(refs - 1, 0
 (6.12: ws = refs != 0; refs as the isolation left them: cleared unless PG_referenced);
 ``evicted[type][tier]++``. A page freed by its owner leaves no shadow and no count.
 
+Aging with a file stream beside cold anon (``pagesim run mix``: max_seq stays at 4 in 6.12, 3 in
+6.14): the kernel's behaviour, not a bug of the model. 6.12 adds read() pages to ``min_seq + 1``,
+and to ``min_seq`` itself once the window is down to three gens (``lru_gen_add_folio``), so the
+file type's oldest gen is refilled as fast as it is evicted and never runs dry: the "out of cold
+folios" aging never fires. The other aging triggers of ``should_run_aging`` (three gens and the
+youngest over 1/2 or the oldest under 1/4 of the pages) apply only below DEF_PRIORITY: kswapd's
+``set_initial_priority`` (6 on the scaled node) makes one aging happen while the 65 % of cold anon
+fills the youngest gen (max_seq 3 -> 4); after it the youngest gen is empty and the oldest holds
+every file page (~1/3), so no trigger holds again. The anon pages stay in ``max_seq - 1``;
+``min_seq[anon]`` cannot pass ``max_seq - 2``, so although the controller asks for anon (file
+refaults on every pass), anon's oldest gen is empty and file is scanned instead: pswpout 0. 6.14
+adds read() pages at ``max_seq - 3`` clamped to ``min_seq``: file keeps four gens, all its pages
+in the oldest, and ``should_run_aging`` (fewer than four gens) never fires. kswapd's
+``lru_gen_age_node`` does not age in 6.12 (aging left it in 6.3, "mm: multi-gen LRU: remove aging
+fairness safeguard"); it only sets the initial priority and checks ``min_ttl_ms``. The model's
+fault was that kswapd ran at priority 12 (the engine's) instead of ``set_initial_priority``'s, so
+it never aged at all (max_seq stayed at 3). Test: ``test_mix_ages_once_then_file_refills...``.
+
 Parameters  version = "6.12": "6.12" (the rules of 6.1-6.13 as in 6.12) or "6.14" (Yu Zhao's late-2024
             rework, as in 6.14+; spec §2 unmarked rules). min_ttl_ms = 0: thrashing prevention
             (``/sys/kernel/mm/lru_gen/min_ttl_ms``), any integer >= 0; 0 is off.
