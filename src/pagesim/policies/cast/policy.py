@@ -13,8 +13,9 @@ Structures  Per page the 32-bit state word (``s.pm[:, WORD]``; layout, clock, ke
             the keys its last pass saw. Slots: layout.py.
 Rules       added: the clock counts the page (it may tick: walker, then tick += 1); the page
             gets a fresh word (a refault too, Choice 6); the fault is a read (cache mode; anon
-            in kernel mode), while a file page in kernel mode is read by the ``accessed`` that follows a demand read (a
-            readahead page is taken in unread, count 0); the page goes to W's head.
+            in kernel mode), while a file page in kernel mode is read by the ``accessed`` that
+            follows a demand read (a readahead page is taken in unread, count 0); the page goes
+            to W's head.
             accessed: a read at the current tick (the word's only change).
             evict: pages proposed by the last call and not evicted go back (W's to its tail).
             Then, page by page, a type is chosen (both pressed toward the split: weights
