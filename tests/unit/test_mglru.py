@@ -3,7 +3,8 @@
 A node of 100 pages has watermarks min 32, low 40, high 48 (min_free_kbytes clamps to 128 KiB,
 gap = 32 // 4): kswapd wakes after an access that leaves fewer than 40 pages free and reclaims
 batches of 32 until 48 are free. Swap is zram (3:1: every 3 pages in swap take one page of
-memory). Readahead is off. MGLRU starts with max_seq 3 and min_seq 0 for both types.
+memory). Readahead is off. Reclaim is instantaneous (``schedule="trace"``): kswapd reclaims to
+high between two accesses. MGLRU starts with max_seq 3 and min_seq 0 for both types.
 
 The shared opening (``_opening``): anon pages 0..60 written once. At page 60 (61 resident, 39
 free) kswapd asks for 32. ``try_to_inc_min_seq`` skips the empty gens 0..1 (min_seq 2, 2: two gens),
@@ -53,6 +54,7 @@ def make_trace(rows: list[tuple[int, int, int]]) -> Trace:
 
 
 def config(**kw: object) -> KernelConfig:
+    kw.setdefault("schedule", "trace")  # instantaneous reclaim between two accesses, as worked here
     return KernelConfig(memory_pages=MEM, swap_pages=1000, readahead_pages=1, **kw)  # type: ignore[arg-type]
 
 
@@ -313,7 +315,7 @@ def test_min_ttl_ms_asks_for_the_oom_killer_when_the_oldest_gen_is_too_young() -
     1 s: no lruvec is reclaimable, so ``evict`` sets A_WANT_OOM and proposes nothing. At 2 s it
     is old enough and kswapd gets its 32; direct reclaim never checks."""
     rows = [(i, ANON, WRITE) for i in range(1800)]
-    cfg = KernelConfig(memory_pages=2000, swap_pages=4000, readahead_pages=1)
+    cfg = KernelConfig(memory_pages=2000, swap_pages=4000, readahead_pages=1, schedule="trace")
     assert watermarks(2000)[2] == 133
     for now, reclaimer, oom, got in (
         (500_000_000, RECLAIM_KSWAPD, 1, 0),
@@ -340,7 +342,7 @@ def test_kswapd_starts_at_set_initial_priority_and_ages_three_gens(reclaimer: in
     pages, over half: aging (max_seq 4). Direct reclaim (32 pages) stays at 12: no aging. Either
     way the controller (no refaults yet) picks file and the 32 oldest file pages are proposed."""
     rows = [(i, ANON, WRITE) for i in range(1500)] + [(10_000 + 2 * i, FILE, READ) for i in range(300)]
-    cfg = KernelConfig(memory_pages=2000, swap_pages=4000, readahead_pages=1)
+    cfg = KernelConfig(memory_pages=2000, swap_pages=4000, readahead_pages=1, schedule="trace")
     run = KernelRun(make_trace(rows), MGLRU(), cfg)
     run.advance()
     s = run.state
@@ -369,7 +371,7 @@ def test_mix_ages_once_then_file_refills_the_oldest_gen(version: str, seqs_seen:
     every pass, asks for anon (its oldest gen is empty, so file is scanned instead). 6.14 puts
     read() pages at max_seq - 3 clamped to min_seq, so file keeps four gens with everything in
     the oldest: no aging at all. As in the kernel (see the module docstring's note on mix)."""
-    cfg = KernelConfig(memory_pages=2000)
+    cfg = KernelConfig(memory_pages=2000, schedule="trace")
     run = KernelRun(make_kernel_workload("mix", memory_pages=2000), MGLRU(version=version), cfg)
     seen = []
     while run.done < run.n:

@@ -199,6 +199,7 @@ from pagesim.core.state import (
     A_RECLAIMER,
     A_REFAULT,
     A_REQUEST,
+    A_SCANNED,
     A_SWAP_FREE,
     A_TAG,
     A_WANT_OOM,
@@ -215,6 +216,8 @@ from pagesim.core.state import (
     STAT_WS_ACTIVATE_ANON,
     STAT_WS_RESTORE_ANON,
     SWAPCACHE,
+    WORK_PTES,
+    WORK_RMAP,
     YOUNG,
 )
 from pagesim.policies.base import Policy
@@ -290,7 +293,8 @@ G_FILTER_ON = G_NREG + 1  #: bit g: Bloom filter g allocated (a missing filter l
 G_WALKED = G_FILTER_ON + 1  #: PTE tables the walker visited (cumulative; for tests and readouts)
 G_SKIPPED = G_WALKED + 1  #: PTE tables the Bloom filter made it skip (cumulative)
 G_LOOKAROUND = G_SKIPPED + 1  #: pages promoted by look-around (cumulative)
-G_BLOOM = G_LOOKAROUND + 1  #: lru_gen_mm_state->filters[2], BLOOM_WORDS slots each
+G_LOOKED = G_LOOKAROUND + 1  #: pages the current evict call has looked at (its A_SCANNED)
+G_BLOOM = G_LOOKED + 1  #: lru_gen_mm_state->filters[2], BLOOM_WORDS slots each
 G_END = G_BLOOM + 2 * BLOOM_WORDS
 
 VERSIONS = {"6.12": 0, "6.14": 1}
@@ -681,6 +685,7 @@ def _walk_pte_range(s, r, max_seq, cg):  # type: ignore[no-untyped-def]
     start = s.pm[p, VPN]
     end = min(start + PMD_PAGES, s.pm[m, MM_NV])  # clipped to the VMA
     total = end - start
+    s.work[WORK_PTES] += total  # every PTE of the table is read, present or not
     young = 0
     for _ in range(total):
         if _young_mine(s, p, cg):
@@ -753,6 +758,7 @@ def _look_around(s, p, max_seq, cg):  # type: ignore[no-untyped-def]
     q = p
     for _ in range(addr - start):
         q = s.pm[q, VPV]
+    s.work[WORK_PTES] += end - start
     young = 1
     for _ in range(end - start):
         if q != p and _young_mine(s, q, cg):
@@ -831,6 +837,8 @@ def _scan(s, typ, tier_idx, n, got):  # type: ignore[no-untyped-def]
         else:
             isolated += 1
             v = s.resident[p]
+            if typ == ANON_T:
+                s.work[WORK_RMAP] += 1  # folio_referenced walks the reverse map
             if typ == ANON_T and (v & YOUNG):  # mapped and young: folio_referenced
                 s.resident[p] = v ^ YOUNG  # the bit is set: clear it
                 if ver == 0 or s.pm[p, REFD] != 0 or ws != 0:
@@ -861,6 +869,7 @@ def _scan(s, typ, tier_idx, n, got):  # type: ignore[no-untyped-def]
         p = s.gi[G_TAIL + li]
     s.stat[STAT_PGREFILL] += sorted_
     s.stat[STAT_PGSCAN_ANON + typ] += isolated
+    s.gi[G_LOOKED] += scanned
     return (scanned if isolated > 0 or remaining == 0 else 0), got
 
 
@@ -1112,6 +1121,7 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
         a[A_WANT_OOM] = 1  # lru_gen_age_node: no lruvec is reclaimable -> out_of_memory
         return 0
     got = 0
+    s.gi[G_LOOKED] = 0
     for _ in range(MAX_NR_GENS * 2):
         if got >= n:
             break
@@ -1122,6 +1132,7 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
         scanned, got = _isolate(s, swp, prio, n, got)
         if not _try_inc_min_seq(s, swp) and scanned == 0 and not age:
             break
+    a[A_SCANNED] = s.gi[G_LOOKED]
     return got
 
 
