@@ -132,3 +132,46 @@ def test_spec_converts_types_and_rejects_unknowns():
 def test_invalid_parameters_raise_value_error(call):
     with pytest.raises(ValueError):
         call()
+
+
+def test_mix_default_is_the_seeds_cold_anon_beside_file_loops() -> None:
+    from pagesim.workloads.kernel import make_kernel_workload
+
+    t = make_kernel_workload("mix", memory_pages=1000)
+    anon, file_pages = 650, 1500
+    assert t.n_requests == anon + 4 * file_pages and t.n_pages == anon + file_pages
+    assert (t.kind[:anon] == 1).all() and (t.op[:anon] == 1).all() and (t.tag[:anon] == 0).all()
+    main = t.original_id[t.page][anon:]
+    # four sequential passes over the file: ids go up by one and wrap every 1500
+    assert (main[:file_pages] == main[file_pages : 2 * file_pages]).all()
+    assert (np.diff(main[:file_pages]) == 1).all() and (t.kind[anon:] == 0).all()
+
+
+@pytest.mark.parametrize("file_pattern", ["loop", "zipf", "scan", "phases", "uniform"])
+def test_mix_patterns_share_the_accesses_as_asked(file_pattern: str) -> None:
+    from pagesim.workloads.kernel import make_kernel_workload
+
+    t = make_kernel_workload(
+        "mix", memory_pages=1000, file_pattern=file_pattern, anon_pattern="zipf", anon_accesses=0.3,
+        accesses=20_000, anon_share=0.4,
+    )  # fmt: skip
+    main_kind = t.kind[400:]
+    assert t.n_requests == 400 + 20_000
+    assert abs(float((main_kind == 1).mean()) - 0.3) < 0.02  # binomial: sd 0.003
+    assert ((t.tag[400:] == 0) == (main_kind == 1)).all()  # anon is task 0, file task 1
+    writes = t.op[400:][main_kind == 1]
+    assert abs(float((writes == 1).mean()) - 0.3) < 0.03 and (t.op[400:][main_kind == 0] == 0).all()
+    file_ids = t.original_id[t.page][400:][main_kind == 0]
+    assert np.unique(file_ids).size <= 1500  # within the file (1.5x memory)
+
+
+def test_mix_rejects_unknown_patterns_and_lists_the_study() -> None:
+    from pagesim.workloads.kernel import make_kernel_workload, mix_study_conditions
+
+    with pytest.raises(ValueError, match="known: loop, zipf, scan, phases, uniform"):
+        make_kernel_workload("mix", file_pattern="random")
+    with pytest.raises(ValueError, match="anon_pattern"):
+        make_kernel_workload("mix", anon_pattern="hot")
+    conditions = mix_study_conditions(accesses=1000)
+    assert len(conditions) == 90
+    assert len({tuple(sorted(c.items())) for c in conditions}) == 90

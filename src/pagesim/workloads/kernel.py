@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from pagesim.trace import KIND_ANON, KIND_FILE, OP_READ, OP_WRITE, Trace
-from pagesim.workloads.synthetic import Workload
+from pagesim.workloads.synthetic import Workload, zipf_probabilities
 
 SCALED_MEMORY_PAGES = 32768  #: 8 GiB / 64, in 4 KiB pages
 
@@ -220,42 +220,133 @@ def stream_ws(
     )
 
 
+#: Access patterns of the parameterised ``mix`` (file side and anon side).
+MIX_FILE_PATTERNS = ("loop", "zipf", "scan", "phases", "uniform")
+MIX_ANON_PATTERNS = ("cold", "zipf", "loop", "uniform")
+
+
+def _pattern(
+    pattern: str, n_pages: int, n: int, alpha: float, rng: np.random.Generator, passes_hint: int = 1
+) -> np.ndarray:
+    """``n`` page numbers in ``[0, n_pages)`` following ``pattern`` (see :func:`mix`)."""
+    if n <= 0:
+        return np.zeros(0, np.int64)
+    if pattern == "loop":
+        return np.arange(n, dtype=np.int64) % n_pages
+    if pattern == "uniform":
+        return rng.integers(0, n_pages, n, dtype=np.int64)
+    if pattern == "zipf":
+        ranks = rng.choice(n_pages, size=n, p=zipf_probabilities(n_pages, alpha))
+        return rng.permutation(n_pages)[ranks].astype(np.int64)
+    if pattern == "scan":  # a skewed working set, interrupted by sequential scans of the file
+        out = np.asarray(_pattern("zipf", n_pages, n, alpha, rng), dtype=np.int64)
+        run = max(n_pages // 32, 1)
+        cursor = 0
+        pos = 0
+        while pos < n:
+            pos += int(rng.integers(4 * run, 8 * run))
+            take = min(run, n - pos)
+            if take <= 0:
+                break
+            out[pos : pos + take] = (cursor + np.arange(take)) % n_pages
+            cursor += take
+            pos += take
+        return out
+    if pattern == "phases":  # the working set moves: four phases, each skewed over its quarter
+        quarter = max(n_pages // 4, 1)
+        parts = []
+        for k, chunk in enumerate(np.array_split(np.arange(n), 4)):
+            local = _pattern("zipf", quarter, chunk.size, alpha, rng)
+            parts.append((local + k * quarter) % n_pages)
+        return np.concatenate(parts)
+    known = ", ".join(sorted(set(MIX_FILE_PATTERNS) | set(MIX_ANON_PATTERNS)))
+    raise ValueError(f"unknown access pattern {pattern!r}; known: {known}")
+
+
 def mix(
     memory_pages: int = SCALED_MEMORY_PAGES,
     anon_share: float = 0.65,
     file_factor: float = 1.5,
     passes: int = 4,
+    file_pattern: str = "loop",
+    anon_pattern: str = "cold",
+    anon_accesses: float = 0.0,
+    alpha: float = 0.9,
+    accesses: int | None = None,
     seed: int = 0,
 ) -> Trace:
-    """Cold anonymous memory beside a file working set larger than memory.
+    """Anonymous memory beside a file working set: the CAST seed's anon/file conditions.
+
+    The default is the seed's case: cold anon (65 % of memory, written once) beside a file 1.5x
+    memory read in sequential loops, where anon's share should fall to its floor. The
+    parameters span the family of anon/file mixes the seed's 90-condition study draws from
+    (skew, loops, scans, phases): :func:`mix_study_conditions` lists 90 of them.
 
     Parameters
     ----------
     memory_pages : int
     anon_share : float
-        Anonymous memory allocated (written once) at the start, as a share of memory.
+        Anonymous memory task 0 allocates (writes once) at the start, as a share of memory.
     file_factor : float
         The file's size as a multiple of memory.
     passes : int
-        Sequential passes over the file.
+        With ``accesses`` unset: the main phase has ``passes * file pages`` accesses.
+    file_pattern : str
+        Task 1's reads of the file: ``loop`` (sequential passes, readahead applies), ``zipf``
+        (skew ``alpha`` over the file's pages in random order), ``scan`` (zipf interrupted by
+        sequential scans of 1/32 of the file every 4-8 scans' length), ``phases`` (four phases,
+        each zipf over another quarter), ``uniform``.
+    anon_pattern : str
+        Task 0's accesses to its anon region after the allocation: ``cold`` (none), ``zipf``,
+        ``loop``, ``uniform``; 30 % of them writes.
+    anon_accesses : float
+        Share of the main phase's accesses that are task 0's anon accesses (0 with ``cold``).
+    alpha : float
+        Zipf skew of the ``zipf``, ``scan`` and ``phases`` patterns.
+    accesses : int, optional
+        Accesses of the main phase (the seed's study: 2,000,000).
     seed : int
 
     Returns
     -------
     Trace
-        Tag 0: the cold anon writes; tag 1: file reads.
+        Tag 0: anon (allocation, then its accesses); tag 1: file reads; main-phase accesses
+        interleaved at random in the given shares.
+
+    Raises
+    ------
+    ValueError
+        For an unknown pattern or shares outside [0, 1].
     """
+    if file_pattern not in MIX_FILE_PATTERNS:
+        raise ValueError(f"unknown file_pattern {file_pattern!r}; known: {', '.join(MIX_FILE_PATTERNS)}")
+    if anon_pattern not in MIX_ANON_PATTERNS:
+        raise ValueError(f"unknown anon_pattern {anon_pattern!r}; known: {', '.join(MIX_ANON_PATTERNS)}")
+    if not (0 <= anon_share <= 1 and 0 <= anon_accesses <= 1):
+        raise ValueError("anon_share and anon_accesses must be within [0, 1]")
+    rng = np.random.default_rng(seed)
     anon = max(int(memory_pages * anon_share), 1)
     file_pages = max(int(memory_pages * file_factor), 1)
-    anon_ids = _anon_ids(0, np.arange(anon))
-    file_ids = np.tile(_file_ids(0, np.arange(file_pages)), passes)
-    ids = np.concatenate([anon_ids, file_ids])
-    n_a, n_f = anon_ids.size, file_ids.size
+    main = int(accesses) if accesses is not None else passes * file_pages
+    share = 0.0 if anon_pattern == "cold" else anon_accesses
+    is_anon = rng.random(main) < share if share > 0 else np.zeros(main, bool)
+    n_anon = int(is_anon.sum())
+    anon_main = _pattern(anon_pattern, anon, n_anon, alpha, rng) if n_anon else np.zeros(0, np.int64)
+    file_main = _pattern(file_pattern, file_pages, main - n_anon, alpha, rng)
+    main_ids = np.empty(main, np.int64)
+    main_ids[is_anon] = _anon_ids(0, anon_main)
+    main_ids[~is_anon] = _file_ids(0, file_main)
+    main_op = np.full(main, OP_READ, np.uint8)
+    main_op[np.flatnonzero(is_anon)[rng.random(n_anon) < 0.3]] = OP_WRITE
+    ids = np.concatenate([_anon_ids(0, np.arange(anon)), main_ids])
+    kind = np.concatenate([np.full(anon, KIND_ANON, np.uint8), np.where(is_anon, KIND_ANON, KIND_FILE)])
+    op = np.concatenate([np.full(anon, OP_WRITE, np.uint8), main_op])
+    tag = np.concatenate([np.zeros(anon, np.int32), np.where(is_anon, 0, 1).astype(np.int32)])
     return Trace.from_ids(
         ids,
-        kind=np.concatenate([np.full(n_a, KIND_ANON, np.uint8), np.full(n_f, KIND_FILE, np.uint8)]),
-        op=np.concatenate([np.full(n_a, OP_WRITE, np.uint8), np.full(n_f, OP_READ, np.uint8)]),
-        tag=np.concatenate([np.zeros(n_a, np.int32), np.ones(n_f, np.int32)]),
+        kind=kind.astype(np.uint8),
+        op=op,
+        tag=tag,
         source={
             "format": "workload",
             "workload": "mix",
@@ -264,11 +355,43 @@ def mix(
                 "anon_share": anon_share,
                 "file_factor": file_factor,
                 "passes": passes,
+                "file_pattern": file_pattern,
+                "anon_pattern": anon_pattern,
+                "anon_accesses": anon_accesses,
+                "alpha": alpha,
+                "accesses": accesses,
                 "seed": seed,
             },
             "memory_pages": memory_pages,
         },
     )
+
+
+def mix_study_conditions(accesses: int = 2_000_000, seed: int = 0) -> list[dict[str, Any]]:
+    """The 90 conditions of a CAST-style split study, as keyword arguments of :func:`mix`.
+
+    Five file patterns x three anon patterns (zipf, loop, uniform) x six anon shares of the
+    accesses (0.1 to 0.6), anon 40 % of memory beside a file 1.5x memory, ``accesses`` each
+    (the seed's study: 90 conditions of 2 million accesses). Each condition gets its own seed.
+    """
+    out = []
+    k = 0
+    for file_pattern in MIX_FILE_PATTERNS:
+        for anon_pattern in ("zipf", "loop", "uniform"):
+            for anon_accesses in (0.1, 0.2, 0.3, 0.4, 0.5, 0.6):
+                out.append(
+                    {
+                        "anon_share": 0.4,
+                        "file_factor": 1.5,
+                        "file_pattern": file_pattern,
+                        "anon_pattern": anon_pattern,
+                        "anon_accesses": anon_accesses,
+                        "accesses": accesses,
+                        "seed": seed + k,
+                    }
+                )
+                k += 1
+    return out
 
 
 #: name -> Workload for kernel mode (``pagesim run NAME``).
@@ -300,8 +423,20 @@ KERNEL_WORKLOADS: dict[str, Workload] = {
     ),
     "mix": Workload(
         mix,
-        {"memory_pages": SCALED_MEMORY_PAGES, "anon_share": 0.65, "file_factor": 1.5, "passes": 4, "seed": 0},
-        "cold anon (65% of memory) beside a file read in loops, 1.5x memory",
+        {
+            "memory_pages": SCALED_MEMORY_PAGES,
+            "anon_share": 0.65,
+            "file_factor": 1.5,
+            "passes": 4,
+            "file_pattern": "loop",
+            "anon_pattern": "cold",
+            "anon_accesses": 0.0,
+            "alpha": 0.9,
+            "accesses": None,
+            "seed": 0,
+        },  # fmt: skip
+        "anon beside a file 1.5x memory; default: cold anon (65%), file read in loops "
+        "(file_pattern loop|zipf|scan|phases|uniform, anon_pattern cold|zipf|loop|uniform)",
     ),
 }
 
