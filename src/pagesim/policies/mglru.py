@@ -161,6 +161,10 @@ Deviations  1. One node, one zone (no ``reclaim_idx`` sort); ``hist`` has one sl
                priority round), against this lruvec only (each cgroup's instance decides alone,
                where the kernel asks whether any memcg is reclaimable), in ns (not jiffies); the
                engine acts on ``a[A_WANT_OOM]``. ``memory.min`` protection does not exist here.
+               The lruvec is as old as the run: the four initial gens are born at the first event's
+               time (0), as for a memcg created with the workload (the root lruvec of a real node
+               was born at boot), so a node that fills up within ``min_ttl_ms`` of the start asks
+               for the OOM killer at kswapd's first batch.
             8. 6.14's walker counts as an rmap sighting; VM_EXEC file pages do not exist here.
             9. 6.14 tries the other type whenever the first scans nothing, as in the merged
                "rework type selection" patch (spec §2.6 says only at priority 0, from a later tree).
@@ -1290,3 +1294,14 @@ class MGLRU(Policy):
         assert int((s.pm[:, ISO] != 0).sum()) <= len(iso), "an isolated page nobody will put back"
         mine = {int(p) for p in np.flatnonzero((s.resident != 0) & (s.cgroup_of == cg))}
         assert seen == mine, f"resident pages off the lists: {sorted(mine - seen)[:5]}"
+        for p in mine:  # the address space: every anon page has its place in its process
+            if s.resident[p] & ANON:
+                r = int(s.pm[p, REG]) - 1
+                assert 0 <= r < int(s.gi[G_NREG]), f"anon page {p} has no virtual page"
+                v = int(s.pm[p, VPN])
+                start = int(s.pm[int(s.pm[r, R_HEAD]), VPN])
+                assert start % PMD_PAGES == 0 and start <= v < start + PMD_PAGES, f"page {p}: region"
+                for link, back, dv in ((VNX, VPV, 1), (VPV, VNX, -1)):
+                    q = int(s.pm[p, link])
+                    if q >= 0:
+                        assert int(s.pm[q, back]) == p and int(s.pm[q, VPN]) == v + dv, f"page {p}: chain"
