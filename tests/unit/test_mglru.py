@@ -44,13 +44,11 @@ READ, WRITE = 0, 1
 MEM = 100
 
 
-def make_trace(rows: list[tuple[int, int, int]]) -> Trace:
-    """``rows`` of (source id, kind, op); one task."""
+def make_trace(rows: list[tuple[int, int, int]], tags: list[int] | None = None) -> Trace:
+    """``rows`` of (source id, kind, op); one task (tag 0) unless ``tags`` gives each row's."""
     ids, kind, op = zip(*rows)
-    n = len(rows)
-    return Trace.from_ids(
-        np.array(ids), kind=np.array(kind, np.uint8), op=np.array(op, np.uint8), tag=np.zeros(n, np.int32)
-    )
+    tag = np.zeros(len(rows), np.int32) if tags is None else np.array(tags, np.int32)
+    return Trace.from_ids(np.array(ids), kind=np.array(kind, np.uint8), op=np.array(op, np.uint8), tag=tag)
 
 
 def config(**kw: object) -> KernelConfig:
@@ -251,6 +249,33 @@ def test_bloom_filter_skips_a_table_without_young_ptes_last_walk(version: str) -
     assert [MGLRU.seq_of(s, p) for p in young] == [3, 3]
     _walk(s, 60)
     assert int(s.gi[G_SKIPPED]) == 2 and all(s.resident[p] & YOUNG for p in young)
+
+
+def test_a_new_mm_is_force_scanned_once() -> None:
+    """After the opening (task 0), task 1 writes pages 1000..1009 (no reclaim: 50 free): a new mm
+    on the mm_list, its one PTE table in no filter. Page 40 (task 0) becomes young. The walk at
+    seq 5 skips task 0's table (the filter of seq 5 is empty), so 40 stays young; reaching task 1
+    turns force_scan on: its table is walked, 10 young PTEs of 10 are cleared (the pages are
+    already in max_seq 5) and the table goes into the filter of seq 6. The walk at seq 6 skips
+    task 0's table again and walks task 1's because of the filter (nothing young: not carried)."""
+    rows = _opening() + [(1000 + i, ANON, WRITE) for i in range(10)]
+    run = KernelRun(make_trace(rows, [0] * 61 + [1] * 10), MGLRU(), config())
+    run.advance()
+    s = run.state
+    assert MGLRU.seqs(s) == (5, 3, 3) and run.counters["evict_calls"] == 1
+    task1 = [_page(run, 1000 + i) for i in range(10)]
+    assert all(s.resident[p] & YOUNG for p in task1)
+    s.resident[_page(run, 40)] |= YOUNG
+    _walk(s, 60)
+    assert (int(s.gi[G_WALKED]), int(s.gi[G_SKIPPED])) == (3, 1)
+    assert s.resident[_page(run, 40)] & YOUNG
+    assert not any(s.resident[p] & YOUNG for p in task1)
+    assert {MGLRU.seq_of(s, p) for p in task1} == {5}
+    _inc_max_seq(s, 60, 0)
+    _walk(s, 60)
+    assert (int(s.gi[G_WALKED]), int(s.gi[G_SKIPPED])) == (4, 2)
+    assert s.resident[_page(run, 40)] & YOUNG
+    run.policies[0].check_invariants(s)
 
 
 def test_look_around_promotes_a_neighbour_and_feeds_the_filter() -> None:
