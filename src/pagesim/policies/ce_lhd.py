@@ -243,7 +243,7 @@ def _removed(s, r):  # type: ignore[no-untyped-def]
 
 @kernel
 def _score(s, a, page):  # type: ignore[no-untyped-def]
-    if s.resident[page] & DIRTY:
+    if a[A_MODE] != MODE_CACHE and s.resident[page] & DIRTY:  # no dirty pages in cache mode
         return NEVER
     age = _age(s, page)
     if age == MAX_AGE - 1:
