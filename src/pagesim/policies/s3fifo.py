@@ -33,13 +33,14 @@ Deviations  1. libCacheSim refuses to insert a page into S when it would fill S 
                cached (every access misses; measured), and below 10 pages it aborts. Here S
                holds at least one page and every missed page is inserted, so capacities below
                20 differ from libCacheSim (tests run it at >= 20 pages).
-            2. cache_ext's S3-FIFO (spec §4.4, to be the separate policy ``ce-s3fifo``) is a
+            2. cache_ext's S3-FIFO (spec §4.4, the separate policy ``ce-s3fifo``) is a
                different tuning of the same idea: its small queue is about 1/15 of the cache
                (evict from S while |S| >= capacity/15 or |M| <= 2 |S|), promotion needs freq >
-               1 counting the first read, M's CLOCK lets freq go negative and escalates a
-               threshold 0..3 over up to four passes, shadow entries are an LRU hash of the
-               cache's size, and every removal (not only S's) leaves one. This module keeps
-               the paper's / libCacheSim's rules.
+               1 counting the first read (one hit) and keeps the freq, M's CLOCK lets freq go
+               negative and escalates a threshold 0..3 over up to four passes, shadow entries
+               are an LRU hash of the cache's size looked up on insertion, and every removal
+               (not only S's) leaves one. This module keeps the paper's / libCacheSim's rules;
+               tests/crosscheck/test_ce_vs_libcachesim.py works a trace where they differ.
 Peers       libCacheSim 0.3.5 ``S3FIFO`` (defaults ``small-size-ratio=0.10,
             ghost-size-ratio=0.90, move-to-main-threshold=2``): identical miss counts on
             cloudPhysicsIO and the LIRS traces at three sizes each (tests/crosscheck).
