@@ -47,7 +47,8 @@ Rules
 added (``lru_gen_add_folio``): a refault is checked first (below). 6.12: a page added in a fault
 (every anon page here: zero-fill or swap-in) gets PG_active (``folio_add_lru`` under
 ``lru_gen_in_fault``) and goes to ``max_seq``; anon outside a fault to ``max_seq - 1``; file pages
-(read() and readahead, refs 0) to ``min_seq + 1``, or ``min_seq`` while the type has only two gens.
+(read() and readahead, refs 0) to ``min_seq + 1``, or ``min_seq`` while the window is minimal
+(``min_seq + 2 >= max_seq``: at most three gens).
 6.14: in a fault a PG_workingset page gets PG_active, any other gets PG_referenced; then active ->
 ``max_seq - 1 + !workingset``... precisely ``max_seq + 1 - gen`` with gen = 2 - workingset (active),
 2 (anon not in swap cache), 4 - workingset (the rest), clamped to ``min_seq``.
@@ -147,6 +148,7 @@ Deviations  1. One node, one zone (no ``reclaim_idx`` sort); ``hist`` has one sl
             2. The address space is modelled, not read: a process's anon pages are laid out in the
                order of their first fault (the trace has no addresses), one VMA per process, no THP
                (no PMD leaves). Mapped file pages do not exist here, so only anon VMAs are walked.
+               An mm's row is its tag modulo the number of pages (tags that large would share one).
             3. The walker and look-around move a promoted page to ``max_seq``'s list at once; the
                kernel only rewrites its gen and ``sort_folio`` moves it when eviction reaches it
                (same counts, list order differs).
