@@ -40,6 +40,7 @@ BUILTIN: dict[str, str] = {
     "ce-lfu": "pagesim.policies.ce_lfu:CeLFU",
     "ce-s3fifo": "pagesim.policies.ce_s3fifo:CeS3FIFO",
     "ce-lhd": "pagesim.policies.ce_lhd:CeLHD",
+    "ce-mglru": "pagesim.policies.ce_mglru:CeMGLRU",
     "get-scan": "pagesim.policies.get_scan:GetScan",
     "admit-compaction": "pagesim.policies.admit_compaction:AdmitCompaction",
 }

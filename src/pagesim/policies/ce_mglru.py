@@ -1,0 +1,374 @@
+"""cache_ext MGLRU port (ce-mglru): generations and tiers as cache_ext's eBPF port ran them, quirks included.
+
+Source      cache_ext spec §4.6 (``policies/cache_ext_mglru``: ``cache_ext_mglru.bpf.c`` and its
+            loader), §2.6b (``list_iterate_extended``), §6 item 13; Zussman et al., "cache_ext:
+            Customizing the Page Cache with eBPF", SOSP 2025, §5 and Table 5 (the port against
+            the kernel's MGLRU); after Linux 6.6 ``mm/vmscan.c`` (lru_gen), which ``mglru``
+            models in kernel mode.
+Structures  Four eviction lists, one per generation (sequence number mod 4); min_seq, max_seq
+            (init 0 and 3: four live generations); pages per generation; per tier: evicted,
+            refaulted, protected and the averaged refaulted and total (one history slot).
+            Per page: ``pm[page, REFS]`` (accesses, from 1), ``pm[page, GEN]``. Shadow entries
+            (cache_ext: an LRU hash of 400 000 entries keyed by file and index, holding the tier
+            at eviction) are a FIFO of page ids with the tier in ``pm[page, SHADOW_TIER]``.
+Rules       tier(refs) = 0 for refs <= 1, 1 for 2-3, 2 for 4-7, 3 for >= 8.
+            added: refs := 1; generation max_seq if active (never at insertion), else min_seq
+            when min_seq + 2 >= max_seq, else min_seq + 1 (cache_ext's "dirty and under
+            reclaim -> max_seq - 1" never holds at insertion); that generation's count + 1; a
+            shadow entry counts a refault in its tier and is dropped; the page goes to the
+            HEAD of its generation's list. In cache mode with ``fault_read`` the read that
+            missed follows: refs = 2, tier 1.
+            accessed: refs += 1, no list movement.
+            removed: a shadow entry with tier(refs); evicted[tier] + 1; the generation's count
+            - 1.
+            evict: (1) aging: with 2 generations or fewer it runs; with 4 or more it does not;
+            with 3 it runs when the oldest holds less than a quarter of the two oldest together
+            (the port never counts the youngest). Aging opens an empty generation (max_seq +
+            1) and moves no page; at 4 generations it must retire the oldest first. Then, with
+            more than 3 generations, one attempt to retire the oldest: it succeeds only when
+            that generation holds at most 4 pages, and folds the history (avg := (avg +
+            current) / 2 per tier, current := 0). (2) Tier threshold, PID controller: set
+            point tier 0 (gain 1); for tiers 1..3 (gain 2) stop at the first whose refault rate
+            is not low enough (refaulted < 64, or refaulted_pv (total_sp + 64) gain_sp <=
+            (refaulted_sp + 1) total_pv gain_pv, with refaulted = avg + current, total = avg +
+            evicted + protected); the threshold is the last tier that passed. (3)
+            ``list_iterate_extended`` over the oldest generation from its head, kept pages to
+            the tail of the next generation, proposed to the tail of the same list: tier >
+            threshold -> protected[tier] + 1, promoted (kept); DIRTY (kernel mode) -> kept; else
+            proposed. (4) If short, one more identical pass over the oldest generation.
+Parameters  own_fallback = True: where the port leaves a shortfall to the kernel's default
+            policy, propose the remaining pages from the oldest generation onwards in list
+            order, whatever their tier (see Deviations 1). False: the port's rule, and the
+            framework's fallback evicts.
+            shadow_entries = 400000: the shadow table's size (cache_ext's constant).
+            fault_read = True: the missed access also counts as a read (cache mode only).
+Complexity  O(1) per hit and insertion; per eviction O(pages walked) (promotions plus the
+            victim; at most 2 x 4097 node visits, and four lists for ``own_fallback``).
+            Per page: one list node and six int64.
+Deviations  1. ``own_fallback``: when every page of the oldest generation is promoted the port
+               proposes nothing and the kernel's LRU evicts; pagesim's default policy is not
+               the kernel's, so by default the module evicts in its own generation order.
+            2. The spec does not say what happens to the (at most 4) pages of a generation that
+               is retired; here they move to the tail of the next generation.
+            3. Shadow entries are an exact FIFO; cache_ext's BPF LRU hash replaces
+               approximately.
+            4. Walks stop at the request (1 in cache mode) instead of 32 candidates; a page
+               proposed in the same call stops the walk (ce-s3fifo, Deviations 3 and 4).
+            Quirks of the port kept (spec §4.6): no page-table walk, aging moves no page;
+            insertion at the head and scanning from the head (the newest insertions into the
+            oldest generation are examined first); one aging and retire attempt per call;
+            retirement only of an almost empty generation; tiers from fd accesses only.
+Peers       pagesim's ``mglru`` (the kernel's lru_gen, kernel mode) for the real thing; no
+            simulator has the port.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from pagesim.core.jit import kernel
+from pagesim.core.lists import (
+    CONTINUE,
+    EVICT,
+    SKIP,
+    STOP,
+    TO_TAIL,
+    list_add,
+    list_create,
+    list_iterate,
+    list_move,
+    list_pages,
+    list_tail,
+)
+from pagesim.core.shadow import shadow_push, shadow_unlink
+from pagesim.core.state import A_CGROUP, A_MODE, A_PAGE, A_REQUEST, DIRTY, GI_USER, MAX_CANDIDATES, MODE_CACHE
+from pagesim.policies.base import Policy
+
+MAX_NR_GENS = 4
+MIN_NR_GENS = 2
+MAX_NR_TIERS = 4
+MIN_LRU_BATCH = 64
+RETIRE_MAX_PAGES = 4  #: a generation is retired only when it holds at most this many pages
+
+# pm columns
+REFS = 0
+GEN = 1  #: generation index (sequence number mod 4)
+SH_NEXT = 2
+SH_PREV = 3
+IN_SHADOW = 4
+SHADOW_TIER = 5
+MARK = 6  #: the evict call that proposed the page
+
+# gi slots
+G_LISTS = GI_USER  #: four list ids, by generation index
+G_MIN_SEQ = GI_USER + 4
+G_MAX_SEQ = GI_USER + 5
+G_PAGES = GI_USER + 6  #: four counts, by generation index
+G_EVICTED = GI_USER + 10  #: four, by tier
+G_REFAULTED = GI_USER + 14
+G_PROTECTED = GI_USER + 18
+G_AVG_REFAULTED = GI_USER + 22
+G_AVG_TOTAL = GI_USER + 26
+G_SH_HEAD = GI_USER + 30  #: shadow FIFO header: head, tail, length
+G_SH_CAP = GI_USER + 33
+G_WANTED = GI_USER + 34
+G_THRESHOLD = GI_USER + 35
+G_CALL = GI_USER + 36
+G_OWN_FALLBACK = GI_USER + 37
+G_FAULT_READ = GI_USER + 38
+G_NEXT_GEN = GI_USER + 39  #: generation index kept pages go to in the current walk
+
+
+@kernel
+def tier_of(refs):  # type: ignore[no-untyped-def]
+    """0 for refs <= 1, 1 for 2-3, 2 for 4-7, 3 for >= 8."""
+    if refs <= 1:
+        return 0
+    if refs <= 3:
+        return 1
+    if refs <= 7:
+        return 2
+    return 3
+
+
+@kernel
+def _init(s, a):  # type: ignore[no-untyped-def]
+    ok = 0
+    for g in range(MAX_NR_GENS):
+        s.gi[G_LISTS + g] = list_create(s, a[A_CGROUP])
+        if s.gi[G_LISTS + g] < 0:
+            ok = -1
+    for i in range(s.pm.shape[0]):
+        s.pm[i, SH_NEXT] = -1
+        s.pm[i, SH_PREV] = -1
+    s.gi[G_SH_HEAD] = -1
+    s.gi[G_SH_HEAD + 1] = -1
+    s.gi[G_SH_HEAD + 2] = 0
+    s.gi[G_MIN_SEQ] = 0
+    s.gi[G_MAX_SEQ] = MAX_NR_GENS - 1
+    return ok
+
+
+@kernel
+def _access(s, p):  # type: ignore[no-untyped-def]
+    s.pm[p, REFS] += 1
+
+
+@kernel
+def _added(s, a):  # type: ignore[no-untyped-def]
+    p = a[A_PAGE]
+    min_seq = s.gi[G_MIN_SEQ]
+    seq = min_seq if min_seq + MIN_NR_GENS >= s.gi[G_MAX_SEQ] else min_seq + 1
+    g = seq % MAX_NR_GENS
+    s.pm[p, REFS] = 1
+    s.pm[p, GEN] = g
+    s.gi[G_PAGES + g] += 1
+    if s.pm[p, IN_SHADOW] != 0:
+        s.gi[G_REFAULTED + s.pm[p, SHADOW_TIER]] += 1
+        shadow_unlink(s.pm[:, SH_NEXT], s.pm[:, SH_PREV], s.gi[G_SH_HEAD : G_SH_HEAD + 3], p)
+        s.pm[p, IN_SHADOW] = 0
+    list_add(s, s.gi[G_LISTS + g], p)
+    if s.gi[G_FAULT_READ] != 0 and a[A_MODE] == MODE_CACHE:
+        _access(s, p)
+    return 0
+
+
+@kernel
+def _accessed(s, a):  # type: ignore[no-untyped-def]
+    _access(s, a[A_PAGE])
+    return 0
+
+
+@kernel
+def _removed(s, r):  # type: ignore[no-untyped-def]
+    p = r[A_PAGE]
+    tier = tier_of(s.pm[p, REFS])
+    cap = s.gi[G_SH_CAP]
+    if cap > 0:
+        while s.gi[G_SH_HEAD + 2] + 1 > cap:
+            q = s.gi[G_SH_HEAD + 1]
+            shadow_unlink(s.pm[:, SH_NEXT], s.pm[:, SH_PREV], s.gi[G_SH_HEAD : G_SH_HEAD + 3], q)
+            s.pm[q, IN_SHADOW] = 0
+        shadow_push(s.pm[:, SH_NEXT], s.pm[:, SH_PREV], s.gi[G_SH_HEAD : G_SH_HEAD + 3], p)
+        s.pm[p, IN_SHADOW] = 1
+        s.pm[p, SHADOW_TIER] = tier
+    s.gi[G_EVICTED + tier] += 1
+    s.gi[G_PAGES + s.pm[p, GEN]] -= 1
+    s.pm[p, REFS] = 0
+    s.pm[p, GEN] = 0
+    return 0
+
+
+@kernel
+def _retire(s):  # type: ignore[no-untyped-def]
+    """Retire the oldest generation if it holds at most 4 pages; True on success."""
+    old = s.gi[G_MIN_SEQ] % MAX_NR_GENS
+    if s.gi[G_PAGES + old] > RETIRE_MAX_PAGES:
+        return False
+    nxt = (s.gi[G_MIN_SEQ] + 1) % MAX_NR_GENS
+    p = list_tail(s, s.gi[G_LISTS + old])
+    while p >= 0:  # the few pages left join the next generation (Deviations 2)
+        list_move(s, s.gi[G_LISTS + nxt], p, False)
+        s.pm[p, GEN] = nxt
+        p = list_tail(s, s.gi[G_LISTS + old])
+    s.gi[G_PAGES + nxt] += s.gi[G_PAGES + old]
+    s.gi[G_PAGES + old] = 0
+    for t in range(MAX_NR_TIERS):
+        s.gi[G_AVG_REFAULTED + t] = (s.gi[G_AVG_REFAULTED + t] + s.gi[G_REFAULTED + t]) // 2
+        total = s.gi[G_EVICTED + t] + s.gi[G_PROTECTED + t]
+        s.gi[G_AVG_TOTAL + t] = (s.gi[G_AVG_TOTAL + t] + total) // 2
+        s.gi[G_REFAULTED + t] = 0
+        s.gi[G_EVICTED + t] = 0
+        s.gi[G_PROTECTED + t] = 0
+    s.gi[G_MIN_SEQ] += 1
+    return True
+
+
+@kernel
+def _should_run_aging(s):  # type: ignore[no-untyped-def]
+    nr_gens = s.gi[G_MAX_SEQ] - s.gi[G_MIN_SEQ] + 1
+    if nr_gens <= MIN_NR_GENS:
+        return True
+    if nr_gens >= MAX_NR_GENS:
+        return False
+    old = s.gi[G_PAGES + s.gi[G_MIN_SEQ] % MAX_NR_GENS]
+    total = old + s.gi[G_PAGES + (s.gi[G_MIN_SEQ] + 1) % MAX_NR_GENS]
+    return old * 4 < total
+
+
+@kernel
+def _age(s):  # type: ignore[no-untyped-def]
+    if _should_run_aging(s):
+        if s.gi[G_MAX_SEQ] - s.gi[G_MIN_SEQ] + 1 < MAX_NR_GENS or _retire(s):
+            s.gi[G_MAX_SEQ] += 1
+    if s.gi[G_MAX_SEQ] - s.gi[G_MIN_SEQ] > MIN_NR_GENS:
+        _retire(s)
+
+
+@kernel
+def _low_enough(s, tier, gain):  # type: ignore[no-untyped-def]
+    """The PID controller's test: is ``tier``'s refault rate at most tier 0's (scaled)?"""
+    sp_ref = s.gi[G_AVG_REFAULTED] + s.gi[G_REFAULTED]
+    sp_total = s.gi[G_AVG_TOTAL] + s.gi[G_EVICTED]
+    pv_ref = s.gi[G_AVG_REFAULTED + tier] + s.gi[G_REFAULTED + tier]
+    pv_total = s.gi[G_AVG_TOTAL + tier] + s.gi[G_EVICTED + tier] + s.gi[G_PROTECTED + tier]
+    if pv_ref < MIN_LRU_BATCH:
+        return True
+    return pv_ref * (sp_total + MIN_LRU_BATCH) * 1 <= (sp_ref + 1) * pv_total * gain
+
+
+@kernel
+def _threshold(s):  # type: ignore[no-untyped-def]
+    threshold = 0
+    for tier in range(1, MAX_NR_TIERS):
+        if not _low_enough(s, tier, 2):
+            break
+        threshold = tier
+    return threshold
+
+
+@kernel
+def _verdict(s, a, index, page):  # type: ignore[no-untyped-def]
+    if s.gi[G_WANTED] <= 0 or s.pm[page, MARK] == s.gi[G_CALL]:
+        return STOP
+    tier = tier_of(s.pm[page, REFS])
+    keep = False
+    if tier > s.gi[G_THRESHOLD]:
+        s.gi[G_PROTECTED + tier] += 1
+        keep = True
+    elif a[A_MODE] != MODE_CACHE and s.resident[page] & DIRTY:
+        keep = True
+    if keep:
+        nxt = s.gi[G_NEXT_GEN]
+        s.gi[G_PAGES + s.pm[page, GEN]] -= 1
+        s.gi[G_PAGES + nxt] += 1
+        s.pm[page, GEN] = nxt
+        return CONTINUE
+    s.pm[page, MARK] = s.gi[G_CALL]
+    s.gi[G_WANTED] -= 1
+    return EVICT
+
+
+@kernel
+def _any_verdict(s, a, index, page):  # type: ignore[no-untyped-def]
+    if s.gi[G_WANTED] <= 0:
+        return STOP
+    if s.pm[page, MARK] == s.gi[G_CALL]:
+        return CONTINUE
+    s.pm[page, MARK] = s.gi[G_CALL]
+    s.gi[G_WANTED] -= 1
+    return EVICT
+
+
+@kernel
+def _pass(s, a, count):  # type: ignore[no-untyped-def]
+    old = s.gi[G_MIN_SEQ] % MAX_NR_GENS
+    s.gi[G_NEXT_GEN] = (s.gi[G_MIN_SEQ] + 1) % MAX_NR_GENS
+    lid = s.gi[G_LISTS + old]
+    n = list_iterate(s, a, lid, _verdict, count, TO_TAIL, s.gi[G_LISTS + s.gi[G_NEXT_GEN]], TO_TAIL, -1)
+    return count if n < 0 else n
+
+
+@kernel
+def _evict(s, a):  # type: ignore[no-untyped-def]
+    s.gi[G_CALL] += 1
+    s.gi[G_WANTED] = min(a[A_REQUEST], MAX_CANDIDATES)
+    _age(s)
+    s.gi[G_THRESHOLD] = _threshold(s)
+    count = _pass(s, a, 0)
+    if s.gi[G_WANTED] > 0:
+        count = _pass(s, a, count)
+    if s.gi[G_WANTED] > 0 and s.gi[G_OWN_FALLBACK] != 0:
+        for k in range(MAX_NR_GENS):
+            if s.gi[G_WANTED] <= 0:
+                break
+            lid = s.gi[G_LISTS + (s.gi[G_MIN_SEQ] + k) % MAX_NR_GENS]
+            n = list_iterate(s, a, lid, _any_verdict, count, SKIP, -1, SKIP, -1)
+            if n >= 0:
+                count = n
+    return count
+
+
+class CeMGLRU(Policy):
+    """cache_ext's MGLRU port; see the module docstring (``mglru`` is the kernel's)."""
+
+    name = "ce-mglru"
+    description = "cache_ext MGLRU port: four generation lists, tiers, PID threshold, quirks kept"
+    params = {"own_fallback": True, "shadow_entries": 400_000, "fault_read": True}
+    int_fields = ("refs", "gen", "sh_next", "sh_prev", "in_shadow", "shadow_tier", "mark")
+    int_globals = 40
+    proposes_batches = True
+    init = staticmethod(_init)
+    added = staticmethod(_added)
+    accessed = staticmethod(_accessed)
+    evict = staticmethod(_evict)
+    removed = staticmethod(_removed)
+
+    def configure(self, s: Any, capacity: int) -> None:
+        """The shadow table's size and the switches."""
+        entries = int(self.values["shadow_entries"])
+        if entries < 0:
+            raise ValueError(f"ce-mglru: shadow_entries must be >= 0, got {entries}")
+        s.gi[G_SH_CAP] = entries
+        s.gi[G_OWN_FALLBACK] = int(bool(self.values["own_fallback"]))
+        s.gi[G_FAULT_READ] = int(bool(self.values["fault_read"]))
+
+    def check_invariants(self, s: Any) -> None:
+        """Lists = resident set, counts = lengths, GEN = list, live generations only."""
+        resident = np.flatnonzero(s.resident).tolist()
+        lo, hi = int(s.gi[G_MIN_SEQ]), int(s.gi[G_MAX_SEQ])
+        assert MIN_NR_GENS <= hi - lo + 1 <= MAX_NR_GENS, "number of generations"
+        live = {seq % MAX_NR_GENS for seq in range(lo, hi + 1)}
+        seen: list[int] = []
+        for g in range(MAX_NR_GENS):
+            pages = list_pages(s, int(s.gi[G_LISTS + g])).tolist()
+            assert len(pages) == int(s.gi[G_PAGES + g]), f"generation {g}: count"
+            assert all(int(s.pm[p, GEN]) == g for p in pages), f"generation {g}: GEN column"
+            assert g in live or not pages, f"generation {g} is not live but holds pages"
+            seen += pages
+        assert sorted(seen) == resident, "generations != resident set"
+        shadow = np.flatnonzero(s.pm[:, IN_SHADOW]).tolist()
+        assert len(shadow) == int(s.gi[G_SH_HEAD + 2]) <= max(int(s.gi[G_SH_CAP]), 0), "shadow size"
+        assert not set(shadow) & set(resident), "a resident page has a shadow entry"

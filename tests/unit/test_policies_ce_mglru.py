@@ -1,0 +1,89 @@
+"""cache_ext's MGLRU port by hand, quirks included.
+
+Generations are written by sequence number, each list head (newest insertion) first; a read
+miss gives refs 2, tier 1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from test_policies_sieve import random_ids, steps
+
+from pagesim.core.lists import list_pages
+from pagesim.core.state import A_PAGE, A_REQUEST, ACC_LEN, RESIDENT, make_state
+from pagesim.engine import simulate
+from pagesim.policies import ce_mglru as m
+from pagesim.policies.ce_mglru import CeMGLRU, tier_of
+from pagesim.trace import Trace
+
+
+def test_tiers():
+    assert [tier_of(r) for r in (0, 1, 2, 3, 4, 7, 8, 50)] == [0, 0, 1, 1, 2, 2, 3, 3]
+
+
+def test_ce_mglru_scans_the_newest_insertion_first():
+    # capacity 3. min_seq 0, max_seq 3: min + 2 < max, so new pages go to generation 1.
+    # #  acc  hit  gen 1 (head first)  what happened
+    # 1-3 1 2 3 m  3 2 1
+    # 4   4    m   4 2 1    4 generations: no aging; max - min = 3 > 2 and generation 0 is
+    #                       empty: retired, min_seq 1. PID: no refaults, threshold 3. The walk
+    #                       starts at the head: 3 (tier 1 <= 3) proposed. Then min + 2 >= max:
+    #                       4 goes to min_seq's generation, 1, at the head.
+    # 5   5    m   5 2 1    3 generations, the oldest holds all 3 pages: no aging; 4 proposed
+    # 6   3    m   3 2 1    5 proposed; 3 had a shadow entry (tier 1): refaulted[1] = 1
+    # 7   1    h            refs 3
+    # 8   6    m   6 2 1    3 proposed
+    # 7 misses: the port evicts like MRU here (LRU would evict 1, 2, 3, 4, ... in turn)
+    ids = [1, 2, 3, 4, 5, 3, 1, 6]
+    misses, resident, run = steps(CeMGLRU(), ids, 3)
+    assert misses == 7
+    assert resident[3:] == [{1, 2, 4}, {1, 2, 5}, {1, 2, 3}, {1, 2, 3}, {1, 2, 6}]
+    s = run.state
+    assert (int(s.gi[m.G_MIN_SEQ]), int(s.gi[m.G_MAX_SEQ])) == (1, 3)
+    orig = Trace.from_ids(ids).original_id
+    assert orig[list_pages(s, int(s.gi[m.G_LISTS + 1]))].tolist() == [6, 2, 1]
+    assert int(s.gi[m.G_REFAULTED + 1]) == 1 and int(s.gi[m.G_EVICTED + 1]) == 4
+
+
+def test_ce_mglru_pid_threshold_protects_a_tier():
+    # Pages 0 1 2 inserted into generation 1 (list 2 1 0); page 1 has refs 1 (tier 0), the
+    # others 2 (tier 1). Counters: evicted[0] = 100, refaulted[1] = 200, evicted[1] = 100.
+    # evict: generation 0 is empty and retired (min_seq 1): the history folds, avg := current / 2:
+    #   avg_total[0] = 50, avg_refaulted[1] = 100, avg_total[1] = 50; current := 0.
+    # PID, tier 1: refaulted 100 >= 64 and 100 x (50 + 64) x 1 = 11400 > (0 + 1) x 50 x 2 = 100:
+    #   not low enough, threshold 0.
+    # Walk generation 1 from its head: 2 (tier 1 > 0) protected[1] = 1, promoted to
+    #   generation 2's tail; 1 (tier 0) proposed, moved to generation 1's tail.
+    pol = CeMGLRU()
+    s = make_state(3, **pol.state_shape())
+    pol.configure(s, 3)
+    a = np.zeros(ACC_LEN, dtype=np.int64)
+    m._init(s, a)
+    for p in range(3):
+        s.resident[p] = RESIDENT
+        a[A_PAGE] = p
+        m._added(s, a)
+    s.pm[1, m.REFS] = 1
+    s.gi[m.G_EVICTED] = 100
+    s.gi[m.G_REFAULTED + 1] = 200
+    s.gi[m.G_EVICTED + 1] = 100
+    a[A_REQUEST] = 1
+    n = m._evict(s, a)
+    assert s.cand[:n].tolist() == [1]
+    assert int(s.gi[m.G_THRESHOLD]) == 0 and int(s.gi[m.G_PROTECTED + 1]) == 1
+    assert list_pages(s, int(s.gi[m.G_LISTS + 1])).tolist() == [0, 1]
+    assert list_pages(s, int(s.gi[m.G_LISTS + 2])).tolist() == [2]
+    assert [int(s.gi[m.G_PAGES + g]) for g in range(4)] == [0, 2, 1, 0]
+    assert (int(s.gi[m.G_AVG_REFAULTED + 1]), int(s.gi[m.G_AVG_TOTAL + 1]), int(s.gi[m.G_AVG_TOTAL])) == (
+        100,
+        50,
+        50,
+    )
+
+
+def test_ce_mglru_invariants_and_own_fallback():
+    for cap in (1, 7, 40):
+        ids = random_ids(cap, n=2000, pages=90)
+        steps(CeMGLRU(), ids, cap)  # invariants after each access, no fallback
+        c = simulate(Trace.from_ids(ids), CeMGLRU(own_fallback=False), cap).counters
+        assert c["rejected"] == 0 and c["evictions"] == c["policy_evictions"] + c["fallback_evictions"]
