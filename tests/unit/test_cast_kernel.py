@@ -79,3 +79,21 @@ def test_working_set_is_kept_beside_a_stream() -> None:
     assert a.tasks["waits"][0] == 0 and a.tasks["killed"] == [0, 1]
     b = simulate_kernel(tr, CAST(), cfg, interpreted=True)
     assert a.counters == b.counters
+
+
+def test_a_swap_in_is_a_sample_of_anon_refault_cost() -> None:
+    """Anon pages 0..60 written: at page 60 (39 free) kswapd swaps 32 out. Page 0 written again
+    is a refault the task waits for (a zram read, W ns): one sample of anon's cost. With
+    vm.swappiness 60 the prior is one sample of 2 * 100 us * (200 - 60) / 200 = 140 us for
+    anon and 60 us for file: cost(anon) = (140,000 + W) / (1 + 1), cost(file) = 60,000 (no
+    waits), and the swappiness they amount to is 200 * file / (anon + file)."""
+    rows = [(i, WRITE) for i in range(61)] + [(0, WRITE)]
+    run = KernelRun(_trace(rows), CAST(), _config())
+    run.advance()
+    r = run.policies[0].readouts(run.state)
+    assert run.counters["pswpin"] == 1 and r["waits_anon"] == 1 and r["waits_file"] == 0
+    w = run.result().tasks["longest_wait_ns"][0]
+    assert w > 0
+    assert r["cost_anon_ns"] == (140_000 + int(w)) / 2
+    assert r["cost_file_ns"] == 60_000
+    assert r["estimate_swappiness"] == 200 * 60_000 / (r["cost_anon_ns"] + 60_000)

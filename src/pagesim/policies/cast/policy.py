@@ -150,6 +150,7 @@ from pagesim.policies.cast.layout import (
     BUF_WORD,
     ENOUGH_MAX,
     F_CREDIT,
+    F_WAIT_N,
     FILE_T,
     G_ACC,
     G_BITMAP,
@@ -204,9 +205,11 @@ from pagesim.policies.cast.layout import (
 )
 from pagesim.policies.cast.tune import (
     decay_level,
+    estimate_swappiness,
     node_swappiness,
     note_wait,
     pressure_swappiness,
+    refault_cost,
     w_share,
 )
 from pagesim.policies.cast.walk import check_young, walk
@@ -780,6 +783,11 @@ class CAST(Policy):
             lookaround_young=float(gi[G_LOOK]),
             w_promoted=float(gi[G_WWIN]),
             w_evicted=float(gi[G_WLOST]),
+            cost_anon_ns=float(refault_cost.py_func(s, ANON_T)),
+            cost_file_ns=float(refault_cost.py_func(s, FILE_T)),
+            waits_anon=float(s.gf[F_WAIT_N + ANON_T]),
+            waits_file=float(s.gf[F_WAIT_N + FILE_T]),
+            estimate_swappiness=float(estimate_swappiness.py_func(s)),
         )
         return out
 
