@@ -1,7 +1,7 @@
 """cache_ext FIFO (ce-fifo): evicts pages in the order they came in, skipping pages it may not evict.
 
-Source      cache_ext spec §4.1 (``policies/cache_ext_fifo``: ``cache_ext_fifo.bpf.c`` and its
-            loader), §2.6a (``list_iterate``, simple mode); Zussman et al., "cache_ext:
+Source      cache_ext spec §4.1 (cache_ext repo ``policies/``, ``cache_ext_fifo``
+            and its loader), §2.6a (``list_iterate``, simple mode); Zussman et al., "cache_ext:
             Customizing the Page Cache with eBPF", SOSP 2025, §5 (the policy suite, Table 3).
 Structures  One eviction list, oldest page at the head (insertion at the tail).
 Rules       added: append at the tail. accessed: nothing (the policy sets no hook).

@@ -1,10 +1,10 @@
 """cache_ext LFU (ce-lfu): sampled, windowed LFU; of each group of 20 pages at the head the least used goes.
 
-Source      cache_ext spec §4.3 (``policies/cache_ext_sampling``: ``cache_ext_sampling.bpf.c``,
-            the policy the paper calls LFU), §2.6c (``list_sample``, batch scoring), §1.2 (a read
+Source      cache_ext spec §4.3 (cache_ext repo ``policies/``, ``cache_ext_sampling``, the
+            policy the paper calls LFU), §2.6c (``list_sample``, batch scoring), §1.2 (a read
             miss is ``folio_added`` then ``folio_accessed``); Zussman et al., "cache_ext:
             Customizing the Page Cache with eBPF", SOSP 2025, §4.2 (Fig. 4, batch scoring) and
-            §6.1.1 (YCSB).
+            Fig. 6 (YCSB).
 Structures  One eviction list; new pages enter at the tail, sampling takes the head.
             ``pm[page, ACCESSES]``: accesses since the page came in (cache_ext's hash map of
             counters).

@@ -1,7 +1,7 @@
 """cache_ext LHD (ce-lhd): integer Least Hit Density; of 16 pages sampled the least likely to earn hits goes.
 
-Source      cache_ext spec §4.5 (``policies/cache_ext_lhd``: ``cache_ext_lhd.bpf.c``, its
-            ``BPF_PROG_TYPE_SYSCALL`` reconfiguration program and the loader that triggers it),
+Source      cache_ext spec §4.5 (cache_ext repo ``policies/``, ``cache_ext_lhd``, its
+            "syscall"-type reconfiguration program and the loader that triggers it),
             §2.6c (``list_sample``), §6 item 12; Zussman et al., "cache_ext: Customizing the Page
             Cache with eBPF", SOSP 2025, §5 (integers because eBPF has no floating point); after
             Beckmann, Chen, Cidon, "LHD: Improving Cache Hit Rate by Maximizing Hit Density",

@@ -1,7 +1,7 @@
 """cache_ext MGLRU port (ce-mglru): generations and tiers as cache_ext's eBPF port ran them, quirks included.
 
-Source      cache_ext spec §4.6 (``policies/cache_ext_mglru``: ``cache_ext_mglru.bpf.c`` and its
-            loader), §2.6b (``list_iterate_extended``), §6 item 13; Zussman et al., "cache_ext:
+Source      cache_ext spec §4.6 (cache_ext repo ``policies/``, ``cache_ext_mglru``
+            and its loader), §2.6b (``list_iterate_extended``), §6 item 13; Zussman et al., "cache_ext:
             Customizing the Page Cache with eBPF", SOSP 2025, §5 and Table 5 (the port against
             the kernel's MGLRU); after Linux 6.6 ``mm/vmscan.c`` (lru_gen), which ``mglru``
             models in kernel mode.

@@ -1,8 +1,8 @@
 """cache_ext MRU (ce-mru): evicts the page used last, skipping pages still being read in.
 
-Source      cache_ext spec §4.2 (``policies/cache_ext_mru``: ``cache_ext_mru.bpf.c`` and its
-            loader), §2.6a (``list_iterate``, simple mode), §6 item 15; Zussman et al.,
-            "cache_ext: Customizing the Page Cache with eBPF", SOSP 2025, §5 and §6.1.3 (file
+Source      cache_ext spec §4.2 (cache_ext repo ``policies/``, ``cache_ext_mru``
+            and its loader), §2.6a (``list_iterate``, simple mode), §6 item 15; Zussman et al.,
+            "cache_ext: Customizing the Page Cache with eBPF", SOSP 2025, §5 and Fig. 9 (file
             search, where MRU keeps a fixed part of a scan larger than memory).
 Structures  One eviction list, most recently used page at the head. ``pm[page, SEQ]``: the
             number of the insertion that brought the page in (for the in-flight rule).

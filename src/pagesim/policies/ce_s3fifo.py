@@ -1,7 +1,7 @@
 """cache_ext S3-FIFO (ce-s3fifo): a small FIFO (~1/15 of the cache) filters one-hit pages, main keeps others.
 
-Source      cache_ext spec §4.4 (``policies/cache_ext_s3fifo``: ``cache_ext_s3fifo.bpf.c`` and
-            its loader, which passes the cache size in pages), §2.6b (``list_iterate_extended``),
+Source      cache_ext spec §4.4 (cache_ext repo ``policies/``, ``cache_ext_s3fifo``
+            and its loader, which passes the cache size in pages), §2.6b (``list_iterate_extended``),
             §6 item 11; Zussman et al., "cache_ext: Customizing the Page Cache with eBPF", SOSP
             2025, §5 (after Yang et al., "FIFO queues are all you need for cache eviction", SOSP
             2023).

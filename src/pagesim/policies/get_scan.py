@@ -1,9 +1,9 @@
 """GET-SCAN (get-scan): application-informed; pages a scan thread brings in get a small quota and go first.
 
-Source      cache_ext spec §4.7 (``policies/cache_ext_get_scan``: ``cache_ext_get_scan.bpf.c``,
-            its loader, and the My-YCSB ``leveldb-scan`` driver that writes the scan thread's
+Source      cache_ext spec §4.7 (cache_ext repo ``policies/``, ``cache_ext_get_scan``, its
+            loader, and the My-YCSB ``leveldb-scan`` driver that writes the scan thread's
             TID into ``scan_pids``), §5.5 (the GET-SCAN workload), §6 item 14; Zussman et al.,
-            "cache_ext: Customizing the Page Cache with eBPF", SOSP 2025, §5 and §6.1.4 (Fig. 10).
+            "cache_ext: Customizing the Page Cache with eBPF", SOSP 2025, §5 and Fig. 10.
 Structures  Two eviction lists, oldest at the head: GENERAL and SCAN. ``pm[page, ACCESSES]``
             (accesses since insertion), ``pm[page, IS_SCAN]``; a count of resident scan pages.
             The scan threads are the access tags listed in ``scan_tags`` (cache_ext's
