@@ -22,6 +22,17 @@ def test_hit_age_class():
     # 0 -> 0 and anything >= 16384 -> 0
     assert [hit_age_class(x) for x in (0, 1, 5, 6, 8192, 16384, 99999)] == [0, 14, 12, 12, 1, 0, 0]
 
+    def doublings(x: int) -> int:  # the spec's definition, literally
+        if x == 0:
+            return 0
+        c = 0
+        while x < MAX_AGE and c < 15:
+            x *= 2
+            c += 1
+        return c
+
+    assert [hit_age_class(x) for x in range(3 * MAX_AGE)] == [doublings(x) for x in range(3 * MAX_AGE)]
+
 
 def test_ce_lhd_by_hand():
     # shift 0, sample_size 3 (the whole list is one group), capacity 3, fault_read off (a miss
