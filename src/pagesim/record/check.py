@@ -12,11 +12,14 @@
    starts a small Python process (``python -S``, standard library only) that loads the page
    offsets, opens the file, writes its own pid to the group's ``cgroup.procs``, reads
    ``memory.stat``, replays every access as ``preadv`` of one page (after
-   ``POSIX_FADV_RANDOM`` when readahead is off), and reads ``memory.stat`` again;
+   ``POSIX_FADV_RANDOM`` when readahead is off), and reads ``memory.stat`` again; it also
+   reads its ``read_bytes`` in ``/proc/self/io`` before and after the reads: what it made the
+   kernel fetch from the disk, readahead included (the kernel's "pages read in"; cgroup v1's
+   ``pgpgin`` counts charge events, one per folio, so it counts pages only without readahead);
 4. counts the file's resident pages (``mincore`` on a mapping of the file);
 5. removes the group, the file and its directory, on every exit path: errors, Ctrl-C (SIGINT),
-   SIGTERM and SIGHUP (turned into KeyboardInterrupt while the check runs). A check killed with SIGKILL
-   leaves its group and directory behind; the next check removes them (their names carry the
+   SIGTERM and SIGHUP (turned into KeyboardInterrupt while the check runs). A check killed with
+   SIGKILL leaves its group and directory behind; the next check removes them (their names carry the
    dead process's pid).
 
 Page ``p`` of the trace is page ``rank(original_id[p])`` of the file, so pages with consecutive
@@ -78,18 +81,27 @@ with open(offsets, "rb") as fh:
 fd = os.open(path, os.O_RDONLY)
 buf = [bytearray(4096)]
 preadv = os.preadv
+def io():
+    try:
+        with open("/proc/self/io") as fh:
+            return fh.read()
+    except OSError:
+        return ""
 with open(procs, "w") as fh:
     fh.write(str(os.getpid()))
 with open(stat) as fh:
     before = fh.read()
+io_before = io()
 os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM if random == "1" else os.POSIX_FADV_NORMAL)
 start = time.perf_counter()
 for p in pages:
     preadv(fd, buf, p << 12)
 seconds = time.perf_counter() - start
+io_after = io()
 with open(stat) as fh:
     after = fh.read()
-sys.stdout.write(json.dumps({"before": before, "after": after, "seconds": seconds}))
+report = {"before": before, "after": after, "io_before": io_before, "io_after": io_after}
+sys.stdout.write(json.dumps({**report, "seconds": seconds}))
 """
 
 
@@ -364,6 +376,11 @@ def _write_backing(path: str, pages: int) -> None:
         os.close(fd)
 
 
+def _parse_io(text: str) -> dict[str, int]:
+    """``/proc/PID/io`` (``read_bytes: 4096`` lines) -> ``{name: value}``."""
+    return parse_stat(text.replace(":", " "))
+
+
 def _raise_interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt(f"signal {signum}")
 
@@ -421,13 +438,11 @@ def _replay(
             raise OSError(f"the replaying process failed (status {child.returncode}): {err.strip()[-500:]}")
         report = json.loads(out)
         resident = resident_pages(backing)
-        return (
-            parse_stat(report["before"]),
-            parse_stat(report["after"]),
-            float(report["seconds"]),
-            resident,
-            initially,
-        )
+        before, after = parse_stat(report["before"]), parse_stat(report["after"])
+        io_before, io_after = _parse_io(report["io_before"]), _parse_io(report["io_after"])
+        if "read_bytes" in io_before and "read_bytes" in io_after:
+            after["replayer_read_bytes"] = io_after["read_bytes"] - io_before["read_bytes"]
+        return before, after, float(report["seconds"]), resident, initially
     finally:
         if child is not None and child.poll() is None:
             child.kill()
@@ -500,13 +515,20 @@ def kernel_check(
         before, after, replay_seconds, resident, initially = _replay(
             controller, offsets, file_pages, memory_pages, readahead, chosen, say
         )
-    delta = {k: after[k] - before.get(k, 0) for k in after}
+    delta = {k: after[k] - before.get(k, 0) for k in after}  # replayer_read_bytes: a difference already
     notes = []
-    if controller.version == 1:
+    if "replayer_read_bytes" in delta:
+        pages_in: int | None = delta["replayer_read_bytes"] // PAGE_BYTES
+        notes.append(
+            "kernel pages read in: read_bytes of the replaying process (/proc/PID/io: what it "
+            "fetched from the disk, readahead included)"
+        )
+    elif controller.version == 1:
+        # one charge event per folio: pages only while readahead is off (order-0 folios)
         pages_in = delta.get("pgpgin")
         notes.append(
-            "kernel pages read in: pgpgin of the group (v1 counts every page charged, a few anon "
-            "pages of the replaying process included)"
+            "kernel pages read in: pgpgin of the group (v1 counts charge events, one per folio: "
+            "pages only with readahead off; the replayer's few anon pages included)"
         )
     else:
         stolen = delta.get("pgsteal_file", delta.get("pgsteal"))
