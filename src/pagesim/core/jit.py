@@ -8,12 +8,52 @@ test suite checks that the compiled and interpreted paths agree.
 
 from __future__ import annotations
 
+import hashlib
+import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import numba
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+#: Folders whose compiled functions call one another across files.
+_LINKED_SOURCES = ("core", "engine", "policies")
+
+
+def _compiled_sources_digest() -> str:
+    """A hash of every source file whose compiled code may be linked into another's."""
+    root = Path(__file__).resolve().parent.parent
+    h = hashlib.sha256()
+    for folder in _LINKED_SOURCES:
+        for f in sorted((root / folder).rglob("*.py")):
+            h.update(f.relative_to(root).as_posix().encode())
+            h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _use_versioned_numba_cache() -> None:
+    """Keep numba's on-disk cache in a folder named after the sources' hash.
+
+    numba re-validates a cached function against its own file only: a function that calls into
+    another file (a policy calling ``core.lists``, a hook inlined into the engine) would load stale
+    machine code after that other file changed. A folder per version of the linked sources
+    makes any change start a fresh cache. ``NUMBA_CACHE_DIR`` set by the user is respected.
+    """
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return
+    env = os.environ.get("PAGESIM_CACHE_DIR")
+    base = Path(env) if env else Path.home() / ".cache" / "pagesim"
+    folder = base / "numba" / _compiled_sources_digest()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return  # numba falls back to __pycache__ beside the sources
+    numba.config.CACHE_DIR = str(folder)
+
+
+_use_versioned_numba_cache()
 
 #: Options shared by every compiled kernel.  ``fastmath`` stays off: policies compare scores and
 #: a reordered floating-point sum could change which page is evicted.

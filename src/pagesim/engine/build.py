@@ -146,6 +146,26 @@ def _policy_source_file(cls: type[Policy]) -> str:
     return inspect.getsourcefile(cls) or ""
 
 
+def _policy_sources(cls: type[Policy]) -> list[Path]:
+    """The files a policy's compiled hooks come from: its module, or its whole subpackage.
+
+    A policy split over a package (``pagesim.policies.cast``: core, policy, walk, tune) has
+    hooks that call into its sibling modules; the runner must be rebuilt when any of them changes.
+    """
+    src = _policy_source_file(cls)
+    if not src or not Path(src).exists():
+        return []
+    path = Path(src)
+    root = Path(pagesim.__file__).resolve().parent
+    if (path.parent / "__init__.py").exists() and path.resolve().parent != root / "policies":
+        try:
+            path.resolve().relative_to(root)
+        except ValueError:
+            return [path]  # a user's package: only the file itself
+        return sorted(path.parent.rglob("*.py"))
+    return [path]
+
+
 def _policy_class(module: str, qualname: str, path: str) -> type[Policy]:
     """Import ``module`` (loading it from ``path`` if it is a user's file) and return the class."""
     mod = sys.modules.get(module)
@@ -193,9 +213,8 @@ def runner_for(classes: type[Policy] | tuple[type[Policy], ...], mode: str = "ca
     h = hashlib.sha256(_ENGINE_DIGEST.encode())
     for cls in classes:
         h.update(cls.__module__.encode() + b":" + cls.__qualname__.encode() + b";")
-        src_file = _policy_source_file(cls)
-        if src_file and Path(src_file).exists():
-            h.update(Path(src_file).read_bytes())
+        for src in _policy_sources(cls):
+            h.update(src.read_bytes())
     key = h.hexdigest()[:16]
     label = "_".join(dict.fromkeys(c.policy_name() for c in classes))
     label = "".join(ch if ch.isalnum() else "_" for ch in label)[:40]

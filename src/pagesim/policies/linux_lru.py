@@ -81,7 +81,7 @@ Deviations  1. Per-CPU LRU batches (``lru_add``, ``lru_activate``...) are applie
             the workingset size reads ``a[A_SWAP_FREE]``, which the engine refreshes only when
             it calls ``evict`` (value of the last reclaim batch).
             8. In cache mode (no priority, no swap) it runs as a file-only two-list LRU with
-            priority starting at 12.
+            priority starting at 12 and descending within the call (as ``priority_loop``).
 Peers       none yet (a trace-driven comparison with a real kernel's /proc/vmstat is future work).
 """
 
@@ -516,7 +516,8 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
     s.gi[G_SLOTS] = a[A_SWAP_FREE]
     prio = DEF_PRIORITY if a[A_MODE] == MODE_CACHE else a[A_PRIORITY]
     kswapd = a[A_RECLAIMER] == RECLAIM_KSWAPD and a[A_MODE] != MODE_CACHE
-    loop = s.gi[G_PRIO_LOOP] != 0
+    # cache mode has no engine priority: descend within the call, as priority_loop does
+    loop = s.gi[G_PRIO_LOOP] != 0 or a[A_MODE] == MODE_CACHE
     floor = 1 if kswapd and prio >= 1 else 0
     count = 0
     force = False
