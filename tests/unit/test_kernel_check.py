@@ -19,8 +19,8 @@ import pytest
 from typer.testing import CliRunner
 
 from pagesim.cli import app
-from pagesim.record.cgroup import PREFIX, CheckUnavailable, find_memory_controller
-from pagesim.record.check import _mount_type, kernel_check, replay_offsets
+from pagesim.record.cgroup import PREFIX, CheckUnavailable, find_memory_controller, remove_stale
+from pagesim.record.check import _mount_type, kernel_check, remove_stale_directories, replay_offsets
 from pagesim.record.patterns import PATTERNS, make_pattern
 from pagesim.trace import Trace
 
@@ -113,26 +113,32 @@ def _leftovers(pid: int, directory: Path) -> list[str]:
     return groups + dirs
 
 
-@needs_cgroup
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
-def test_a_check_killed_halfway_leaves_nothing_behind(sig: signal.Signals, tmp_path: Path) -> None:
-    directory = _disk_dir(tmp_path)
+def _start_check(directory: Path) -> subprocess.Popen[str]:
+    """A check of a long loop, returned once its replayer runs inside its cgroup."""
     proc = subprocess.Popen(
         [sys.executable, "-c", "from pagesim.cli import app; app()", "kernel-check", "--pattern", "loop",
          "--memory", "16MiB", "--accesses", "1000000", "--dir", str(directory)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
+    assert proc.stderr is not None
+    lines = []
+    deadline = time.monotonic() + 120
+    for line in proc.stderr:  # wait until the replay runs inside its cgroup
+        lines.append(line)
+        if "replaying" in line or time.monotonic() > deadline:
+            break
+    assert any("replaying" in line for line in lines), "".join(lines)
+    time.sleep(0.5)
+    assert _leftovers(proc.pid, directory), "the check should have a cgroup and a file by now"
+    return proc
+
+
+@needs_cgroup
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_check_killed_halfway_leaves_nothing_behind(sig: signal.Signals, tmp_path: Path) -> None:
+    directory = _disk_dir(tmp_path)
+    proc = _start_check(directory)
     try:
-        assert proc.stderr is not None
-        lines = []
-        deadline = time.monotonic() + 120
-        for line in proc.stderr:  # wait until the replay runs inside its cgroup
-            lines.append(line)
-            if "replaying" in line or time.monotonic() > deadline:
-                break
-        assert any("replaying" in line for line in lines), "".join(lines)
-        time.sleep(0.5)
-        assert _leftovers(proc.pid, directory), "the check should have a cgroup and a file by now"
         proc.send_signal(sig)
         _, err = proc.communicate(timeout=60)
     finally:
@@ -141,6 +147,18 @@ def test_a_check_killed_halfway_leaves_nothing_behind(sig: signal.Signals, tmp_p
             proc.wait()
     assert proc.returncode == 130, err
     assert "interrupted" in err
+    assert _leftovers(proc.pid, directory) == []
+
+
+@needs_cgroup
+def test_what_a_sigkilled_check_left_is_removed_by_the_next(tmp_path: Path) -> None:
+    directory = _disk_dir(tmp_path)
+    proc = _start_check(directory)
+    proc.kill()  # no cleanup can run; the replayer dies with it (PR_SET_PDEATHSIG)
+    proc.communicate(timeout=60)
+    assert _leftovers(proc.pid, directory)
+    remove_stale(find_memory_controller())
+    remove_stale_directories(str(directory))
     assert _leftovers(proc.pid, directory) == []
 
 

@@ -61,7 +61,15 @@ from pagesim.record.cgroup import (
 )
 from pagesim.trace import KIND_FILE, OP_READ, Trace
 
-__all__ = ["CheckResult", "Metric", "kernel_check", "model_run", "replay_offsets"]
+__all__ = [
+    "CheckResult",
+    "Metric",
+    "kernel_check",
+    "model_run",
+    "remove_stale_directories",
+    "replay_offsets",
+    "resident_pages",
+]
 
 #: File systems whose pages are not page cache on the file LRU lists.
 _NOT_DISK = ("tmpfs", "ramfs", "devtmpfs", "hugetlbfs", "proc", "sysfs")
@@ -298,7 +306,8 @@ def _choose_directory(directory: str | None, needed_bytes: int) -> str:
     raise CheckUnavailable("no directory for the backing file: " + "; ".join(reasons))
 
 
-def _remove_stale_dirs(directory: str) -> None:
+def remove_stale_directories(directory: str) -> None:
+    """Remove the ``pagesim-check-<pid>-*`` directories in ``directory`` whose process is gone."""
     try:
         names = os.listdir(directory)
     except OSError:
@@ -507,7 +516,7 @@ def kernel_check(
         remove_stale(controller)
         file_pages = trace.n_pages
         chosen = _choose_directory(directory, file_pages * PAGE_BYTES)
-        _remove_stale_dirs(chosen)
+        remove_stale_directories(chosen)
         offsets = replay_offsets(trace)
         ra_pages = _device_readahead_pages(chosen) if readahead else 1
         say(f"running linux-lru in kernel mode ({offsets.size:,} accesses, limit {memory_pages:,} pages)")
