@@ -34,7 +34,7 @@ from pagesim.trace import OP_READ, OP_WRITE, write_trace
 EXIT_UNAVAILABLE = 3
 
 _LABELS = {
-    "pages_read_in": "pages read in (misses; pgpgin)",
+    "pages_read_in": "pages read in (misses)",
     "workingset_refault_file": "workingset_refault_file",
     "activations": "activations (pgactivate)",
     "workingset_activate_file": "workingset_activate_file",
