@@ -390,6 +390,10 @@ def _parse_io(text: str) -> dict[str, int]:
     return parse_stat(text.replace(":", " "))
 
 
+#: The signals that stop a check (and are held while it cleans up).
+_INTERRUPTS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
 def _raise_interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt(f"signal {signum}")
 
@@ -403,7 +407,7 @@ def _signals_interrupt() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    previous = {sig: signal.getsignal(sig) for sig in _INTERRUPTS}
     for sig in previous:
         signal.signal(sig, _raise_interrupt)
     try:
@@ -453,13 +457,18 @@ def _replay(
             after["replayer_read_bytes"] = io_after["read_bytes"] - io_before["read_bytes"]
         return before, after, float(report["seconds"]), resident, initially
     finally:
-        if child is not None and child.poll() is None:
-            child.kill()
-            child.wait()
-        if workdir is not None:
-            shutil.rmtree(workdir, ignore_errors=True)
-        if cgroup is not None:
-            cgroup.remove()
+        # a second Ctrl-C or SIGTERM must not cut the cleanup short: held until it is done
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, _INTERRUPTS)
+        try:
+            if child is not None and child.poll() is None:
+                child.kill()
+                child.wait()
+            if workdir is not None:
+                shutil.rmtree(workdir, ignore_errors=True)
+            if cgroup is not None:
+                cgroup.remove()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def kernel_check(
