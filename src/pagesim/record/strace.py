@@ -410,7 +410,7 @@ def _identity(path: str) -> dict[str, Any]:
 
 
 def parse_strace(
-    lines: Sequence[str] | Iterable[str],
+    lines: str | os.PathLike[str] | Iterable[str],
     *,
     mmap: str = "skip",
     include: Sequence[str] = (),
@@ -420,8 +420,9 @@ def parse_strace(
 
     Parameters
     ----------
-    lines : sequence of str
-        The log, as written by :func:`strace_argv` (``PID SECONDS.MICROS call(...) = result``).
+    lines : path or iterable of str
+        The log, as written by :func:`strace_argv` (``PID SECONDS.MICROS call(...) = result``):
+        its path (read twice, line by line) or its lines.
     mmap : {"skip", "touch"}
         ``skip``: mmap calls are only counted in ``source["not_seen"]["mmap"]``; ``touch``: every
         page of a mapping is recorded once, as a read, at the call.
@@ -447,9 +448,21 @@ def parse_strace(
     """
     if mmap not in ("skip", "touch"):
         raise ValueError(f"--mmap must be 'skip' or 'touch', got {mmap!r}")
-    lines = list(lines)
-    rec = _Recorder(_clone_parents(lines), mmap_touch=mmap == "touch", include=tuple(include))
-    for tid, t_ns, name, args, result in _events(lines):
+    if isinstance(lines, (str, os.PathLike)):  # a log file: read twice, never held whole
+        path = os.fspath(lines)
+
+        def reread() -> Iterable[str]:
+            with open(path, errors="replace") as fh:
+                yield from fh
+
+    else:
+        held = list(lines)
+
+        def reread() -> Iterable[str]:
+            return held
+
+    rec = _Recorder(_clone_parents(reread()), mmap_touch=mmap == "touch", include=tuple(include))
+    for tid, t_ns, name, args, result in _events(reread()):
         rec.call(tid, t_ns, name, args, result)
     # keep regular files only (by stat at the end; a deleted file keeps its path)
     infos = {path: _identity(path) for path in rec.paths}
@@ -558,16 +571,15 @@ def record(
             )
         if keep_log:
             shutil.copyfile(log, keep_log)
-        with open(log, errors="replace") as fh:
-            trace = parse_strace(
-                fh,
-                mmap=mmap,
-                include=include,
-                source={
-                    "command": list(command),
-                    "strace": _strace_version(),
-                    "returncode": returncode,
-                    "interrupted": interrupted,
-                },
-            )
+        trace = parse_strace(
+            log,
+            mmap=mmap,
+            include=include,
+            source={
+                "command": list(command),
+                "strace": _strace_version(),
+                "returncode": returncode,
+                "interrupted": interrupted,
+            },
+        )
     return RecordResult(trace, returncode, interrupted)
