@@ -19,7 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from pagesim.cli import app
-from pagesim.record.cgroup import PREFIX, CheckUnavailable, find_memory_controller, remove_stale
+from pagesim.record.cgroup import PREFIX, Cgroup, CheckUnavailable, find_memory_controller, remove_stale
 from pagesim.record.check import _mount_type, kernel_check, remove_stale_directories, replay_offsets
 from pagesim.record.patterns import PATTERNS, make_pattern
 from pagesim.trace import Trace
@@ -30,14 +30,16 @@ ACCESSES = 30_000
 
 
 def _unavailable() -> str | None:
+    """Why no check can run here (not root, no controller, a cgroup cannot be made), or None."""
     try:
-        find_memory_controller()
+        Cgroup(find_memory_controller(), 64 << 20).remove()
     except CheckUnavailable as exc:
         return str(exc)
     return None
 
 
-needs_cgroup = pytest.mark.skipif(_unavailable() is not None, reason=f"kernel-check: {_unavailable()}")
+UNAVAILABLE = _unavailable()
+needs_cgroup = pytest.mark.skipif(UNAVAILABLE is not None, reason=f"kernel-check: {UNAVAILABLE}")
 
 
 def _disk_dir(tmp_path: Path) -> Path:
