@@ -122,16 +122,21 @@ def _start_check(directory: Path) -> subprocess.Popen[str]:
          "--memory", "16MiB", "--accesses", "1000000", "--dir", str(directory)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
-    assert proc.stderr is not None
-    lines = []
-    deadline = time.monotonic() + 120
-    for line in proc.stderr:  # wait until the replay runs inside its cgroup
-        lines.append(line)
-        if "replaying" in line or time.monotonic() > deadline:
-            break
-    assert any("replaying" in line for line in lines), "".join(lines)
-    time.sleep(0.5)
-    assert _leftovers(proc.pid, directory), "the check should have a cgroup and a file by now"
+    try:
+        assert proc.stderr is not None
+        lines = []
+        # until the replay runs inside its cgroup (the model may compile first: minutes when busy)
+        for line in proc.stderr:
+            lines.append(line)
+            if "replaying" in line:
+                break
+        assert any("replaying" in line for line in lines), "".join(lines)
+        time.sleep(0.5)
+        assert _leftovers(proc.pid, directory), "the check should have a cgroup and a file by now"
+    except BaseException:
+        proc.terminate()  # the check cleans up after itself on SIGTERM
+        proc.communicate(timeout=60)
+        raise
     return proc
 
 
