@@ -339,6 +339,7 @@ class KernelRun(Stepper):
             tag_stall=np.zeros(n_tags),
             tag_prio=np.full(n_tags, 12, dtype=np.int64),
             tag_idle=np.zeros(n_tags, dtype=np.int64),
+            tag_idle_scanned=np.zeros(n_tags, dtype=np.int64),
             tag_stalled=np.zeros(n_tags, dtype=np.uint8),
             heap=np.zeros(n_tags + 1, dtype=np.int64),
             heap_pos=np.full(n_tags + 1, -1, dtype=np.int64),

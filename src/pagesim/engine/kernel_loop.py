@@ -139,7 +139,8 @@ N_KSWAPD_PRIO = 15  #: kswapd's reclaim priority in its current run
 N_KSWAPD_IDLE = 16  #: kswapd's fruitless batches in a row at priority 0
 N_TIMED = 17  #: 1: tasks run in model-time order (``schedule = time``); 0: in trace order
 N_HEAP_N = 18  #: actors in the scheduler's heap
-N_LEN = 19
+N_LAST_SCANNED = 19  #: pages the last reclaim batch's policy reported looking at (-1: not reported)
+N_LEN = 20
 
 # float scratch and totals (ns)
 F_COST = 0  #: cost charged to whoever is reclaiming right now
@@ -163,6 +164,9 @@ RA_END = 2  #: first page after the current window (-1 none)
 
 SWAP_DEV = 0
 FILE_DEV = 1
+
+#: A task's fruitless batches at priority 0 before the OOM killer acts whatever its policy says.
+MAX_FRUITLESS_BATCHES = 100_000
 
 N_LAT_BUCKETS = 64
 
@@ -203,6 +207,7 @@ class KFramework(NamedTuple):
     tag_stall: np.ndarray  #: float64 (n_tags,) reclaim time the task's pending access has run
     tag_prio: np.ndarray  #: int64 (n_tags,) its direct-reclaim priority (12 when not reclaiming)
     tag_idle: np.ndarray  #: int64 (n_tags,) its fruitless batches in a row at priority 0
+    tag_idle_scanned: np.ndarray  #: int64 (n_tags,) pages its policy looked at in them (-1: unknown)
     tag_stalled: np.ndarray  #: uint8 (n_tags,) 1 once its pending access counted an allocstall
     heap: np.ndarray  #: int64 (n_tags + 1,) the scheduler's min-heap of actors
     heap_pos: np.ndarray  #: int64 (n_tags + 1,) each actor's slot in ``heap``, -1 if absent
@@ -404,6 +409,10 @@ def _reclaim(ss, fw, a, r, out, evict, removed, cg, request, prio, reclaimer, t)
             rmap0 = s.work[WORK_RMAP]
             ptes0 = s.work[WORK_PTES]
             nv = _collect_candidates(s, fw, out, cg, evict(ss, cg, a))
+            if a[A_SCANNED] < 0:
+                fw.node[N_LAST_SCANNED] = -1
+            elif fw.node[N_LAST_SCANNED] >= 0:
+                fw.node[N_LAST_SCANNED] += a[A_SCANNED]
             scanned = a[A_SCANNED] if a[A_SCANNED] >= 0 else nv
             fw.f[F_COST] += (
                 scanned * fw.f[F_SCAN_NS]
@@ -622,6 +631,7 @@ def _reclaim_step(ss, fw, a, r, out, evict, removed, actor, cg, reclaimer, t):  
     a[A_WANT_OOM] = 0
     fw.f[F_COST] = 0.0
     rk = RECLAIM_KSWAPD if kswapd else reclaimer
+    fw.node[N_LAST_SCANNED] = 0
     freed = _reclaim(ss, fw, a, r, out, evict, removed, target, 32, prio, rk, t)
     cost = max(fw.f[F_COST], fw.f[F_SCAN_NS])
     fw.clock[actor] += cost
@@ -640,6 +650,20 @@ def _reclaim_step(ss, fw, a, r, out, evict, removed, actor, cg, reclaimer, t):  
         prio -= 1
     elif freed == 0 and not want_oom:
         idle = (fw.node[N_KSWAPD_IDLE] if kswapd else fw.tag_idle[actor]) + 1
+    # Out of memory: three fruitless batches at the lowest priority, and -- for a policy that
+    # reports its scans and looks at a bounded number of pages per call (MGLRU: 4096) -- having
+    # looked at as many pages as its cgroup holds since the first of them (the kernel's priority
+    # 0 pass covers every page, and the allocator retries before it calls the OOM killer).
+    oom = False
+    if not kswapd:
+        if idle == 0:
+            fw.tag_idle_scanned[actor] = 0
+        elif fw.node[N_LAST_SCANNED] < 0 or fw.tag_idle_scanned[actor] < 0:
+            fw.tag_idle_scanned[actor] = -1
+        else:
+            fw.tag_idle_scanned[actor] += fw.node[N_LAST_SCANNED]
+        seen = fw.tag_idle_scanned[actor]
+        oom = idle > 2 and (seen < 0 or seen >= fw.used[target] or idle > MAX_FRUITLESS_BATCHES)
     skipped = 0
     if kswapd:
         fw.node[N_KSWAPD_PRIO] = prio
@@ -656,7 +680,7 @@ def _reclaim_step(ss, fw, a, r, out, evict, removed, actor, cg, reclaimer, t):  
         fw.tag_prio[actor] = prio
         fw.tag_idle[actor] = idle if freed == 0 else 0
         _heap_fix(fw, actor)
-    if want_oom or idle > 2:
+    if want_oom or oom:
         victim = _oom_victim(fw)
         if victim >= 0:
             for page in range(s.lst.shape[0]):
@@ -674,6 +698,7 @@ def _reclaim_step(ss, fw, a, r, out, evict, removed, actor, cg, reclaimer, t):  
             skipped = _kill_rest(fw, out, victim)
         if not kswapd:
             fw.tag_idle[actor] = 0
+            fw.tag_idle_scanned[actor] = 0
             fw.tag_prio[actor] = 12
     return skipped
 
