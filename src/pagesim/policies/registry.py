@@ -26,6 +26,7 @@ BUILTIN: dict[str, str] = {
     "lfu": "pagesim.policies.lfu:LFU",
     "opt": "pagesim.policies.belady:Belady",
     "arc": "pagesim.policies.arc:ARC",
+    "car": "pagesim.policies.car:CAR",
     "2q": "pagesim.policies.twoq:TwoQ",
     "lirs": "pagesim.policies.lirs:LIRS",
     "sieve": "pagesim.policies.sieve:Sieve",
