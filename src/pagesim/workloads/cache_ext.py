@@ -1,0 +1,1016 @@
+"""The cache_ext paper's workloads for kernel mode: YCSB, Twitter, file search, GET-SCAN, compaction.
+
+Source: cache_ext spec §5 (``shared/reference/cache_ext_spec.md``; Zussman et al., "cache_ext:
+Customizing the Page Cache with eBPF", SOSP 2025, §6, Figs. 6-11, §6.1.5). Each generator returns
+an :class:`OpTrace`: the page accesses as a :class:`~pagesim.trace.Trace` (``kind`` file, read
+through ``read()``; ``tag`` = thread; ``cgroup``) and, per access, the application operation it
+belongs to, so that experiments can report operations per second and per-operation latency. The
+registered functions (:data:`CACHE_EXT_WORKLOADS`, merged into ``KERNEL_WORKLOADS``) return the
+trace alone.
+
+Sizes are the paper's times ``scale`` (default 1/1024: the 10 GiB cgroup of LevelDB becomes
+10 MiB = 2,560 pages, the 100 GiB database about 114 MiB); ``scale=1`` is the full size. The trace's
+``source`` carries ``memory_pages`` (the node), ``cgroup_pages`` (``memory.max`` per cgroup),
+``groups`` (thread roles -> tags) and ``ops``.
+
+The LevelDB-like layout (:class:`LevelDBLayout`)
+------------------------------------------------
+Records (16 B keys, 200 B values and 8 B of block overhead: 18 per 4 KiB page) sorted by key in
+SST files of 512 data pages (LevelDB's 2 MiB tables), each followed by its index block (one entry
+of key + 8 B handle per data page: 3 pages) and a footer page. A YCSB key number goes to its place
+in key order through a fixed bijection (YCSB's keys are hashed strings, so key order is unrelated
+to key numbers). A GET reads the index page that covers the key, then its data page. A smaller
+upper level (10 % of the data, the same key range, so each of its pages covers ten times as many
+keys) holds recent versions: a quarter of the keys (fixed by a hash) are looked up there first
+(index and data page) before the lower level, as LevelDB searches level by level: those GETs
+read two data pages, the bimodal latency of the paper (cache_ext_results §2d). Updates and inserts
+append their record to the write-ahead log (a ``write`` of the log's current page); inserted keys
+are flushed to new level-0 pages (written as 18 records fill one), where later reads find them.
+Index pages are read by every GET of their file: they are the hot metadata.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pagesim.trace import KIND_FILE, OP_READ, OP_WRITE, Trace
+from pagesim.trace.errors import TraceFormatError
+from pagesim.workloads.synthetic import Workload
+
+PAGE = 4096
+DEFAULT_SCALE = 1 / 1024  #: of the paper's sizes: LevelDB's 10 GiB cgroup -> 2,560 pages
+GIB_PAGES = (1 << 30) // PAGE
+
+#: Operation kinds (``OpTrace.op_kind``).
+OP_GET = 0
+OP_UPDATE = 1
+OP_INSERT = 2
+OP_SCAN = 3
+OP_RMW = 4
+OP_FILE = 5  #: one file read by the search
+OP_COMPACT = 6  #: one compaction step (read a page of the input, write a page of the output)
+OP_NAMES = ("get", "update", "insert", "scan", "rmw", "file", "compact")
+
+# source ids: region in the high bits, then the file, then the page in the file
+_R_MAIN, _R_UPPER, _R_L0, _R_LOG, _R_TREE, _R_OUT = 1, 2, 3, 4, 5, 6
+
+#: YCSB core workloads (cache_ext spec §5.2): read/update/insert/scan/read-modify-write shares
+#: and the key distribution.
+YCSB_MIXES: dict[str, tuple[tuple[float, float, float, float, float], str]] = {
+    "A": ((0.5, 0.5, 0.0, 0.0, 0.0), "zipfian"),
+    "B": ((0.95, 0.05, 0.0, 0.0, 0.0), "zipfian"),
+    "C": ((1.0, 0.0, 0.0, 0.0, 0.0), "zipfian"),
+    "D": ((0.95, 0.0, 0.05, 0.0, 0.0), "latest"),
+    "E": ((0.0, 0.0, 0.05, 0.95, 0.0), "zipfian"),
+    "F": ((0.5, 0.0, 0.0, 0.0, 0.5), "zipfian"),
+    "uniform": ((1.0, 0.0, 0.0, 0.0, 0.0), "uniform"),
+    "uniform-rw": ((0.5, 0.0, 0.5, 0.0, 0.0), "uniform"),
+}
+
+
+@dataclass
+class OpTrace:
+    """Page accesses plus the application operation of each.
+
+    Attributes
+    ----------
+    trace : Trace
+        The accesses (``kind`` file, ``op`` read/write, ``tag`` thread, ``cgroup``).
+    op_of : numpy.ndarray of int64, shape (n_requests,)
+        The operation each access belongs to (0 .. n_ops - 1, in issue order).
+    op_kind : numpy.ndarray of uint8, shape (n_ops,)
+        ``OP_GET``, ``OP_UPDATE``... of each operation.
+    groups : dict of str to list of int
+        Thread roles and their tags (``{"get": [1, 2, 3], "scan": [0]}``).
+    """
+
+    trace: Trace
+    op_of: np.ndarray
+    op_kind: np.ndarray
+    groups: dict[str, list[int]] = field(default_factory=dict)
+
+    @property
+    def n_ops(self) -> int:
+        """Number of operations."""
+        return int(self.op_kind.shape[0])
+
+
+# ----------------------------------------------------------------------------- key choice
+
+
+def fnv1a64(values: np.ndarray) -> np.ndarray:
+    """YCSB's ``Utils.fnvhash64`` of each value (FNV-1a over its 8 little-endian bytes), >= 0.
+
+    Returns
+    -------
+    numpy.ndarray of int64, same shape
+    """
+    v = np.asarray(values, dtype=np.int64).astype(np.uint64)
+    h = np.full(v.shape, 0xCBF29CE484222325, dtype=np.uint64)
+    prime = np.uint64(1099511628211)
+    with np.errstate(over="ignore"):
+        for _ in range(8):
+            h ^= v & np.uint64(0xFF)
+            h *= prime
+            v >>= np.uint64(8)
+    signed = h.view(np.int64)
+    with np.errstate(over="ignore"):
+        out = np.abs(signed)  # YCSB's Math.abs
+    return np.where(out < 0, np.int64(2**63 - 1), out)  # (Long.MIN_VALUE stays negative in Java)
+
+
+def _zeta(n: int, theta: float) -> float:
+    """sum_{k=1..n} k**-theta; exact up to 2**22 terms, Euler-Maclaurin beyond."""
+    m = min(n, 1 << 22)
+    total = 0.0
+    for start in range(1, m + 1, 1 << 20):
+        k = np.arange(start, min(start + (1 << 20), m + 1), dtype=np.float64)
+        total += float((k**-theta).sum())
+    if n > m:
+        a, b = m + 0.5, n + 0.5
+        total += (b ** (1 - theta) - a ** (1 - theta)) / (1 - theta)
+    return total
+
+
+def ycsb_zipfian(rng: np.random.Generator, n_items: int, size: int, theta: float = 0.99) -> np.ndarray:
+    """Ranks 0 .. n_items - 1 drawn as YCSB's ``ZipfianGenerator`` draws them (Gray et al. 1994).
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (size,); rank 0 is the most popular.
+    """
+    if n_items <= 0:
+        raise ValueError("n_items must be positive")
+    if n_items == 1 or size == 0:
+        return np.zeros(size, dtype=np.int64)
+    zetan = _zeta(n_items, theta)
+    zeta2 = 1.0 + 0.5**theta
+    alpha = 1.0 / (1.0 - theta)
+    eta = (1.0 - (2.0 / n_items) ** (1.0 - theta)) / (1.0 - zeta2 / zetan)
+    u = rng.random(size)
+    uz = u * zetan
+    ranks = (n_items * np.power(eta * u - eta + 1.0, alpha)).astype(np.int64)
+    ranks[uz < 1.0 + 0.5**theta] = 1
+    ranks[uz < 1.0] = 0
+    return np.minimum(ranks, n_items - 1)
+
+
+def scrambled_zipfian(rng: np.random.Generator, n_items: int, size: int, theta: float = 0.99) -> np.ndarray:
+    """YCSB's ``ScrambledZipfianGenerator``: a zipfian rank hashed (FNV-1a 64) onto the key space."""
+    return fnv1a64(ycsb_zipfian(rng, n_items, size, theta)) % n_items
+
+
+# ----------------------------------------------------------------------------- the layout
+
+
+def _ids(region: int, file_no: np.ndarray | int, page: np.ndarray | int) -> np.ndarray:
+    """Source id of page ``page`` of file ``file_no`` of ``region`` (consecutive within a file)."""
+    f = np.asarray(file_no, dtype=np.int64)
+    p = np.asarray(page, dtype=np.int64)
+    return (np.int64(region) << np.int64(52)) | (f << np.int64(26)) | p
+
+
+@dataclass(frozen=True)
+class LevelDBLayout:
+    """Where a LevelDB database's records, index blocks and log live, page by page.
+
+    Parameters
+    ----------
+    n_keys : int
+        Records loaded (YCSB ``recordcount``).
+    key_bytes, value_bytes : int
+        Record sizes (YCSB: 16 and 200; Twitter: the cluster's means).
+    file_data_pages : int
+        Data pages per SST file (LevelDB's 2 MiB tables: 512).
+    upper_share : float
+        Size of the upper level as a share of the lower one.
+    upper_lookup_share : float
+        Share of the keys whose GETs search the upper level first.
+    seed : int
+        Chooses the bijection from key numbers to key order.
+    """
+
+    n_keys: int
+    key_bytes: int = 16
+    value_bytes: int = 200
+    file_data_pages: int = 512
+    upper_share: float = 0.1
+    upper_lookup_share: float = 0.25
+    seed: int = 0
+
+    @property
+    def record_bytes(self) -> int:
+        """Bytes per record in a data block (key, value, 8 B of block overhead)."""
+        return self.key_bytes + self.value_bytes + 8
+
+    @property
+    def records_per_page(self) -> int:
+        """Records per 4 KiB data page (at least 1)."""
+        return max(PAGE // self.record_bytes, 1)
+
+    @property
+    def data_pages(self) -> int:
+        """Data pages of the lower level."""
+        return -(-self.n_keys // self.records_per_page)
+
+    @property
+    def index_pages(self) -> int:
+        """Index pages per SST file (a key and an 8 B handle per data page)."""
+        return max(-(-self.file_data_pages * (self.key_bytes + 8) // PAGE), 1)
+
+    @property
+    def upper_pages(self) -> int:
+        """Data pages of the upper level."""
+        return max(int(self.data_pages * self.upper_share), 1)
+
+    @property
+    def db_pages(self) -> int:
+        """Every page of both levels' files: data, index and footer."""
+        per = self.file_data_pages
+        total = 0
+        for pages in (self.data_pages, self.upper_pages):
+            files = -(-pages // per)
+            total += pages + files * (self.index_pages + 1)
+        return total
+
+    def position(self, keys: np.ndarray) -> np.ndarray:
+        """Place of each key number in key order (a fixed bijection of ``0 .. n_keys - 1``)."""
+        n = self.n_keys
+        mult = int(n * 0.6180339887) | 1
+        while math.gcd(mult, n) != 1:
+            mult += 2
+        offset = (self.seed * 7919) % n
+        return (np.asarray(keys, dtype=np.int64) * mult + offset) % n
+
+    def _pair(self, region: int, data_page: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        f, j = np.divmod(data_page, self.file_data_pages)
+        index = self.file_data_pages + (j * self.index_pages) // self.file_data_pages
+        return _ids(region, f, index), _ids(region, f, j)
+
+    def get_pages(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Pages each GET reads, in order: (op number, source id) pairs, op-major.
+
+        Keys flagged by the hash read the upper level's index and data page first.
+        """
+        pos = np.asarray(positions, dtype=np.int64)
+        n = pos.shape[0]
+        upper = (fnv1a64(pos) % 1000) < int(self.upper_lookup_share * 1000)
+        u_idx, u_data = self._pair(_R_UPPER, (pos * self.upper_pages) // self.n_keys)
+        idx, data = self._pair(_R_MAIN, pos // self.records_per_page)
+        ops = np.arange(n, dtype=np.int64)
+        op_parts = [ops[upper], ops[upper], ops, ops]
+        id_parts = [u_idx[upper], u_data[upper], idx, data]
+        slot_parts = [np.full(int(upper.sum()), s) for s in (0, 1)] + [np.full(n, s) for s in (2, 3)]
+        op = np.concatenate(op_parts)
+        order = np.lexsort((np.concatenate(slot_parts), op))
+        return op[order], np.concatenate(id_parts)[order]
+
+    def scan_pages(self, starts: np.ndarray, length: int) -> tuple[np.ndarray, np.ndarray]:
+        """Pages scans of ``length`` keys from each position in ``starts`` read, in order.
+
+        A scan reads the index page of its first data page, then the data pages in key order,
+        and the index page of each further file it enters. Returns (scan number, source id)
+        pairs, scan-major.
+        """
+        starts = np.asarray(starts, dtype=np.int64)
+        first = starts // self.records_per_page
+        last = np.minimum(starts + max(length, 1) - 1, self.n_keys - 1) // self.records_per_page
+        count = last - first + 1
+        scan = np.repeat(np.arange(starts.shape[0], dtype=np.int64), count)
+        within = np.arange(scan.shape[0], dtype=np.int64) - np.repeat(np.cumsum(count) - count, count)
+        dp = first[scan] + within
+        f, j = np.divmod(dp, self.file_data_pages)
+        needs_index = (within == 0) | (j == 0)
+        index = _ids(_R_MAIN, f, self.file_data_pages + (j * self.index_pages) // self.file_data_pages)
+        ops = np.concatenate([scan[needs_index], scan])
+        ids = np.concatenate([index[needs_index], _ids(_R_MAIN, f, j)])
+        slot = np.concatenate([2 * within[needs_index], 2 * within + 1])
+        order = np.lexsort((slot, ops))
+        return ops[order], ids[order]
+
+    def l0_page(self, inserted: np.ndarray) -> np.ndarray:
+        """The level-0 data page where the ``inserted``-th key inserted in the run is flushed."""
+        dp = np.asarray(inserted, dtype=np.int64) // self.records_per_page
+        f, j = np.divmod(dp, self.file_data_pages)
+        return _ids(_R_L0, f, j)
+
+    def log_pages(self, nth_write: np.ndarray) -> np.ndarray:
+        """The log page the ``nth_write``-th appended record lands in."""
+        page = (np.asarray(nth_write, dtype=np.int64) * self.record_bytes) // PAGE
+        f, j = np.divmod(page, 1 << 20)
+        return _ids(_R_LOG, f, j)
+
+
+# ----------------------------------------------------------------------------- assembling
+
+
+class _Builder:
+    """Accumulates (op, id, rw) access chunks; op numbers are global and in issue order."""
+
+    def __init__(self) -> None:
+        self.ops: list[np.ndarray] = []
+        self.ids: list[np.ndarray] = []
+        self.rw: list[np.ndarray] = []
+        self.slot: list[np.ndarray] = []
+
+    def add(self, op: np.ndarray, ids: np.ndarray, rw: int | np.ndarray, slot: int) -> None:
+        op = np.asarray(op, dtype=np.int64)
+        self.ops.append(op)
+        self.ids.append(np.asarray(ids, dtype=np.int64))
+        self.rw.append(np.broadcast_to(np.asarray(rw, dtype=np.uint8), op.shape).copy())
+        self.slot.append(np.full(op.shape, slot, dtype=np.int64))
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        op = np.concatenate(self.ops) if self.ops else np.zeros(0, np.int64)
+        order = np.lexsort((np.concatenate(self.slot), op)) if self.ops else np.zeros(0, np.int64)
+        return op[order], np.concatenate(self.ids)[order], np.concatenate(self.rw)[order]
+
+
+def _finish(
+    op_of: np.ndarray,
+    ids: np.ndarray,
+    rw: np.ndarray,
+    op_kind: np.ndarray,
+    op_tag: np.ndarray,
+    *,
+    name: str,
+    params: dict[str, Any],
+    cgroup_pages: Sequence[int],
+    groups: dict[str, list[int]],
+    op_cgroup: np.ndarray | None = None,
+    extra: dict[str, Any] | None = None,
+) -> OpTrace:
+    n = ids.shape[0]
+    cg = np.zeros(n, np.int64) if op_cgroup is None else np.asarray(op_cgroup, np.int64)[op_of]
+    limits = [int(x) for x in cgroup_pages]
+    source = {
+        "format": "workload",
+        "workload": name,
+        "params": params,
+        "memory_pages": int(sum(limits) * 2 + 1024),
+        "cgroup_pages": limits,
+        "groups": groups,
+        "ops": int(op_kind.shape[0]),
+        **(extra or {}),
+    }
+    trace = Trace.from_ids(
+        ids,
+        kind=np.full(n, KIND_FILE, np.uint8),
+        op=np.where(rw != 0, OP_WRITE, OP_READ).astype(np.uint8),
+        tag=np.asarray(op_tag, np.int32)[op_of],
+        cgroup=cg,
+        source=source,
+    )
+    return OpTrace(trace, op_of, np.asarray(op_kind, np.uint8), groups)
+
+
+def _scaled(value: float, scale: float, minimum: int = 1) -> int:
+    return max(int(round(value * scale)), minimum)
+
+
+def _kv_ops(
+    layout: LevelDBLayout,
+    kinds: np.ndarray,
+    read_pos: np.ndarray,
+    rng: np.random.Generator,
+    scan_length: int = 100,
+    latest: bool = False,
+    theta: float = 0.99,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Accesses of a sequence of key-value operations on ``layout`` (op-major order).
+
+    ``read_pos`` holds, per operation, the key position its GET, RMW or SCAN starts at (ignored
+    for updates and inserts, which append to the log; an update's key is not needed since its
+    pages are the log's). With ``latest``, GETs of keys inserted in this run (``read_pos`` <
+    0: -1 is the newest) read their level-0 page.
+    """
+    b = _Builder()
+    n = kinds.shape[0]
+    ops = np.arange(n, dtype=np.int64)
+    reads = (kinds == OP_GET) | (kinds == OP_RMW)
+    if latest:
+        fresh = reads & (read_pos < 0)
+        reads = reads & (read_pos >= 0)
+        inserted_before = np.cumsum(kinds == OP_INSERT) - (kinds == OP_INSERT)
+        which = np.maximum(inserted_before[fresh] + read_pos[fresh], 0)
+        b.add(ops[fresh], layout.l0_page(which), 0, 0)
+    g_op, g_ids = layout.get_pages(read_pos[reads])
+    b.add(ops[reads][g_op], g_ids, 0, 0)
+    writes = (kinds == OP_UPDATE) | (kinds == OP_INSERT) | (kinds == OP_RMW)
+    nth = np.cumsum(writes) - 1
+    b.add(ops[writes], layout.log_pages(nth[writes]), 1, 10)
+    ins = kinds == OP_INSERT
+    k_ins = np.cumsum(ins)  # inserts so far, this one included
+    flush = ins & (k_ins % layout.records_per_page == 0)  # a level-0 page fills: written out
+    b.add(ops[flush], layout.l0_page(k_ins[flush] - 1), 1, 11)
+    scans = np.flatnonzero(kinds == OP_SCAN)
+    s_op, s_ids = layout.scan_pages(read_pos[scans], scan_length)
+    b.add(scans[s_op], s_ids, 0, 0)
+    return b.arrays()
+
+
+# ----------------------------------------------------------------------------- YCSB
+
+
+def build_ycsb(
+    workload: str = "C",
+    scale: float = DEFAULT_SCALE,
+    ops: int | None = None,
+    threads: int = 8,
+    theta: float = 0.99,
+    scan_length: int = 100,
+    seed: int = 0,
+) -> OpTrace:
+    """YCSB on LevelDB (cache_ext spec §5.2, paper Fig. 6): 8 client threads, one cgroup.
+
+    Parameters
+    ----------
+    workload : str
+        ``A`` .. ``F``, ``uniform`` or ``uniform-rw`` (:data:`YCSB_MIXES`).
+    scale : float
+        Of the paper's setup: 2**29 records of 16 + 200 B in a 10 GiB cgroup.
+    ops : int, optional
+        Operations (default 40 per page of the cgroup: long enough for the cache to turn over).
+    threads : int
+        Client threads; operation ``i`` runs on tag ``i % threads``.
+    theta : float
+        Zipfian constant (YCSB: 0.99).
+    scan_length : int
+        Keys per scan (YCSB E: 100).
+    seed : int
+
+    Returns
+    -------
+    OpTrace
+        Groups: ``{"client": [0 .. threads - 1]}``; ``source["cgroup_pages"]`` = the scaled
+        10 GiB, smaller than the database (``source["db_pages"]``).
+
+    Raises
+    ------
+    ValueError
+        For an unknown workload or non-positive sizes.
+    """
+    if workload not in YCSB_MIXES:
+        raise ValueError(f"unknown YCSB workload {workload!r}; known: {', '.join(YCSB_MIXES)}")
+    if scale <= 0 or threads <= 0:
+        raise ValueError("scale and threads must be positive")
+    layout = LevelDBLayout(_scaled(2**29, scale, 1000), seed=seed)
+    limit = _scaled(10 * GIB_PAGES, scale, 64)
+    n_ops = int(ops) if ops is not None else 40 * limit
+    rng = np.random.default_rng(seed)
+    shares, dist = YCSB_MIXES[workload]
+    kinds = rng.choice(5, size=n_ops, p=np.asarray(shares) / sum(shares)).astype(np.uint8)
+    kinds = np.array([OP_GET, OP_UPDATE, OP_INSERT, OP_SCAN, OP_RMW], np.uint8)[kinds]
+    if dist == "uniform":
+        keys = rng.integers(0, layout.n_keys, n_ops)
+        pos = layout.position(keys)
+    elif dist == "latest":
+        back = ycsb_zipfian(rng, layout.n_keys, n_ops, theta)  # 0 = the newest key
+        inserted_before = np.cumsum(kinds == OP_INSERT) - (kinds == OP_INSERT)
+        fresh = back < inserted_before
+        pos = layout.position(layout.n_keys - 1 - np.maximum(back - inserted_before, 0))
+        pos[fresh] = -1 - back[fresh]
+    else:
+        pos = layout.position(scrambled_zipfian(rng, layout.n_keys, n_ops, theta))
+    op_of, ids, rw = _kv_ops(layout, kinds, pos, rng, scan_length, latest=dist == "latest", theta=theta)
+    tags = (np.arange(n_ops) % threads).astype(np.int32)
+    params = {"workload": workload, "scale": scale, "ops": ops, "threads": threads, "theta": theta,
+              "scan_length": scan_length, "seed": seed}  # fmt: skip
+    return _finish(
+        op_of, ids, rw, kinds, tags,
+        name="ycsb", params=params, cgroup_pages=[limit],
+        groups={"client": list(range(threads))},
+        extra={"db_pages": layout.db_pages, "records": layout.n_keys},
+    )  # fmt: skip
+
+
+def ycsb(**params: Any) -> Trace:
+    """:func:`build_ycsb`'s trace."""
+    return build_ycsb(**params).trace
+
+
+# ----------------------------------------------------------------------------- GET-SCAN
+
+
+def build_get_scan(
+    scale: float = DEFAULT_SCALE,
+    gets: int | None = None,
+    scans: int | None = None,
+    get_threads: int = 3,
+    scan_length: int = 10_000,
+    theta: float = 0.99,
+    seed: int = 0,
+) -> OpTrace:
+    """GET-SCAN on LevelDB (cache_ext spec §5.5, paper Fig. 10): thread 0 scans, threads 1-3 GET.
+
+    Parameters
+    ----------
+    scale : float
+        Of the paper's setup (the YCSB database and 10 GiB cgroup).
+    gets : int, optional
+        GET operations, dealt to the GET threads (default 40 per cgroup page).
+    scans : int, optional
+        Scans from a zipfian start (default: as many keys scanned per GET as in the paper's
+        measured mix under the default policy, 47 scans of 10,000 keys per 1,685 GETs, so that
+        the scan thread outlasts the GET threads).
+    get_threads : int
+    scan_length : int
+        Keys per scan (10,000; below ``scale`` 1/64 shortened in proportion, at least 300 keys,
+        so that one scan stays a small share of the cgroup; more scans make up the volume).
+    theta : float
+    seed : int
+
+    Returns
+    -------
+    OpTrace
+        Groups ``{"scan": [0], "get": [1 .. get_threads]}``.
+    """
+    layout = LevelDBLayout(_scaled(2**29, scale, 1000), seed=seed)
+    limit = _scaled(10 * GIB_PAGES, scale, 64)
+    n_get = int(gets) if gets is not None else 40 * limit
+    length = scan_length if scale >= 1 / 64 else max(int(scan_length * scale * 64), 300)
+    paper_scans = n_get * 47 / 1685 * scan_length / length  # the paper's scanned pages per GET
+    n_scan = int(scans) if scans is not None else max(int(round(paper_scans)), 1)
+    rng = np.random.default_rng(seed)
+    kinds = np.concatenate([np.full(n_get, OP_GET, np.uint8), np.full(n_scan, OP_SCAN, np.uint8)])
+    perm = rng.permutation(kinds.shape[0])
+    kinds = kinds[perm]
+    pos = layout.position(scrambled_zipfian(rng, layout.n_keys, kinds.shape[0], theta))
+    op_of, ids, rw = _kv_ops(layout, kinds, pos, rng, length)
+    get_no = np.cumsum(kinds == OP_GET) - 1
+    tags = np.where(kinds == OP_SCAN, 0, 1 + get_no % get_threads).astype(np.int32)
+    params = {"scale": scale, "gets": gets, "scans": scans, "get_threads": get_threads,
+              "scan_length": scan_length, "theta": theta, "seed": seed}  # fmt: skip
+    return _finish(
+        op_of, ids, rw, kinds, tags,
+        name="get-scan", params=params, cgroup_pages=[limit],
+        groups={"scan": [0], "get": list(range(1, get_threads + 1))},
+        extra={"db_pages": layout.db_pages, "scan_keys": length, "scan_quota_pages": _scaled(5000, scale)},
+    )  # fmt: skip
+
+
+def get_scan(**params: Any) -> Trace:
+    """:func:`build_get_scan`'s trace."""
+    return build_get_scan(**params).trace
+
+
+# ----------------------------------------------------------------------------- Twitter
+
+#: Twitter cluster configurations (cache_ext spec §5.3): key bytes, value bytes, unique keys.
+TWITTER_CLUSTERS: dict[int, tuple[int, int, int]] = {
+    17: (16, 408, 995_136),
+    18: (16, 35, 1_896_120),
+    24: (33, 674, 658_146),
+    34: (33, 536, 7_377_763),
+    52: (22, 195, 2_767_367),
+}
+_TWITTER_READS = frozenset({"get", "gets"})
+
+
+@dataclass
+class TwitterOps:
+    """A Twitter cache trace, as the paper's conversion sees it (cache_ext spec §5.3).
+
+    Attributes
+    ----------
+    keys : numpy.ndarray of int64, shape (n,)
+        Dense key ids in first-occurrence order.
+    kinds : numpy.ndarray of uint8, shape (n,)
+        ``OP_GET`` (get, gets), ``OP_UPDATE`` (cas) or ``OP_INSERT`` (anything else).
+    key_bytes, value_bytes : int
+        Mean key and value sizes (the conversion pads every record to them).
+    """
+
+    keys: np.ndarray
+    kinds: np.ndarray
+    key_bytes: int
+    value_bytes: int
+
+    @property
+    def n_keys(self) -> int:
+        """Distinct keys."""
+        return int(self.keys.max()) + 1 if self.keys.size else 0
+
+
+def read_twitter_csv(path: str | Path, max_rows: int | None = None) -> TwitterOps:
+    """Read a twitter/cache-trace CSV file (plain or ``.zst``).
+
+    Each line is ``timestamp,key,key_size,value_size,client_id,operation,TTL`` (the format of
+    ``twemcacheWorkload/open_source/clusterN.sort.zst``).
+
+    Raises
+    ------
+    TraceFormatError
+        ``<path>:<line>: expected ...`` for a line with another number of fields, a non-integer
+        size or an empty operation.
+    OSError
+        If the file cannot be read.
+    """
+    path = Path(path)
+    raw = path.open("rb")
+    try:
+        if path.suffix == ".zst":
+            import zstandard
+
+            stream: Any = io.TextIOWrapper(zstandard.ZstdDecompressor().stream_reader(raw), encoding="utf-8")
+        else:
+            stream = io.TextIOWrapper(raw, encoding="utf-8")
+        ids: dict[str, int] = {}
+        keys: list[int] = []
+        kinds: list[int] = []
+        ksum = vsum = 0
+        for line_no, row in enumerate(csv.reader(stream), start=1):
+            if max_rows is not None and len(keys) >= max_rows:
+                break
+            if not row:
+                continue
+            text = ",".join(row)
+            if len(row) != 7:
+                raise TraceFormatError(path, line_no, text, "7 comma-separated fields "
+                                       "(timestamp,key,key_size,value_size,client_id,op,ttl)")  # fmt: skip
+            try:
+                ksize, vsize = int(row[2]), int(row[3])
+            except ValueError:
+                raise TraceFormatError(path, line_no, text, "integer key and value sizes") from None
+            op = row[5].strip().lower()
+            if not op or not row[1]:
+                raise TraceFormatError(path, line_no, text, "a key and an operation")
+            keys.append(ids.setdefault(row[1], len(ids)))
+            kinds.append(OP_GET if op in _TWITTER_READS else OP_UPDATE if op == "cas" else OP_INSERT)
+            ksum += ksize
+            vsum += vsize
+    finally:
+        raw.close()
+    n = max(len(keys), 1)
+    return TwitterOps(
+        np.asarray(keys, np.int64),
+        np.asarray(kinds, np.uint8),
+        max(int(round(ksum / n)), 1),
+        max(int(round(vsum / n)), 1),
+    )
+
+
+def synthetic_twitter(
+    cluster: int = 52, scale: float = DEFAULT_SCALE, ops: int | None = None, alpha: float = 1.0,
+    get_share: float = 0.9, seed: int = 0,
+) -> TwitterOps:  # fmt: skip
+    """A stand-in for a Twitter cluster: its key and value sizes, its unique keys times ``scale``.
+
+    Keys follow Zipf(``alpha``), ``get_share`` of the operations are GETs, the rest SETs
+    (INSERT). Not the real trace: use :func:`read_twitter_csv` with the real files for that.
+    """
+    if cluster not in TWITTER_CLUSTERS:
+        raise ValueError(f"unknown Twitter cluster {cluster}; known: {', '.join(map(str, TWITTER_CLUSTERS))}")
+    kb, vb, unique = TWITTER_CLUSTERS[cluster]
+    n_keys = _scaled(unique, scale, 100)
+    n_ops = int(ops) if ops is not None else 4 * n_keys
+    rng = np.random.default_rng(seed)
+    w = np.arange(1, n_keys + 1, dtype=np.float64) ** -alpha
+    ranks = rng.choice(n_keys, size=n_ops, p=w / w.sum())
+    keys = rng.permutation(n_keys)[ranks]
+    _, dense = np.unique(keys, return_inverse=True)
+    first = np.full(n_keys, -1, np.int64)
+    order = np.arange(n_ops - 1, -1, -1)
+    first[dense[order]] = order
+    rank_of = np.argsort(np.argsort(first[first >= 0]))
+    remap = np.full(n_keys, -1, np.int64)
+    remap[np.flatnonzero(first >= 0)] = rank_of
+    kinds = np.where(rng.random(n_ops) < get_share, OP_GET, OP_INSERT).astype(np.uint8)
+    return TwitterOps(remap[dense], kinds, kb, vb)
+
+
+def write_twitter_csv(ops: TwitterOps, path: str | Path, seed: int = 0) -> None:
+    """Write ``ops`` in the twitter/cache-trace CSV format (for samples and tests)."""
+    rng = np.random.default_rng(seed)
+    names = {0: "get", 1: "cas", 2: "set"}
+    with Path(path).open("w", encoding="utf-8", newline="") as fh:
+        w = csv.writer(fh, lineterminator="\n")
+        for i, (k, kind) in enumerate(zip(ops.keys.tolist(), ops.kinds.tolist())):
+            key = f"k{k:x}".ljust(ops.key_bytes, "0")
+            value = max(int(ops.value_bytes + rng.integers(-8, 9)), 1)
+            w.writerow([i // 100, key, len(key), value, 1 + k % 4, names[kind], 0])
+
+
+def build_twitter(
+    path: str | None = None,
+    cluster: int = 52,
+    scale: float = 1 / 64,
+    ops: int | None = None,
+    threads: int = 8,
+    cgroup_percent: float = 10.0,
+    seed: int = 0,
+) -> OpTrace:
+    """A Twitter cache trace replayed on LevelDB (cache_ext spec §5.3, paper Fig. 8).
+
+    Parameters
+    ----------
+    path : str, optional
+        A twitter/cache-trace CSV (``.zst`` too). None: a synthetic stand-in for ``cluster``
+        (:func:`synthetic_twitter`).
+    cluster : int
+        Cluster of the stand-in (17, 18, 24, 34, 52).
+    scale : float
+        Scales the stand-in's unique keys and the cgroup's fixed terms (default 1/64: cluster
+        52's 2.77 M keys -> 43,240).
+    ops : int, optional
+        Operations replayed (the file's first rows; default all).
+    threads : int
+        Replay threads: operation ``i`` (trace order) on tag ``i % threads``.
+    cgroup_percent : float
+        ``memory.max`` = this share of the database + 20 MiB, at least 70 MiB (both scaled).
+    seed : int
+
+    Returns
+    -------
+    OpTrace
+        Every unique key is loaded into the database in random order; GETs read index and data
+        pages; cas (UPDATE) and the other writes (INSERT) append to the log.
+
+    Raises
+    ------
+    TraceFormatError
+        For a malformed line of ``path`` (file and line named).
+    """
+    tw = read_twitter_csv(path, ops) if path else synthetic_twitter(cluster, scale, ops, seed=seed)
+    layout = LevelDBLayout(max(tw.n_keys, 1), tw.key_bytes, tw.value_bytes, seed=seed)
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(layout.n_keys)  # the init file: unique keys in random order
+    pos = layout.position(order[tw.keys])
+    kinds = tw.kinds.copy()
+    kinds[kinds == OP_INSERT] = OP_UPDATE  # every key exists: a write appends to the log
+    op_of, ids, rw = _kv_ops(layout, kinds, pos, rng)
+    limit = max(int(layout.db_pages * cgroup_percent / 100) + _scaled(5120, scale), _scaled(17920, scale))
+    tags = (np.arange(kinds.shape[0]) % threads).astype(np.int32)
+    params = {"path": path, "cluster": cluster, "scale": scale, "ops": ops, "threads": threads,
+              "cgroup_percent": cgroup_percent, "seed": seed}  # fmt: skip
+    return _finish(
+        op_of, ids, rw, tw.kinds, tags,
+        name="twitter", params=params, cgroup_pages=[limit],
+        groups={"client": list(range(threads))},
+        extra={"db_pages": layout.db_pages, "keys": layout.n_keys, "key_bytes": tw.key_bytes,
+               "value_bytes": tw.value_bytes},
+    )  # fmt: skip
+
+
+def twitter(**params: Any) -> Trace:
+    """:func:`build_twitter`'s trace."""
+    return build_twitter(**params).trace
+
+
+# ----------------------------------------------------------------------------- file search
+
+
+def _tree_files(tree_pages: int, rng: np.random.Generator) -> np.ndarray:
+    """File sizes in pages of a source tree of about ``tree_pages`` (log-normal, median 8 KiB)."""
+    sizes: list[np.ndarray] = []
+    total = 0
+    while total < tree_pages:
+        draw = np.ceil(rng.lognormal(np.log(8192), 1.1, 4096) / PAGE).astype(np.int64)
+        draw = np.clip(draw, 1, 256)
+        sizes.append(draw)
+        total += int(draw.sum())
+    all_sizes = np.concatenate(sizes)
+    keep = int(np.searchsorted(np.cumsum(all_sizes), tree_pages)) + 1
+    return all_sizes[:keep]
+
+
+def build_file_search(
+    scale: float = 1 / 64,
+    passes: int = 10,
+    threads: int = 1,
+    tree_ratio: float = 1.4,
+    cgroup: int = 0,
+    tag_base: int = 0,
+    seed: int = 0,
+) -> OpTrace:
+    """ripgrep over a source tree, ``passes`` times (cache_ext spec §5.4, paper Fig. 9).
+
+    Parameters
+    ----------
+    scale : float
+        Of the paper's setup: a 1 GiB cgroup and a Linux 6.6 tree of ~1.4 GiB (default 1/64:
+        16 MiB = 4,096 pages and a tree of about 5,700).
+    passes : int
+        Searches of the whole tree, each file read from start to end in the same order.
+    threads : int
+        Search threads; file ``i`` of each pass on tag ``tag_base + i % threads``.
+    tree_ratio : float
+        The tree's size over the cgroup's (the paper: about 1/0.7).
+    cgroup, tag_base : int
+        Where the search runs (to combine it with another workload).
+    seed : int
+
+    Returns
+    -------
+    OpTrace
+        One operation per file read (``OP_FILE``); groups ``{"search": tags}``.
+    """
+    if passes <= 0 or threads <= 0 or scale <= 0:
+        raise ValueError("passes, threads and scale must be positive")
+    limit = _scaled(GIB_PAGES, scale, 64)
+    rng = np.random.default_rng(seed)
+    sizes = _tree_files(int(limit * tree_ratio), rng)
+    n_files = sizes.shape[0]
+    file_of = np.repeat(np.arange(n_files, dtype=np.int64), sizes)
+    starts = np.cumsum(sizes) - sizes
+    page_in = np.arange(file_of.shape[0], dtype=np.int64) - starts[file_of]
+    one_pass = _ids(_R_TREE, file_of, page_in)
+    ids = np.tile(one_pass, passes)
+    op_of = np.repeat(np.arange(passes, dtype=np.int64) * n_files, one_pass.shape[0]) + np.tile(
+        file_of, passes
+    )
+    kinds = np.full(passes * n_files, OP_FILE, np.uint8)
+    tags = (tag_base + np.arange(passes * n_files) % n_files % threads).astype(np.int32)
+    params = {"scale": scale, "passes": passes, "threads": threads, "tree_ratio": tree_ratio,
+              "cgroup": cgroup, "tag_base": tag_base, "seed": seed}  # fmt: skip
+    limits = [limit] if cgroup == 0 else [1] * cgroup + [limit]
+    return _finish(
+        op_of, ids, np.zeros(ids.shape[0], np.uint8), kinds, tags,
+        name="file-search", params=params, cgroup_pages=limits,
+        groups={"search": list(range(tag_base, tag_base + threads))},
+        op_cgroup=np.full(kinds.shape[0], cgroup, np.int64),
+        extra={"tree_pages": int(sizes.sum()), "files": int(n_files), "passes": passes},
+    )  # fmt: skip
+
+
+def file_search(**params: Any) -> Trace:
+    """:func:`build_file_search`'s trace."""
+    return build_file_search(**params).trace
+
+
+# ----------------------------------------------------------------------------- compaction
+
+
+def build_compaction(
+    scale: float = DEFAULT_SCALE,
+    ops: int | None = None,
+    threads: int = 4,
+    compaction_threads: int = 1,
+    compaction_ratio: float = 1.0,
+    seed: int = 0,
+) -> OpTrace:
+    """RocksDB-like uniform read/write with background compaction (cache_ext spec §5.6, §4.8).
+
+    Foreground threads (tags ``0 .. threads - 1``) run uniform GETs and PUTs half and half on a
+    LevelDB-like layout (PUTs append to the log); compaction threads (the next tags) merge SST
+    files: each step reads the next page of an input file (sequential, so readahead applies)
+    and writes the next page of an output file. Compaction moves ``compaction_ratio`` times the
+    foreground's page reads through the cache.
+
+    Parameters
+    ----------
+    scale : float
+        Of a 100 GiB database in a 10 GiB cgroup (the YCSB setup; the paper gives no size).
+    ops : int, optional
+        Foreground operations (default 40 per cgroup page).
+    threads, compaction_threads : int
+    compaction_ratio : float
+        Compaction steps per foreground operation.
+    seed : int
+
+    Returns
+    -------
+    OpTrace
+        Groups ``{"foreground": [...], "compaction": [...]}``.
+    """
+    layout = LevelDBLayout(_scaled(2**29, scale, 1000), seed=seed)
+    limit = _scaled(10 * GIB_PAGES, scale, 64)
+    n_fg = int(ops) if ops is not None else 40 * limit
+    n_cp = int(n_fg * compaction_ratio)
+    rng = np.random.default_rng(seed)
+    fg_kinds = np.where(rng.random(n_fg) < 0.5, OP_GET, OP_UPDATE).astype(np.uint8)
+    pos = layout.position(rng.integers(0, layout.n_keys, n_fg))
+    f_op, f_ids, f_rw = _kv_ops(layout, fg_kinds, pos, rng)
+    # compaction: input pages read in file order from a random file, output pages written
+    per = layout.file_data_pages + layout.index_pages + 1
+    n_files = -(-layout.data_pages // layout.file_data_pages)
+    start = int(rng.integers(0, n_files))
+    step = np.arange(n_cp, dtype=np.int64)
+    in_file = (start + step // per) % n_files
+    c_read = _ids(_R_MAIN, in_file, step % per)
+    c_write = _ids(_R_OUT, step // per, step % per)
+    # interleave: compaction operations spread evenly among the foreground ones
+    total = n_fg + n_cp
+    is_cp = np.zeros(total, bool)
+    is_cp[np.linspace(0, total - 1, n_cp).astype(np.int64) if n_cp else []] = True
+    new_no = np.empty(total, np.int64)
+    new_no[~is_cp] = np.arange(n_fg)
+    new_no[is_cp] = np.arange(n_cp)
+    fg_global = np.flatnonzero(~is_cp)
+    cp_global = np.flatnonzero(is_cp)
+    b = _Builder()
+    b.add(fg_global[f_op], f_ids, f_rw, 0)
+    b.slot[-1] = np.arange(f_op.shape[0], dtype=np.int64) - np.searchsorted(f_op, f_op)
+    b.add(cp_global, c_read, 0, 0)
+    b.add(cp_global, c_write, 1, 1)
+    op_of, ids, rw = b.arrays()
+    kinds = np.where(is_cp, OP_COMPACT, 0).astype(np.uint8)
+    kinds[~is_cp] = fg_kinds
+    fg_tag = np.arange(n_fg) % threads
+    cp_tag = threads + np.arange(n_cp) % compaction_threads
+    tags = np.empty(total, np.int32)
+    tags[~is_cp] = fg_tag
+    tags[is_cp] = cp_tag
+    params = {"scale": scale, "ops": ops, "threads": threads, "compaction_threads": compaction_threads,
+              "compaction_ratio": compaction_ratio, "seed": seed}  # fmt: skip
+    return _finish(
+        op_of, ids, rw, kinds, tags,
+        name="compaction", params=params, cgroup_pages=[limit],
+        groups={"foreground": list(range(threads)),
+                "compaction": list(range(threads, threads + compaction_threads))},
+        extra={"db_pages": layout.db_pages},
+    )  # fmt: skip
+
+
+def compaction(**params: Any) -> Trace:
+    """:func:`build_compaction`'s trace."""
+    return build_compaction(**params).trace
+
+
+#: Builders by workload name (the experiments use these to keep the operations).
+BUILDERS = {
+    "ycsb": build_ycsb,
+    "twitter": build_twitter,
+    "file-search": build_file_search,
+    "get-scan": build_get_scan,
+    "compaction": build_compaction,
+}
+
+#: name -> Workload, merged into ``pagesim.workloads.kernel.KERNEL_WORKLOADS``.
+CACHE_EXT_WORKLOADS: dict[str, Workload] = {
+    "ycsb": Workload(
+        ycsb,
+        {
+            "workload": "C",
+            "scale": DEFAULT_SCALE,
+            "ops": None,
+            "threads": 8,
+            "theta": 0.99,
+            "scan_length": 100,
+            "seed": 0,
+        },  # fmt: skip
+        "YCSB A-F, uniform, uniform-rw on a LevelDB-like layout, 8 threads, cgroup 10 GiB x scale "
+        "(cache_ext Fig. 6)",
+    ),
+    "twitter": Workload(
+        twitter,
+        {
+            "path": None,
+            "cluster": 52,
+            "scale": 1 / 64,
+            "ops": None,
+            "threads": 8,
+            "cgroup_percent": 10.0,
+            "seed": 0,
+        },  # fmt: skip
+        "a twitter/cache-trace CSV (path=...; default a synthetic cluster) replayed on LevelDB, "
+        "cgroup 10% of the DB + 20 MiB (cache_ext Fig. 8)",
+    ),
+    "file-search": Workload(
+        file_search,
+        {
+            "scale": 1 / 64,
+            "passes": 10,
+            "threads": 1,
+            "tree_ratio": 1.4,
+            "cgroup": 0,
+            "tag_base": 0,
+            "seed": 0,
+        },  # fmt: skip
+        "ripgrep-like: 10 passes over a tree 1.4x its 1 GiB cgroup, scaled (cache_ext Fig. 9)",
+    ),
+    "get-scan": Workload(
+        get_scan,
+        {
+            "scale": DEFAULT_SCALE,
+            "gets": None,
+            "scans": None,
+            "get_threads": 3,
+            "scan_length": 10_000,
+            "theta": 0.99,
+            "seed": 0,
+        },  # fmt: skip
+        "LevelDB: 3 GET threads (tags 1-3) and 1 SCAN thread (tag 0) of 10,000-key scans (cache_ext Fig. 10)",
+    ),
+    "compaction": Workload(
+        compaction,
+        {
+            "scale": DEFAULT_SCALE,
+            "ops": None,
+            "threads": 4,
+            "compaction_threads": 1,
+            "compaction_ratio": 1.0,
+            "seed": 0,
+        },  # fmt: skip
+        "RocksDB-like uniform read/write (tags 0-3) and a compaction thread (tag 4) reading and "
+        "writing SST pages (cache_ext §6.1.5)",
+    ),
+}

@@ -1,0 +1,172 @@
+"""The cache_ext paper's workload generators: shapes, tags, kinds, footprint, determinism, the reader."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pagesim.trace import KIND_FILE, OP_READ, OP_WRITE
+from pagesim.trace.errors import TraceFormatError
+from pagesim.workloads import cache_ext as ce
+from pagesim.workloads.kernel import KERNEL_WORKLOADS, make_kernel_workload
+
+SAMPLE = Path(__file__).resolve().parents[1] / "data" / "twitter_sample.csv"
+TINY = 1 / 8192
+
+
+def test_registered_in_kernel_workloads() -> None:
+    for name in ("ycsb", "twitter", "file-search", "get-scan", "compaction"):
+        assert name in KERNEL_WORKLOADS
+    trace = make_kernel_workload("ycsb", workload="B", scale=TINY, ops=2000)
+    assert trace.source["workload"] == "ycsb" and trace.n_requests > 2000
+
+
+@pytest.mark.parametrize("letter", list(ce.YCSB_MIXES))
+def test_ycsb_shape(letter: str) -> None:
+    o = ce.build_ycsb(workload=letter, scale=TINY, ops=4000)
+    t = o.trace
+    assert o.n_ops == 4000 and o.op_of.shape == (t.n_requests,)
+    assert np.all(np.diff(o.op_of) >= 0)  # accesses in operation order
+    assert sorted(set(t.tag.tolist())) == list(range(8)) and o.groups == {"client": list(range(8))}
+    assert np.all(t.kind == KIND_FILE)
+    limit = t.source["cgroup_pages"][0]
+    assert limit < t.source["db_pages"]  # the database does not fit
+    shares, _ = ce.YCSB_MIXES[letter]
+    writes = shares[1] + shares[2] + shares[4]
+    has_write = bool((t.op == OP_WRITE).any())
+    assert has_write == (writes > 0)
+    if letter == "C":
+        assert np.all(t.op == OP_READ)
+        counts = np.bincount(o.op_of)
+        assert set(counts.tolist()) <= {2, 4}  # index + data, upper level first for a quarter
+        assert 0.1 < np.mean(counts == 4) < 0.5  # a quarter of the keys, weighted by popularity
+    if letter == "E":
+        assert (o.op_kind == ce.OP_SCAN).mean() > 0.9
+
+
+def test_ycsb_index_pages_are_hot() -> None:
+    o = ce.build_ycsb(workload="C", scale=TINY, ops=20000)
+    t = o.trace
+    counts = np.bincount(t.page, minlength=t.n_pages)
+    index_ids = (t.original_id & ((1 << 26) - 1)) >= 512  # pages after the data pages of a file
+    assert counts[index_ids].mean() > 20 * counts[~index_ids].mean()
+
+
+def test_ycsb_deterministic_with_seed() -> None:
+    a = ce.build_ycsb(workload="A", scale=TINY, ops=3000, seed=7).trace
+    b = ce.build_ycsb(workload="A", scale=TINY, ops=3000, seed=7).trace
+    c = ce.build_ycsb(workload="A", scale=TINY, ops=3000, seed=8).trace
+    assert np.array_equal(a.original_id[a.page], b.original_id[b.page]) and np.array_equal(a.tag, b.tag)
+    assert not np.array_equal(a.original_id[a.page][:500], c.original_id[c.page][:500])
+
+
+def test_ycsb_zipfian_is_skewed_and_full_scale_sizes() -> None:
+    rng = np.random.default_rng(0)
+    ranks = ce.ycsb_zipfian(rng, 1_000_000, 200_000)
+    assert ranks.min() >= 0 and ranks.max() < 1_000_000
+    assert np.mean(ranks == 0) > 0.05 and np.mean(ranks < 1000) > 0.4
+    full = ce.LevelDBLayout(2**29)
+    assert full.records_per_page == 18 and 100 < full.db_pages * 4096 / 2**30 < 130  # "100 GiB DB"
+    keys = np.arange(0, 2**29, 2**20)
+    assert np.unique(full.position(keys)).size == keys.size
+
+
+def test_unknown_ycsb_workload() -> None:
+    with pytest.raises(ValueError, match="unknown YCSB workload 'G'"):
+        ce.build_ycsb(workload="G")
+
+
+def test_get_scan_threads_and_tags() -> None:
+    o = ce.build_get_scan(scale=TINY, gets=3000)
+    t = o.trace
+    assert o.groups == {"scan": [0], "get": [1, 2, 3]}
+    scan_ops = o.op_kind == ce.OP_SCAN
+    op_tag = np.zeros(o.n_ops, np.int64)
+    op_tag[o.op_of] = t.tag
+    assert np.all(op_tag[scan_ops] == 0) and np.all(op_tag[~scan_ops] >= 1)
+    lengths = np.bincount(o.op_of)
+    assert np.median(lengths[scan_ops]) > 4 * lengths[~scan_ops].max()  # scans read many pages
+    scanned = lengths[scan_ops].sum() / lengths[~scan_ops].sum()
+    assert 3 < scanned < 12  # the paper's mix: 47 scans of 10,000 keys (556 pages) per 1,685 GETs
+    assert t.source["cgroup_pages"][0] < t.source["db_pages"]
+
+
+def test_file_search_shape() -> None:
+    o = ce.build_file_search(scale=1 / 512, passes=3)
+    t = o.trace
+    limit = t.source["cgroup_pages"][0]
+    assert limit == (1 << 30) // 4096 // 512  # 1 GiB / 512
+    assert 1.3 * limit < t.n_pages < 1.5 * limit  # the tree is larger than the cgroup
+    assert t.n_requests == 3 * t.n_pages and np.all(t.op == OP_READ)
+    one = t.n_requests // 3
+    assert np.array_equal(t.page[:one], t.page[one : 2 * one])  # every pass in the same order
+    assert o.n_ops == 3 * t.source["files"]
+    two = ce.build_file_search(scale=1 / 512, passes=3, threads=2, cgroup=1, tag_base=8)
+    assert set(two.trace.tag.tolist()) == {8, 9} and np.all(two.trace.cgroup == 1)
+
+
+def test_compaction_tags_and_ops() -> None:
+    o = ce.build_compaction(scale=TINY, ops=4000)
+    t = o.trace
+    assert o.groups == {"foreground": [0, 1, 2, 3], "compaction": [4]}
+    cp = t.tag == 4
+    assert np.any(t.op[cp] == OP_READ) and np.any(t.op[cp] == OP_WRITE)
+    assert np.all(t.kind == KIND_FILE)
+    reads = t.original_id[t.page[cp & (t.op == OP_READ)]]
+    assert np.mean(np.diff(reads) == 1) > 0.9  # compaction reads its inputs sequentially
+    fg = ~cp
+    assert np.any(t.op[fg] == OP_WRITE) and np.any(t.op[fg] == OP_READ)
+
+
+def test_twitter_reader_on_the_sample() -> None:
+    tw = ce.read_twitter_csv(SAMPLE)
+    assert tw.keys.shape == (4000,) and tw.n_keys == 1164
+    assert (tw.key_bytes, tw.value_bytes) == (33, 674)  # cluster 24's sizes
+    assert 0.85 < np.mean(tw.kinds == ce.OP_GET) < 0.95
+    assert tw.keys[0] == 0 and np.all(np.diff(np.maximum.accumulate(tw.keys)) <= 1)
+    head = ce.read_twitter_csv(SAMPLE, max_rows=10)
+    assert head.keys.shape == (10,)
+
+
+def test_twitter_replay_on_the_sample() -> None:
+    o = ce.build_twitter(path=str(SAMPLE), scale=1 / 4096)
+    t = o.trace
+    assert o.n_ops == 4000 and sorted(set(t.tag.tolist())) == list(range(8))
+    assert t.source["cgroup_pages"][0] < t.source["db_pages"]
+    writes = np.isin(o.op_kind, [ce.OP_UPDATE, ce.OP_INSERT])
+    op_write = np.zeros(o.n_ops, bool)
+    op_write[o.op_of[t.op == OP_WRITE]] = True
+    assert np.array_equal(writes, op_write)  # sets append to the log, gets only read
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("0,key1,10,20,1,get", "7 comma-separated fields"),
+        ("0,key1,ten,20,1,get,0", "integer key and value sizes"),
+        ("0,key1,10,20,1,,0", "a key and an operation"),
+    ],
+)
+def test_twitter_malformed_line_names_file_and_line(tmp_path: Path, line: str, expected: str) -> None:
+    path = tmp_path / "bad.csv"
+    path.write_text("0,key0,10,20,1,get,0\n1,key0,10,20,1,set,0\n" + line + "\n")
+    with pytest.raises(TraceFormatError, match=expected) as info:
+        ce.read_twitter_csv(path)
+    assert info.value.line_no == 3 and str(path) in str(info.value) and ":3:" in str(info.value)
+
+
+def test_fnv_matches_ycsb() -> None:
+    # YCSB's Utils.fnvhash64(0) and (1), computed by hand from FNV-1a over 8 little-endian bytes
+    def ref(v: int) -> int:
+        h = 0xCBF29CE484222325
+        for _ in range(8):
+            h ^= v & 0xFF
+            h = (h * 1099511628211) & (2**64 - 1)
+            v >>= 8
+        s = h - 2**64 if h >= 2**63 else h
+        return abs(s) if s != -(2**63) else 2**63 - 1
+
+    values = np.array([0, 1, 12345, 2**40 + 3])
+    assert ce.fnv1a64(values).tolist() == [min(ref(int(v)), 2**63 - 1) for v in values]
