@@ -86,7 +86,7 @@ def test_a_swap_in_is_a_sample_of_anon_refault_cost() -> None:
     is a refault the task waits for (a zram read, W ns): one sample of anon's cost. With
     vm.swappiness 60 the prior is one sample of 2 * 100 us * (200 - 60) / 200 = 140 us for
     anon and 60 us for file: cost(anon) = (140,000 + W) / (1 + 1), cost(file) = 60,000 (no
-    waits), and the swappiness they amount to is 200 * file / (anon + file)."""
+    waits), and the swappiness they amount to is 200 * file / (anon + swap-out + file)."""
     rows = [(i, WRITE) for i in range(61)] + [(0, WRITE)]
     run = KernelRun(_trace(rows), CAST(), _config())
     run.advance()
@@ -96,4 +96,6 @@ def test_a_swap_in_is_a_sample_of_anon_refault_cost() -> None:
     assert w > 0
     assert r["cost_anon_ns"] == (140_000 + int(w)) / 2
     assert r["cost_file_ns"] == 60_000
-    assert r["estimate_swappiness"] == 200 * 60_000 / (r["cost_anon_ns"] + 60_000)
+    # a miss of anon also costs writing a page out (swapout_ns, 2,500 ns by default)
+    assert r["miss_cost_anon_ns"] == r["cost_anon_ns"] + 2_500
+    assert r["estimate_swappiness"] == 200 * 60_000 / (r["cost_anon_ns"] + 2_500 + 60_000)

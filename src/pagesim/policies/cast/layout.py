@@ -20,7 +20,8 @@ WORD = 0  #: the 32-bit state word (core.py)
 ISO = 1  #: 1 while proposed to the engine by the last evict call (off W, skipped by the sweep)
 INBUF = 2  #: 1 while the page is among the sweep's candidates
 PASSK = 3  #: + type: scratch column, the keys seen by the current pass of the sweep (slot = row)
-N_PM = 5
+SIDX = 5  #: the page's slot in the controllers' sample: -1 not sampled, -2 sampled (no slot yet)
+N_PM = 6
 
 # ---- the sweep
 N_BLOCKS = 256  #: blocks of the per-lruvec bitmap
@@ -73,7 +74,70 @@ G_WLOST = _s + 9  #: W's tail evicted
 G_PICK = _s + 10  #: + type: pages proposed per type
 G_BITMAP = _s + 12  #: N_BLOCKS slots: 1 if the block may hold a page of M
 G_BUF = G_BITMAP + N_BLOCKS  #: per type 4 * N_CAND: page, key, word, tie rank
-N_GLOBALS = G_BUF + 2 * 4 * N_CAND - GI_USER
+_c = G_BUF + 2 * 4 * N_CAND
+# ---- the controllers (tune.py)
+G_DAUTO = _c  #: decay_auto: the controllers set the decay and W's share
+G_SAUTO = _c + 1  #: the split controller on (0: the split stays at G_SPLIT, parameter split_permille)
+G_SPLIT = _c + 2  #: anon's share the reclaim presses toward, permille (-1: none chosen yet)
+G_CLEANMIN = _c + 3  #: clean_min_ratio, % of memory
+G_KCOMP = _c + 4  #: kcompressd queue depth (readout only; engine support needed)
+G_SWAPOUT = _c + 5  #: ns to write an anon page out (added to anon's cost)
+G_RATE = _c + 6  #: the sample's share of the page-id space, /65536
+G_NSAMP = _c + 7  #: + type: sample slots given out
+G_SCAP = _c + 9  #: + type: the simulated caches' capacity (pages)
+G_FLOOR = _c + 11  #: reclaim passes the clean-file floor held
+G_BAL = _c + 12  #: 4 slots: evict calls that took anon only, file only, nothing, both
+G_DMOVE = _c + 16  #: + type: decay moves
+G_WMOVE = _c + 18  #: + type: W share moves
+G_SMOVE = _c + 20  #: split moves
+G_PRESS = _c + 21  #: the last swappiness reclaim pressed with
+G_ENABLED = _c + 22  #: enabled (always 1)
+G_EVENTS = _c + 23  #: + type: sample events fed
+G_TICKS = _c + 25  #: ticks seen by the controllers
+G_MRCTS = _c + 26  #: + type: the MRC's stamp counter
+G_SAMPLEP = _c + 28  #: parameter sample_pages (0: the rule in tune.py)
+G_SIMPLUS = _c + 29  #: 2 types x 11: sign-test counts: sim i hit where the centre missed (i=10: W+ vs W-)
+G_SIMMINUS = G_SIMPLUS + 22  #: ... and the centre hit where sim i missed
+N_SIM_T = 11  #: simulated caches per type: 9 decays (offsets 0, -1, +1, -2, +2, -4, +4, -8, +8), W-, W+
+N_SIMS = 2 * N_SIM_T
+SIM_NS = 12  #: scalars per simulated cache
+S_LE = 0
+S_WPM = 1
+S_WLEN = 2
+S_MLEN = 3
+S_RHEAD = 4
+S_RTAIL = 5
+S_HLEN = 6
+S_STAMP = 7
+S_MISS = 8
+S_HIT = 9
+S_ON = 10
+S_ACC = 11
+G_SIM = G_SIMMINUS + 22  #: N_SIMS x SIM_NS
+SMAX = 8192  #: sample slots per type
+RING = 2 * SMAX  #: a simulated W's ring (lazy entries)
+HEAP = 2 * SMAX  #: a simulated M's heap (lazy entries)
+TF = 4 * SMAX  #: the MRC's stamps before renumbering
+# per simulated cache, from its base: word, location (0 none, 1 W, 2 M), stamp; W ring (slot, stamp);
+# M heap (key, tie rank, slot, word)
+O_SW = 0
+O_SL = SMAX
+O_SS = 2 * SMAX
+O_RX = 3 * SMAX
+O_RS = O_RX + RING
+O_HK = O_RS + RING
+O_HT = O_HK + HEAP
+O_HX = O_HT + HEAP
+O_HW = O_HX + HEAP
+SIM_SIZE = O_HW + HEAP
+G_BIG = G_SIM + N_SIMS * SIM_NS
+# per type, after the simulated caches: the page of each slot, the MRC's last stamps, its Fenwick tree
+G_TYPEBIG = G_BIG + N_SIMS * SIM_SIZE
+P_PAGE = 0
+P_LAST = SMAX
+P_FEN = 2 * SMAX
+TYPE_SIZE = P_FEN + TF + 1
+N_GLOBALS = G_TYPEBIG + 2 * TYPE_SIZE - GI_USER
 
 BUF_PAGE = 0
 BUF_KEY = N_CAND
@@ -84,4 +148,6 @@ BUF_TB = 3 * N_CAND
 F_CREDIT = 0  #: + type: the type-choice credits
 F_WAIT_SUM = 2  #: + type: refault waits' sum, ns (halved as it ages)
 F_WAIT_N = 4  #: + type: refault waits' number (halved with the sum)
-N_FLOATS = 6
+F_MRC = 6  #: + 12 * type: the MRC: hits first reached at size (k+1)/10 of memory (k 0..9), accesses (10)
+F_SPLIT_COST = F_MRC + 24  #: 9 slots: the weighed misses of anon share 1/10..9/10 at the last decision
+N_FLOATS = F_SPLIT_COST + 9

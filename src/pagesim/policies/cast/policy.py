@@ -108,6 +108,7 @@ from pagesim.core.state import (
     A_PAGE,
     A_READAHEAD,
     A_REASON,
+    A_RECLAIMER,
     A_REFAULT,
     A_REQUEST,
     A_SCANNED,
@@ -119,6 +120,7 @@ from pagesim.core.state import (
     MAX_CANDIDATES,
     MODE_KERNEL,
     REASON_FREED,
+    RECLAIM_LIMIT,
     SWAPCACHE,
     TAIL,
 )
@@ -150,9 +152,11 @@ from pagesim.policies.cast.layout import (
     BUF_WORD,
     ENOUGH_MAX,
     F_CREDIT,
+    F_SPLIT_COST,
     F_WAIT_N,
     FILE_T,
     G_ACC,
+    G_BAL,
     G_BITMAP,
     G_BLKSZ,
     G_BUDGET,
@@ -160,13 +164,20 @@ from pagesim.policies.cast.layout import (
     G_BUFLEN,
     G_CAP,
     G_CG,
+    G_CLEANMIN,
     G_CURSOR,
+    G_DAUTO,
+    G_DMOVE,
+    G_ENABLED,
+    G_EVENTS,
+    G_FLOOR,
     G_FOUND,
     G_FRAMES,
     G_FREED,
     G_HISTORY,
     G_IN,
     G_ISO,
+    G_KCOMP,
     G_LE,
     G_LIST,
     G_LOOK,
@@ -174,21 +185,33 @@ from pagesim.policies.cast.layout import (
     G_MSIZE,
     G_NISO,
     G_NOW,
+    G_NSAMP,
     G_OUT,
     G_PASSES,
     G_PASSN,
     G_PICK,
+    G_PRESS,
     G_Q,
     G_QVALID,
+    G_RATE,
+    G_SAMPLEP,
+    G_SAUTO,
+    G_SCAP,
     G_SEQ,
+    G_SIM,
     G_SLACK,
+    G_SMOVE,
+    G_SPLIT,
     G_STALE,
+    G_SWAPOUT,
     G_SWEEPS,
     G_SWP,
     G_TAKEN,
+    G_TICKS,
     G_VISITED,
     G_WALKER,
     G_WLOST,
+    G_WMOVE,
     G_WORDS,
     G_WPM,
     G_WWIN,
@@ -199,22 +222,42 @@ from pagesim.policies.cast.layout import (
     N_CAND,
     N_FLOATS,
     N_GLOBALS,
+    N_SIM_T,
     PASSK,
     QUANTILE_DIV,
+    S_ACC,
+    S_LE,
+    S_MISS,
+    S_ON,
+    S_WPM,
+    SIM_NS,
     WORD,
 )
 from pagesim.policies.cast.tune import (
+    PREFETCH,
+    READ,
+    anon_share,
     decay_level,
     estimate_swappiness,
+    miss_cost,
+    mrc_misses,
     node_swappiness,
     note_wait,
     pressure_swappiness,
     refault_cost,
+    sample_rate,
+    tune_feed,
+    tune_free,
+    tune_init,
+    tune_tick,
+    type_pages,
     w_share,
 )
 from pagesim.policies.cast.walk import check_young, walk
 
 MAX_SWAPPINESS = 200
+DEFAULT_DECAY = 8  #: where the decay starts (H = memory)
+DEFAULT_WPM = 100  #: where W's share starts, permille
 
 # ------------------------------------------------------------------------------------ helpers
 
@@ -273,6 +316,8 @@ def clock_in(s):  # type: ignore[no-untyped-def]
         s.gi[G_NOW] += 1
         if s.gi[G_NOW] % CLAMP_EVERY == 0:
             _clamp_all(s)
+        if s.gi[G_DAUTO] != 0 or s.gi[G_SAUTO] != 0:
+            tune_tick(s)
 
 
 @kernel
@@ -583,6 +628,7 @@ def _choose(s, can_anon, can_file):  # type: ignore[no-untyped-def]
     if node >= MAX_SWAPPINESS:
         return ANON_T
     sw = pressure_swappiness(s)
+    s.gi[G_PRESS] = sw
     wa = float(sw * (_w_len(s, ANON_T) + s.gi[G_MSIZE + ANON_T]))
     wf = float((MAX_SWAPPINESS - sw) * (_w_len(s, FILE_T) + s.gi[G_MSIZE + FILE_T]))
     tot = wa + wf
@@ -624,6 +670,13 @@ def _init(s, a):  # type: ignore[no-untyped-def]
         s.gi[G_BITMAP + b] = 0
     for i in range(s.gf.shape[0]):
         s.gf[i] = 0.0
+    if a[A_MODE] != MODE_KERNEL:
+        s.gi[G_SAUTO] = 0  # one type: no split
+    for g in range(G_FLOOR, G_BAL + 4):
+        s.gi[g] = 0
+    s.gi[G_RATE] = sample_rate(s.gi[G_MEM], s.gi[G_SAMPLEP])
+    if s.gi[G_DAUTO] != 0 or s.gi[G_SAUTO] != 0:
+        tune_init(s)
     return 0
 
 
@@ -647,6 +700,10 @@ def _added(s, a):  # type: ignore[no-untyped-def]
     s.pm[p, WORD] = w
     s.pm[p, ISO] = 0
     list_add(s, s.gi[G_LIST + t], p)
+    if read:
+        tune_feed(s, p, t, READ)
+    elif a[A_READAHEAD] != 0:
+        tune_feed(s, p, t, PREFETCH)
     if kmode and refault and a[A_WAIT_NS] > 0 and a[A_READAHEAD] == 0:
         lru = _w_len(s, 0) + _w_len(s, 1) + s.gi[G_MSIZE] + s.gi[G_MSIZE + 1]
         note_wait(s, t, float(a[A_WAIT_NS]), lru)
@@ -659,6 +716,7 @@ def _accessed(s, a):  # type: ignore[no-untyped-def]
     if s.resident[p] == 0:
         return 0
     s.pm[p, WORD] = read_word(s.pm[p, WORD], s.gi[G_NOW])
+    tune_feed(s, p, _type_of(s, p), READ)
     return 0
 
 
@@ -673,9 +731,22 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
     s.gi[G_VISITED] = 0
     s.gi[G_SLACK] = request
     slots = a[A_SWAP_FREE]
-    can_anon = a[A_MODE] == MODE_KERNEL and slots > 0 and node_swappiness(s) > 0
+    kmode = a[A_MODE] == MODE_KERNEL
+    can_anon = kmode and slots > 0 and node_swappiness(s) > 0
     can_file = True
+    # the clean-file floor (le9uo): file stays while at or below clean_min_ratio % of memory,
+    # unless this is reclaim forced by a cgroup's own limit
+    floor = -1
+    if kmode and s.gi[G_CLEANMIN] > 0 and a[A_RECLAIMER] != RECLAIM_LIMIT:
+        floor = (s.gi[G_CLEANMIN] * s.gi[G_MEM]) // 100
+    file_left = type_pages(s, FILE_T)
+    held = False
+    if floor >= 0 and file_left <= floor:
+        can_file = False
+        held = True
     count = 0
+    got_a = 0
+    got_f = 0
     while count < request and (can_anon or can_file):
         t = _choose(s, can_anon, can_file)
         v = take(s, t)
@@ -691,9 +762,28 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
                 slots -= 1
                 if slots <= 0:
                     can_anon = False
+        else:
+            file_left -= 1
+            if floor >= 0 and file_left <= floor:
+                can_file = False
+                held = True
         s.cand[count] = v
         count += 1
         s.gi[G_PICK + t] += 1
+        if t == ANON_T:
+            got_a += 1
+        else:
+            got_f += 1
+    if held:
+        s.gi[G_FLOOR] += 1
+    if got_a > 0 and got_f > 0:
+        s.gi[G_BAL + 3] += 1
+    elif got_a > 0:
+        s.gi[G_BAL] += 1
+    elif got_f > 0:
+        s.gi[G_BAL + 1] += 1
+    else:
+        s.gi[G_BAL + 2] += 1
     a[A_SCANNED] = s.gi[G_VISITED] + count
     return count
 
@@ -709,6 +799,7 @@ def _removed(s, r):  # type: ignore[no-untyped-def]
     if r[A_REASON] == REASON_FREED:
         clock_free(s)
         s.shadow[p] = 0
+        tune_free(s, p, _type_of(s, p))
     else:
         s.gi[G_OUT] += 1
         s.shadow[p] = to_shadow(w, s.gi[G_NOW])
@@ -724,13 +815,26 @@ class CAST(Policy):
 
     name = "cast"
     description = "CAST: LRFU by a 32-bit state word, window W vs main M, pressure clock, sweep (seed)"
-    int_fields = ("word", "isolated", "candidate", "pass_keys_anon", "pass_keys_file")
+    int_fields = ("word", "isolated", "candidate", "pass_keys_anon", "pass_keys_file", "sample_slot")
     float_fields = ()
     int_globals = N_GLOBALS
     float_globals = N_FLOATS
     proposes_batches = True
     uses_fallback = False
-    params = {"decay": 8, "w_permille": 100, "swappiness_override": -1, "walker": True, "history": False}
+    params = {
+        "enabled": True,
+        "decay_auto": True,
+        "decay": 0,
+        "w_permille": -1,
+        "split_permille": -1,
+        "clean_min_ratio": 10,
+        "kcompressd": 24,
+        "swapout_ns": 2500,
+        "sample_pages": 0,
+        "swappiness_override": -1,
+        "walker": True,
+        "history": False,
+    }
     init = staticmethod(_init)
     added = staticmethod(_added)
     accessed = staticmethod(_accessed)
@@ -738,19 +842,47 @@ class CAST(Policy):
     removed = staticmethod(_removed)
 
     def configure(self, s: Any, capacity: int) -> None:
-        """Check and write the parameters; the capacity is cache mode's memory."""
+        """Check and write the parameters; the capacity is cache mode's memory.
+
+        ``decay`` 0 and ``w_permille`` -1 mean "measured" (starting at 8 and 100); setting either
+        stops ``decay_auto``, as writing the seed's knobs does. ``split_permille`` -1: the split
+        controller chooses; 100..900: anon's share held there (the split controller off).
+        """
+        if not self.values["enabled"]:
+            raise ValueError(
+                "cast: enabled=0 is not modelled (switching to the legacy LRU inside a run needs "
+                "engine support); run --policy linux-lru instead"
+            )
         le = int(self.values["decay"])
-        if not MIN_DECAY <= le <= MAX_DECAY:
+        if not (le == 0 or MIN_DECAY <= le <= MAX_DECAY):
             raise ValueError(f"cast: decay must be within {MIN_DECAY}..{MAX_DECAY} (no level 0), got {le}")
         wpm = int(self.values["w_permille"])
-        if not 0 <= wpm <= 1000:
+        if not -1 <= wpm <= 1000:
             raise ValueError(f"cast: w_permille must be within 0..1000, got {wpm}")
         swp = int(self.values["swappiness_override"])
         if not (swp == -1 or 0 <= swp <= MAX_SWAPPINESS):
             raise ValueError(f"cast: swappiness_override must be -1 or within 0..200, got {swp}")
+        split = int(self.values["split_permille"])
+        if not (split == -1 or 1 <= split <= 999):
+            raise ValueError(f"cast: split_permille must be -1 or within 1..999, got {split}")
+        cmr = int(self.values["clean_min_ratio"])
+        if not 0 <= cmr <= 100:
+            raise ValueError(f"cast: clean_min_ratio must be within 0..100, got {cmr}")
+        kc = int(self.values["kcompressd"])
+        if not -100 <= kc <= 100:
+            raise ValueError(f"cast: kcompressd must be within -100..100, got {kc}")
+        auto = bool(self.values["decay_auto"]) and le == 0 and wpm == -1
         for t in range(2):
-            s.gi[G_LE + t] = le
-            s.gi[G_WPM + t] = wpm
+            s.gi[G_LE + t] = le if le > 0 else DEFAULT_DECAY
+            s.gi[G_WPM + t] = wpm if wpm >= 0 else DEFAULT_WPM
+        s.gi[G_DAUTO] = 1 if auto else 0
+        s.gi[G_SAUTO] = 1 if split == -1 else 0
+        s.gi[G_SPLIT] = split
+        s.gi[G_CLEANMIN] = cmr
+        s.gi[G_KCOMP] = kc
+        s.gi[G_SWAPOUT] = max(0, int(self.values["swapout_ns"]))
+        s.gi[G_SAMPLEP] = max(0, int(self.values["sample_pages"]))
+        s.gi[G_ENABLED] = 1
         s.gi[G_SWP] = swp
         s.gi[G_WALKER] = 1 if self.values["walker"] else 0
         s.gi[G_HISTORY] = 1 if self.values["history"] else 0
@@ -788,8 +920,71 @@ class CAST(Policy):
             waits_anon=float(s.gf[F_WAIT_N + ANON_T]),
             waits_file=float(s.gf[F_WAIT_N + FILE_T]),
             estimate_swappiness=float(estimate_swappiness.py_func(s)),
+            swapout_ns=float(gi[G_SWAPOUT]),
+            miss_cost_anon_ns=float(miss_cost.py_func(s, ANON_T)),
+            miss_cost_file_ns=float(miss_cost.py_func(s, FILE_T)),
+            enabled=float(gi[G_ENABLED]),
+            decay_auto=float(gi[G_DAUTO]),
+            split_auto=float(gi[G_SAUTO]),
+            split_permille=float(gi[G_SPLIT]),
+            anon_share_permille=float(anon_share.py_func(s)),
+            press_swappiness=float(gi[G_PRESS]),
+            split_moves=float(gi[G_SMOVE]),
+            clean_min_ratio=float(gi[G_CLEANMIN]),
+            floor_held=float(gi[G_FLOOR]),
+            balance_anon=float(gi[G_BAL]),
+            balance_file=float(gi[G_BAL + 1]),
+            balance_none=float(gi[G_BAL + 2]),
+            balance_both=float(gi[G_BAL + 3]),
+            walker=float(gi[G_WALKER]),
+            kcompressd=float(gi[G_KCOMP]),
+            sample_rate=float(gi[G_RATE]) / 65536.0,
+            tune_ticks=float(gi[G_TICKS]),
         )
+        for t, name in ((ANON_T, "anon"), (FILE_T, "file")):
+            out[f"sample_{name}"] = float(gi[G_NSAMP + t])
+            out[f"sample_events_{name}"] = float(gi[G_EVENTS + t])
+            out[f"sim_cap_{name}"] = float(gi[G_SCAP + t])
+            out[f"decay_moves_{name}"] = float(gi[G_DMOVE + t])
+            out[f"w_moves_{name}"] = float(gi[G_WMOVE + t])
+            for i in range(N_SIM_T):
+                j = t * N_SIM_T + i
+                v = G_SIM + j * SIM_NS
+                tag = f"d{i}" if i < 9 else ("wminus" if i == 9 else "wplus")
+                out[f"sim_{name}_{tag}_misses"] = float(gi[v + S_MISS]) if gi[v + S_ON] else -1.0
+            for k in range(1, 11):
+                out[f"mrc_{name}_{k}0pct_misses"] = float(mrc_misses.py_func(s, t, k))
+        for k in range(1, 10):
+            out[f"split_cost_{k}0pct"] = float(s.gf[F_SPLIT_COST + k - 1])
         return out
+
+    def describe(self, s: Any) -> str:
+        """The seed's ``estimate`` and ``tune`` readouts as text, as far as pagesim has them."""
+        gi = s.gi
+        r = self.readouts(s)
+        lines = [
+            "estimate:",
+            f"share {int(r['anon_share_permille'])}/1000 (split {int(r['split_permille'])}/1000)",
+            f"swappiness {round(r['estimate_swappiness'])}",
+            f"cost anon {round(r['cost_anon_ns'])} ns ({round(r['waits_anon'])} waits) "
+            f"file {round(r['cost_file_ns'])} ns ({round(r['waits_file'])} waits)",
+            f"swap-out {int(r['swapout_ns'])} ns (parameter swapout_ns; not measured)",
+            "in flight 0",
+            "tune:",
+        ]
+        for t, name in ((ANON_T, "anon"), (FILE_T, "file")):
+            sims = []
+            for i in range(N_SIM_T):
+                v = G_SIM + (t * N_SIM_T + i) * SIM_NS
+                if gi[v + S_ON] == 0:
+                    continue
+                label = f"le {int(gi[v + S_LE])}" if i < 9 else f"w {int(gi[v + S_WPM])}"
+                sims.append(f"{label}: {int(gi[v + S_MISS])}/{int(gi[v + S_ACC])}")
+            lines.append(
+                f"{name} decay {int(gi[G_LE + t])} w_permille {int(gi[G_WPM + t])} "
+                f"sample {int(gi[G_NSAMP + t])} cap {int(gi[G_SCAP + t])} | " + " ".join(sims)
+            )
+        return "\n".join(lines)
 
     # ---- introspection for tests and reports
     @staticmethod

@@ -1,36 +1,180 @@
-"""CAST's controllers: the interface, and for now what stands in for them.
+"""CAST's controllers: the sample, its simulated caches, the miss-ratio curves, the costs, the press.
 
-The seed's controllers run a sample of about 15,000 pages (chosen by block) through simulated
-copies of the main cache: nine decays (the current level and +-1, 2, 4, 8 steps, a sign test on
-the accesses where they disagree, two standard deviations), two W shares (10 % of the type's
-pages smaller and larger, a sequential test of the gradient), and each type's miss-ratio curve
-at 1/10 .. 10/10 of memory for the anon/file split, misses weighed by each type's measured
-refault cost. None of that is built yet (issue 4, items 8-9). What is here:
+The sample (seed: "about 15,000 pages, chosen by block so that readahead runs stay whole").
+Page ids are taken by blocks of 64: block ``b`` is sampled when the top 16 bits of its 32-bit
+frame hash fall below ``rate * 65536``. The rule for the rate (a choice; the seed gives 15,000
+pages on its 8 GB node of 2,097,152 pages): the simulated caches hold
+``S = max(15,000 * memory / 2,097,152, min(2,048, memory))`` pages, so ``rate = S / memory``
+(the seed's 1/140 at full size; 1/16 on the scaled 32,768-page node, where 15,000 * 1/64 = 234
+pages would leave the tests too few disagreements to decide within a run; 1 on a node of at most
+2,048 pages). Parameter ``sample_pages`` sets S. A sampled page gets a slot of its type when it is
+first seen; at most 8,192 slots per type (pages seen after that are not sampled).
 
-* :func:`decay_level` and :func:`w_share` return the level and share the policy holds
-  (parameters ``decay`` and ``w_permille``): the hand-set values, as with ``decay_auto`` = 0;
-* :func:`pressure_swappiness`: the swappiness reclaim presses the two types with. Without the
-  split controller it is ``vm.swappiness`` (or the ``swappiness_override`` parameter) held
-  within 1..199, except for the three promises: 0 (file only), 1 (file first), 200 (anon
-  first), which the caller keeps;
-* the refault cost estimate (item 10): per type the waits' sum and number, halved once there
-  have been as many waits as the LRUs hold pages, and
-  ``cost = (prior + sum) / (1 + waits)`` with the prior one sample in the ratio
-  ``anon : file = (200 - s) : s`` of ``vm.swappiness`` s, scaled so that the two priors add up
-  to ``2 * PRIOR_NS`` (a choice: the seed gives the ratio, not the scale);
-  :func:`estimate_swappiness` is the swappiness the two costs amount to, ``200 * file / (anon
-  + file)``. The engine's ``a[A_WAIT_NS]`` feeds it; the split does not read it yet.
+What the sample sees. Every read CAST itself sees of a sampled page: a fault (``added``; a page
+read ahead is fed as read ahead, taken in unread), a read() (``accessed``), a young bit taken by
+the walker or by reclaim (once per tick at most, as for the main cache), and a page freed by its
+owner (it leaves every simulated cache). The seed makes sampled mapped pages PROT_NONE so that
+every read of them faults; pagesim's engine calls no hook on a hit of a mapped page, so here an
+anon page's reads between two ticks count as one (engine support needed: a flag on a sampled
+page that makes a hit call ``accessed``).
+
+The simulated caches (per type, 11): each is the main cache in small -- W a FIFO of newcomers
+(a ring of lazy entries), M the rest ranked by the real :func:`~pagesim.policies.cast.core.key_of`
+in a heap of lazy entries (an entry is live while its slot is in M with the word it was pushed
+with), ties by :func:`~pagesim.policies.cast.core.rank_tb` (read once: the order of joining M,
+a clock; read more: the frame hash) and W's newcomer winning a tie; W's tail meets M's lowest
+while W is over its share, W's excess beyond one page joins M unopposed (Choice 9 with a slack of
+one page). Their capacity is the type's pages on the real lists times the rate. Words use the
+real clock's tick, so H is the same in pages taken in. Sims 0..8 rank at the centre decay and at
+-1, +1, -2, +2, -4, +4, -8, +8 steps (levels outside 1..14 are off), with the real W share;
+sims 9 and 10 rank at the centre decay with W 100 permille smaller and larger (clamped to
+0..1000).
+
+The decay: per sim i (1..8), over the reads where it and the centre disagree, ``plus`` counts
+the reads it hit and the centre missed, ``minus`` the reverse. Under no difference ``plus`` is
+binomial(n, 1/2): a sim "misses less by two standard deviations" when ``plus - minus > 2 sqrt(n)``
+(n = plus + minus >= 16). Checked every tick; of those that pass, the one with the largest
+``(plus - minus) / sqrt(n)`` becomes the centre; every sim is re-levelled around it (its pages
+kept, its heap re-keyed) and the counts start again.
+
+W's share: the same counts between W+ and W- (the gradient's sign); a sequential test: once
+``|plus - minus| > 2 sqrt(n)`` (n >= 16) the share moves 100 permille toward the better one and
+the counts start again (each step on evidence gathered since the last).
+
+The split: per type a miss-ratio curve read from one order of the sample's pages -- the order of
+last reads (Mattson's stack, a Fenwick tree over stamps), in which a page read ahead enters at the
+top unread (readahead simulated at every size at once) -- as the hits first reached at sizes
+(k+1)/10 of memory times the rate, k = 0..9. (A choice: the seed does not say which order; the
+order of keys changes with the decay, the order of reads does not.) The cost of anon share
+k/10 (k = 1..9; 1/10 is anon's floor) is ``cost_anon * misses_anon(k/10) + cost_file *
+misses_file((10-k)/10)``; the least is taken when it is below the current split's by more than
+two standard deviations (misses counted as Poisson: the variance of the difference is
+``cost_anon^2 |d misses_anon| + cost_file^2 |d misses_file|``). The first split is the share
+memory has at the first decision. The curves halve every 8 ticks.
+
+The press (seed: "a page of each type is pressed by how far its type is over its share, as a
+swappiness held within 1-199"): with anon's share ``a`` and the split ``x`` (permille),
+``oa = a / x``, ``of = (1000 - a) / (1000 - x)``, ``sw = 200 oa^2 / (oa^2 + of^2)`` held within
+1..199: 100 at the split (both pressed in proportion to their pages), rising as anon goes over.
+
+The costs (seed: "cost = (prior + sum of waits) / (1 + waits) [+ the cost of writing a page
+out, for anon]"): per type the waits' sum and number (``a[A_WAIT_NS]`` of each refault),
+halved once there have been as many as the LRUs hold pages; the prior one sample in the ratio
+``(200 - s) : s`` of vm.swappiness, scaled so the two priors average 100 us (a choice). The cost
+of writing anon out cannot be observed from a policy (the engine charges the zram compression to
+the reclaimer's clock without telling the policy): it is parameter ``swapout_ns``, default
+2,500 ns, the zram device's documented compression figure (docs/kernel-mode.md).
 """
 
 from __future__ import annotations
 
+import math
+
 from pagesim.core.jit import kernel
-from pagesim.core.state import GI_SWAPPINESS
-from pagesim.policies.cast.layout import ANON_T, F_WAIT_N, F_WAIT_SUM, G_LE, G_SWP, G_WPM
+from pagesim.core.state import GI_SWAPPINESS, LEN
+from pagesim.policies.cast.core import (
+    MAX_DECAY,
+    MIN_DECAY,
+    TB_NEWCOMER,
+    frame_hash,
+    key_of,
+    new_word,
+    rank_tb,
+    read_word,
+    word_count,
+)
+from pagesim.policies.cast.layout import (
+    ANON_T,
+    F_MRC,
+    F_SPLIT_COST,
+    F_WAIT_N,
+    F_WAIT_SUM,
+    G_BIG,
+    G_BUF,
+    G_BUFLEN,
+    G_DAUTO,
+    G_DMOVE,
+    G_EVENTS,
+    G_LE,
+    G_LIST,
+    G_MEM,
+    G_MRCTS,
+    G_MSIZE,
+    G_NOW,
+    G_NSAMP,
+    G_PASSN,
+    G_QVALID,
+    G_RATE,
+    G_SAUTO,
+    G_SCAP,
+    G_SIM,
+    G_SIMMINUS,
+    G_SIMPLUS,
+    G_SMOVE,
+    G_SPLIT,
+    G_SWAPOUT,
+    G_SWP,
+    G_TICKS,
+    G_TYPEBIG,
+    G_WMOVE,
+    G_WPM,
+    HEAP,
+    INBUF,
+    N_CAND,
+    N_SIM_T,
+    O_HK,
+    O_HT,
+    O_HW,
+    O_HX,
+    O_RS,
+    O_RX,
+    O_SL,
+    O_SS,
+    O_SW,
+    P_FEN,
+    P_LAST,
+    P_PAGE,
+    RING,
+    S_ACC,
+    S_HIT,
+    S_HLEN,
+    S_LE,
+    S_MISS,
+    S_MLEN,
+    S_ON,
+    S_RHEAD,
+    S_RTAIL,
+    S_STAMP,
+    S_WLEN,
+    S_WPM,
+    SIDX,
+    SIM_NS,
+    SIM_SIZE,
+    SMAX,
+    TF,
+    TYPE_SIZE,
+)
 
 MAX_SWAPPINESS = 200
 #: The prior's scale: the mean of the two priors, ns (between a zram swap-in and an SSD read).
 PRIOR_NS = 100_000.0
+#: The seed's node (8 GB of 4 KiB pages) and its sample.
+SEED_MEMORY = 2_097_152
+SEED_SAMPLE = 15_000
+MIN_SAMPLE = 2_048
+SAMPLE_BLOCK = 64  #: pages per sampling block (readahead runs stay whole)
+DECIDE_EVERY = 256  #: the tests also decide every this many sample events (besides every tick)
+MIN_N = 16  #: disagreements a test needs before it may decide
+SPLIT_HALVE_TICKS = 8  #: the curves halve every this many ticks
+#: Offsets of the nine decay sims from the centre level.
+DECAY_OFFSETS = (0, -1, 1, -2, 2, -4, 4, -8, 8)
+SIM_WMINUS = 9
+SIM_WPLUS = 10
+READ = 1
+PREFETCH = 0
+
+
+# ------------------------------------------------------------------------------------ plain readouts
 
 
 @kernel
@@ -54,10 +198,44 @@ def node_swappiness(s):  # type: ignore[no-untyped-def]
 
 
 @kernel
+def type_pages(s, t):  # type: ignore[no-untyped-def]
+    """Pages of type ``t`` on this lruvec's lists (W and M)."""
+    return s.lhd[s.gi[G_LIST + t], LEN] + s.gi[G_MSIZE + t]
+
+
+@kernel
+def anon_share(s):  # type: ignore[no-untyped-def]
+    """Anon's share of the pages on the lists, permille (500 when there are none)."""
+    a = type_pages(s, ANON_T)
+    f = type_pages(s, 1)
+    if a + f <= 0:
+        return 500
+    return (1000 * a) // (a + f)
+
+
+@kernel
+def press_of(share, split):  # type: ignore[no-untyped-def]
+    """The swappiness that presses anon (share ``share`` permille) toward ``split``: 1..199."""
+    x = min(max(split, 1), 999)
+    oa = share / x
+    of = (1000.0 - share) / (1000.0 - x)
+    sw = 200.0 * oa * oa / (oa * oa + of * of)
+    return int(min(max(round(sw), 1), MAX_SWAPPINESS - 1))
+
+
+@kernel
 def pressure_swappiness(s):  # type: ignore[no-untyped-def]
-    """The swappiness reclaim presses anon and file with, held within 1..199."""
+    """The swappiness reclaim presses anon and file with, held within 1..199.
+
+    Toward the split once one is set (chosen or fixed); before that vm.swappiness (held).
+    """
+    if s.gi[G_SPLIT] >= 0:
+        return press_of(anon_share(s), s.gi[G_SPLIT])
     sw = node_swappiness(s)
     return min(max(sw, 1), MAX_SWAPPINESS - 1)
+
+
+# ------------------------------------------------------------------------------------ costs
 
 
 @kernel
@@ -72,7 +250,7 @@ def note_wait(s, t, wait_ns, lru_pages):  # type: ignore[no-untyped-def]
 
 @kernel
 def refault_cost(s, t):  # type: ignore[no-untyped-def]
-    """``(prior + sum of waits) / (1 + waits)``, ns (writing anon out not yet added)."""
+    """``(prior + sum of waits) / (1 + waits)``, ns: the wait alone (see :func:`miss_cost`)."""
     sw = node_swappiness(s)
     share = (MAX_SWAPPINESS - sw) if t == ANON_T else sw
     prior = 2.0 * PRIOR_NS * share / MAX_SWAPPINESS
@@ -80,10 +258,695 @@ def refault_cost(s, t):  # type: ignore[no-untyped-def]
 
 
 @kernel
+def miss_cost(s, t):  # type: ignore[no-untyped-def]
+    """What a miss of type ``t`` costs: its refault wait, plus writing a page out for anon."""
+    c = refault_cost(s, t)
+    if t == ANON_T:
+        c += float(s.gi[G_SWAPOUT])
+    return c
+
+
+@kernel
 def estimate_swappiness(s):  # type: ignore[no-untyped-def]
     """The swappiness the measured costs amount to: 200 * file / (anon + file)."""
-    ca = refault_cost(s, 0)
-    cf = refault_cost(s, 1)
+    ca = miss_cost(s, 0)
+    cf = miss_cost(s, 1)
     if ca + cf <= 0.0:
         return float(node_swappiness(s))
     return MAX_SWAPPINESS * cf / (ca + cf)
+
+
+# ------------------------------------------------------------------------------------ the sample
+
+
+@kernel
+def sample_rate(memory, sample_pages):  # type: ignore[no-untyped-def]
+    """The sample's share of page ids, /65536 (module docstring's rule)."""
+    if sample_pages > 0:
+        target = sample_pages
+    else:
+        target = max((SEED_SAMPLE * memory) // SEED_MEMORY, min(MIN_SAMPLE, memory))
+    if memory <= 0 or target >= memory:
+        return 65536
+    return max(1, (65536 * target) // memory)
+
+
+@kernel
+def choose_sample(s):  # type: ignore[no-untyped-def]
+    """Mark the sampled page ids (by block of 64) in ``pm[:, SIDX]``: -2 sampled, -1 not."""
+    rate = s.gi[G_RATE]
+    n = s.pm.shape[0]
+    for p in range(n):
+        b = p // SAMPLE_BLOCK
+        s.pm[p, SIDX] = -2 if ((frame_hash(b) >> 16) & 0xFFFF) < rate else -1
+
+
+@kernel
+def _slot(s, p, t):  # type: ignore[no-untyped-def]
+    """Page ``p``'s sample slot of type ``t``, given out on first sight; -1 if not sampled."""
+    x = s.pm[p, SIDX]
+    if x >= 0 or x == -1:
+        return x
+    k = s.gi[G_NSAMP + t]
+    if k >= SMAX:
+        s.pm[p, SIDX] = -1
+        return -1
+    s.gi[G_NSAMP + t] = k + 1
+    s.gi[G_TYPEBIG + t * TYPE_SIZE + P_PAGE + k] = p
+    s.pm[p, SIDX] = k
+    return k
+
+
+# ------------------------------------------------------------------------------------ one simulated cache
+
+
+@kernel
+def _sv(j):  # type: ignore[no-untyped-def]
+    """Index of sim ``j``'s scalars."""
+    return G_SIM + j * SIM_NS
+
+
+@kernel
+def _sb(j):  # type: ignore[no-untyped-def]
+    """Base of sim ``j``'s arrays."""
+    return G_BIG + j * SIM_SIZE
+
+
+@kernel
+def _page_of(s, t, x):  # type: ignore[no-untyped-def]
+    return s.gi[G_TYPEBIG + t * TYPE_SIZE + P_PAGE + x]
+
+
+@kernel
+def _heap_less(s, b, i, k):  # type: ignore[no-untyped-def]
+    ki = s.gi[b + O_HK + i]
+    kk = s.gi[b + O_HK + k]
+    return ki < kk or (ki == kk and s.gi[b + O_HT + i] < s.gi[b + O_HT + k])
+
+
+@kernel
+def _heap_swap(s, b, i, k):  # type: ignore[no-untyped-def]
+    for o in (O_HK, O_HT, O_HX, O_HW):
+        tmp = s.gi[b + o + i]
+        s.gi[b + o + i] = s.gi[b + o + k]
+        s.gi[b + o + k] = tmp
+
+
+@kernel
+def _heap_down(s, b, i, n):  # type: ignore[no-untyped-def]
+    while True:
+        c = 2 * i + 1
+        if c >= n:
+            return
+        if c + 1 < n and _heap_less(s, b, c + 1, c):
+            c += 1
+        if not _heap_less(s, b, c, i):
+            return
+        _heap_swap(s, b, i, c)
+        i = c
+
+
+@kernel
+def _heap_push_raw(s, j, key, tb, x, w):  # type: ignore[no-untyped-def]
+    b = _sb(j)
+    v = _sv(j)
+    i = s.gi[v + S_HLEN]
+    s.gi[b + O_HK + i] = key
+    s.gi[b + O_HT + i] = tb
+    s.gi[b + O_HX + i] = x
+    s.gi[b + O_HW + i] = w
+    s.gi[v + S_HLEN] = i + 1
+    while i > 0:
+        par = (i - 1) // 2
+        if not _heap_less(s, b, i, par):
+            break
+        _heap_swap(s, b, i, par)
+        i = par
+
+
+@kernel
+def _m_rank(s, j, t, x, w):  # type: ignore[no-untyped-def]
+    """Tie rank in a sim's M: the order of joining M for a page read once, else the frame hash."""
+    return rank_tb(w, _page_of(s, t, x), s.gi[_sb(j) + O_SS + x])
+
+
+@kernel
+def _rebuild_heap(s, j, t):  # type: ignore[no-untyped-def]
+    """Re-key sim ``j``'s M from its live pages (heap full of stale entries, or a new level)."""
+    b = _sb(j)
+    v = _sv(j)
+    s.gi[v + S_HLEN] = 0
+    le = s.gi[v + S_LE]
+    now = s.gi[G_NOW]
+    for x in range(s.gi[G_NSAMP + t]):
+        if s.gi[b + O_SL + x] == 2:
+            w = s.gi[b + O_SW + x]
+            _heap_push_raw(s, j, key_of(w, now, le), _m_rank(s, j, t, x, w), x, w)
+
+
+@kernel
+def _heap_push(s, j, t, x, w):  # type: ignore[no-untyped-def]
+    v = _sv(j)
+    if s.gi[v + S_HLEN] >= HEAP:
+        _rebuild_heap(s, j, t)
+        if s.gi[v + S_HLEN] >= HEAP:
+            return
+    _heap_push_raw(s, j, key_of(w, s.gi[G_NOW], s.gi[v + S_LE]), _m_rank(s, j, t, x, w), x, w)
+
+
+@kernel
+def _heap_top(s, j):  # type: ignore[no-untyped-def]
+    """Sim ``j``'s lowest live page of M (stale entries dropped), or -1."""
+    b = _sb(j)
+    v = _sv(j)
+    while s.gi[v + S_HLEN] > 0:
+        x = s.gi[b + O_HX]
+        if s.gi[b + O_SL + x] == 2 and s.gi[b + O_SW + x] == s.gi[b + O_HW]:
+            return x
+        _heap_pop(s, j)
+    return -1
+
+
+@kernel
+def _heap_pop(s, j):  # type: ignore[no-untyped-def]
+    b = _sb(j)
+    v = _sv(j)
+    n = s.gi[v + S_HLEN] - 1
+    if n < 0:
+        return
+    _heap_swap(s, b, 0, n)
+    s.gi[v + S_HLEN] = n
+    _heap_down(s, b, 0, n)
+
+
+@kernel
+def _ring_compact(s, j):  # type: ignore[no-untyped-def]
+    """Drop the W ring's stale entries (pages freed out of W)."""
+    b = _sb(j)
+    v = _sv(j)
+    h = s.gi[v + S_RHEAD]
+    k = 0
+    for i in range(h, s.gi[v + S_RTAIL]):
+        x = s.gi[b + O_RX + i % RING]
+        st = s.gi[b + O_RS + i % RING]
+        if s.gi[b + O_SL + x] == 1 and s.gi[b + O_SS + x] == st:
+            s.gi[b + O_RX + (h + k) % RING] = x
+            s.gi[b + O_RS + (h + k) % RING] = st
+            k += 1
+    s.gi[v + S_RTAIL] = h + k
+
+
+@kernel
+def _w_tail(s, j):  # type: ignore[no-untyped-def]
+    """Sim ``j``'s oldest live page of W (stale entries dropped), or -1."""
+    b = _sb(j)
+    v = _sv(j)
+    while s.gi[v + S_RHEAD] < s.gi[v + S_RTAIL]:
+        i = s.gi[v + S_RHEAD] % RING
+        x = s.gi[b + O_RX + i]
+        if s.gi[b + O_SL + x] == 1 and s.gi[b + O_SS + x] == s.gi[b + O_RS + i]:
+            return x
+        s.gi[v + S_RHEAD] += 1
+    return -1
+
+
+@kernel
+def _w_pop(s, j):  # type: ignore[no-untyped-def]
+    s.gi[_sv(j) + S_RHEAD] += 1
+
+
+@kernel
+def _join_m(s, j, t, x):  # type: ignore[no-untyped-def]
+    """W's tail ``x`` (already popped) joins sim ``j``'s M."""
+    b = _sb(j)
+    v = _sv(j)
+    s.gi[b + O_SL + x] = 2
+    st = s.gi[v + S_STAMP]
+    s.gi[v + S_STAMP] = st + 1
+    s.gi[b + O_SS + x] = st
+    s.gi[v + S_WLEN] -= 1
+    s.gi[v + S_MLEN] += 1
+    _heap_push(s, j, t, x, s.gi[b + O_SW + x])
+
+
+@kernel
+def _drop(s, j, x):  # type: ignore[no-untyped-def]
+    """``x`` leaves sim ``j`` (its ring or heap entry goes stale)."""
+    b = _sb(j)
+    v = _sv(j)
+    loc = s.gi[b + O_SL + x]
+    if loc == 1:
+        s.gi[v + S_WLEN] -= 1
+    elif loc == 2:
+        s.gi[v + S_MLEN] -= 1
+    s.gi[b + O_SL + x] = 0
+    s.gi[b + O_SW + x] = 0
+
+
+@kernel
+def _w_tail_rank(s, t, x, w):  # type: ignore[no-untyped-def]
+    if word_count(w) <= 1:
+        return TB_NEWCOMER
+    return (1 << 40) | frame_hash(_page_of(s, t, x))
+
+
+@kernel
+def sim_evict(s, j, t):  # type: ignore[no-untyped-def]
+    """One page leaves sim ``j`` by the main cache's rule (W's tail vs M's lowest)."""
+    b = _sb(j)
+    v = _sv(j)
+    wpm = s.gi[v + S_WPM]
+    wl = s.gi[v + S_WLEN]
+    ml = s.gi[v + S_MLEN]
+    excess = wl - (wpm * (wl + ml)) // 1000
+    while excess > 1:
+        x = _w_tail(s, j)
+        if x < 0:
+            break
+        _w_pop(s, j)
+        _join_m(s, j, t, x)
+        excess -= 1
+    wl = s.gi[v + S_WLEN]
+    ml = s.gi[v + S_MLEN]
+    over = wl > 0 and 1000 * wl > wpm * (wl + ml)
+    if over or ml == 0:
+        wt = _w_tail(s, j)
+        if wt < 0:
+            return
+        m = _heap_top(s, j)
+        if m >= 0:
+            w = s.gi[b + O_SW + wt]
+            wk = key_of(w, s.gi[G_NOW], s.gi[v + S_LE])
+            mk = s.gi[b + O_HK]
+            mt = s.gi[b + O_HT]
+            wtb = _w_tail_rank(s, t, wt, w)
+            if not (wk < mk or (wk == mk and wtb < mt)):
+                _heap_pop(s, j)
+                _drop(s, j, m)
+                _w_pop(s, j)
+                _join_m(s, j, t, wt)
+                return
+        _w_pop(s, j)
+        _drop(s, j, wt)
+        return
+    m = _heap_top(s, j)
+    if m >= 0:
+        _heap_pop(s, j)
+        _drop(s, j, m)
+        return
+    wt = _w_tail(s, j)
+    if wt >= 0:
+        _w_pop(s, j)
+        _drop(s, j, wt)
+
+
+@kernel
+def sim_access(s, j, t, x, kind):  # type: ignore[no-untyped-def]
+    """Slot ``x`` read (``kind`` 1) or read ahead (0) in sim ``j``: 1 if it was there, else 0."""
+    b = _sb(j)
+    v = _sv(j)
+    now = s.gi[G_NOW]
+    loc = s.gi[b + O_SL + x]
+    if loc != 0:
+        if kind == READ:
+            w = read_word(s.gi[b + O_SW + x], now)
+            s.gi[b + O_SW + x] = w
+            if loc == 2:
+                _heap_push(s, j, t, x, w)
+            s.gi[v + S_HIT] += 1
+            s.gi[v + S_ACC] += 1
+        return 1
+    if kind == READ:
+        s.gi[v + S_MISS] += 1
+        s.gi[v + S_ACC] += 1
+    s.gi[b + O_SW + x] = new_word(now, kind)
+    s.gi[b + O_SL + x] = 1
+    st = s.gi[v + S_STAMP]
+    s.gi[v + S_STAMP] = st + 1
+    s.gi[b + O_SS + x] = st
+    if s.gi[v + S_RTAIL] - s.gi[v + S_RHEAD] >= RING:
+        _ring_compact(s, j)
+    i = s.gi[v + S_RTAIL]
+    s.gi[b + O_RX + i % RING] = x
+    s.gi[b + O_RS + i % RING] = st
+    s.gi[v + S_RTAIL] = i + 1
+    s.gi[v + S_WLEN] += 1
+    cap = s.gi[G_SCAP + t]
+    while s.gi[v + S_WLEN] + s.gi[v + S_MLEN] > cap:
+        before = s.gi[v + S_WLEN] + s.gi[v + S_MLEN]
+        sim_evict(s, j, t)
+        if s.gi[v + S_WLEN] + s.gi[v + S_MLEN] >= before:
+            break
+    return 0
+
+
+@kernel
+def sim_reset(s, j, le, wpm):  # type: ignore[no-untyped-def]
+    """Sim ``j`` empty, at level ``le`` (off unless within 1..14) and W share ``wpm``."""
+    b = _sb(j)
+    v = _sv(j)
+    for k in range(SIM_NS):
+        s.gi[v + k] = 0
+    for x in range(SMAX):
+        s.gi[b + O_SL + x] = 0
+        s.gi[b + O_SW + x] = 0
+    s.gi[v + S_LE] = le
+    s.gi[v + S_WPM] = wpm
+    s.gi[v + S_ON] = 1 if MIN_DECAY <= le <= MAX_DECAY else 0
+
+
+# ------------------------------------------------------------------------------------ the MRC
+
+
+@kernel
+def _fen_add(s, t, i, d):  # type: ignore[no-untyped-def]
+    base = G_TYPEBIG + t * TYPE_SIZE + P_FEN
+    while i <= TF:
+        s.gi[base + i] += d
+        i += i & (-i)
+
+
+@kernel
+def _fen_sum(s, t, i):  # type: ignore[no-untyped-def]
+    base = G_TYPEBIG + t * TYPE_SIZE + P_FEN
+    r = 0
+    while i > 0:
+        r += s.gi[base + i]
+        i -= i & (-i)
+    return r
+
+
+@kernel
+def _mrc_renumber(s, t):  # type: ignore[no-untyped-def]
+    """Stamps used up: renumber the live ones 1..k in their order (a live stamp's new number is
+    the tree's count of live stamps up to it), rebuild the tree. No allocation."""
+    tb = G_TYPEBIG + t * TYPE_SIZE
+    n = s.gi[G_NSAMP + t]
+    for x in range(n):
+        last = s.gi[tb + P_LAST + x]
+        if last > 0:
+            s.gi[tb + P_LAST + x] = _fen_sum(s, t, last)
+    for i in range(TF + 1):
+        s.gi[tb + P_FEN + i] = 0
+    k = 0
+    for x in range(n):
+        last = s.gi[tb + P_LAST + x]
+        if last > 0:
+            _fen_add(s, t, last, 1)
+            k = max(k, last)
+    s.gi[G_MRCTS + t] = k
+
+
+@kernel
+def mrc_unit(s):  # type: ignore[no-untyped-def]
+    """A tenth of memory in the sample's pages (at least 1)."""
+    return max(1, (s.gi[G_MEM] * s.gi[G_RATE]) // (65536 * 10))
+
+
+@kernel
+def mrc_access(s, t, x, kind):  # type: ignore[no-untyped-def]
+    """Slot ``x`` read (1) or read ahead (0): its stack distance into the curve; to the top."""
+    tb = G_TYPEBIG + t * TYPE_SIZE
+    if s.gi[G_MRCTS + t] >= TF:
+        _mrc_renumber(s, t)
+    ts = s.gi[G_MRCTS + t]
+    last = s.gi[tb + P_LAST + x]
+    f = F_MRC + 12 * t
+    if kind == READ:
+        s.gf[f + 10] += 1.0
+        if last > 0:
+            d = _fen_sum(s, t, ts) - _fen_sum(s, t, last)
+            k = d // mrc_unit(s)
+            if k < 10:
+                s.gf[f + k] += 1.0
+    if last > 0:
+        _fen_add(s, t, last, -1)
+    s.gi[tb + P_LAST + x] = ts + 1
+    _fen_add(s, t, ts + 1, 1)
+    s.gi[G_MRCTS + t] = ts + 1
+
+
+@kernel
+def mrc_misses(s, t, k):  # type: ignore[no-untyped-def]
+    """Type ``t``'s misses in the curve at size k/10 of memory (k 0..10)."""
+    f = F_MRC + 12 * t
+    h = 0.0
+    for i in range(min(k, 10)):
+        h += s.gf[f + i]
+    return s.gf[f + 10] - h
+
+
+@kernel
+def split_choice(s, cur):  # type: ignore[no-untyped-def]
+    """The anon share (tenths, 1..9) the curves and costs choose, starting from ``cur``.
+
+    Writes each share's weighed misses to ``gf[F_SPLIT_COST:]``; returns ``cur`` unless another
+    share's cost is lower by more than two standard deviations.
+    """
+    ca = miss_cost(s, ANON_T)
+    cf = miss_cost(s, 1)
+    best = cur
+    best_c = 0.0
+    for k in range(1, 10):
+        c = ca * mrc_misses(s, ANON_T, k) + cf * mrc_misses(s, 1, 10 - k)
+        s.gf[F_SPLIT_COST + k - 1] = c
+        if k == 1 or c < best_c:
+            best_c = c
+            best = k
+    if best == cur:
+        return cur
+    c_cur = s.gf[F_SPLIT_COST + cur - 1]
+    da = abs(mrc_misses(s, ANON_T, best) - mrc_misses(s, ANON_T, cur))
+    df = abs(mrc_misses(s, 1, 10 - best) - mrc_misses(s, 1, 10 - cur))
+    sd = math.sqrt(ca * ca * da + cf * cf * df)
+    if c_cur - best_c > 2.0 * sd:
+        return best
+    return cur
+
+
+# ------------------------------------------------------------------------------------ tests
+
+
+@kernel
+def sign_test(plus, minus):  # type: ignore[no-untyped-def]
+    """+1 if ``plus`` beats ``minus`` by two standard deviations of a fair coin's difference
+    (``plus - minus > 2 sqrt(plus + minus)``, at least 16 disagreements), -1 the reverse, else 0."""
+    n = plus + minus
+    if n < MIN_N:
+        return 0
+    sd = math.sqrt(float(n))
+    if plus - minus > 2.0 * sd:
+        return 1
+    if minus - plus > 2.0 * sd:
+        return -1
+    return 0
+
+
+# ------------------------------------------------------------------------------------ driving
+
+
+@kernel
+def decay_offset(i):  # type: ignore[no-untyped-def]
+    """Sim ``i``'s offset from the centre decay: 0, -1, +1, -2, +2, -4, +4, -8, +8."""
+    if i == 0:
+        return 0
+    if i % 2 == 1:
+        return -(1 << ((i - 1) // 2))
+    return 1 << ((i - 2) // 2)
+
+
+@kernel
+def _centre_sims(s, t):  # type: ignore[no-untyped-def]
+    """Re-level type ``t``'s sims around the centre decay and W share (pages kept, heaps re-keyed)."""
+    le = s.gi[G_LE + t]
+    w = s.gi[G_WPM + t]
+    for i in range(N_SIM_T):
+        j = t * N_SIM_T + i
+        v = _sv(j)
+        if i < 9:
+            nl = le + decay_offset(i)
+            nw = w
+        else:
+            nl = le
+            nw = min(max(w + (100 if i == SIM_WPLUS else -100), 0), 1000)
+        was = s.gi[v + S_ON]
+        s.gi[v + S_WPM] = nw
+        if nl != s.gi[v + S_LE]:
+            s.gi[v + S_LE] = nl
+            on = MIN_DECAY <= nl <= MAX_DECAY
+            if on and was == 0:
+                sim_reset(s, j, nl, nw)
+            s.gi[v + S_ON] = 1 if on else 0
+            if on:
+                _rebuild_heap(s, j, t)
+        s.gi[G_SIMPLUS + t * N_SIM_T + i] = 0
+        s.gi[G_SIMMINUS + t * N_SIM_T + i] = 0
+
+
+@kernel
+def _reset_sweep(s, t):  # type: ignore[no-untyped-def]
+    """The real cache's decay changed: its candidates' keys are stale; sweep afresh."""
+    base = G_BUF + t * 4 * N_CAND
+    for i in range(s.gi[G_BUFLEN + t]):
+        s.pm[s.gi[base + i], INBUF] = 0
+    s.gi[G_BUFLEN + t] = 0
+    s.gi[G_QVALID + t] = 0
+    s.gi[G_PASSN + t] = 0
+
+
+@kernel
+def tune_init(s):  # type: ignore[no-untyped-def]
+    """The sample chosen, every sim empty and centred, the curves empty."""
+    choose_sample(s)
+    for t in range(2):
+        s.gi[G_NSAMP + t] = 0
+        s.gi[G_EVENTS + t] = 0
+        s.gi[G_MRCTS + t] = 0
+        s.gi[G_DMOVE + t] = 0
+        s.gi[G_WMOVE + t] = 0
+        s.gi[G_SCAP + t] = 1
+        tb = G_TYPEBIG + t * TYPE_SIZE
+        for i in range(TF + 1):
+            s.gi[tb + P_FEN + i] = 0
+        for x in range(SMAX):
+            s.gi[tb + P_LAST + x] = 0
+        for i in range(N_SIM_T):
+            j = t * N_SIM_T + i
+            sim_reset(s, j, 0, 0)
+        _centre_sims(s, t)
+    s.gi[G_SMOVE] = 0
+    s.gi[G_TICKS] = 0
+
+
+@kernel
+def tune_feed(s, p, t, kind):  # type: ignore[no-untyped-def]
+    """Page ``p`` of type ``t`` read (1) or read ahead (0): the sims and the curve, if sampled."""
+    if s.pm[p, SIDX] == -1:
+        return
+    x = _slot(s, p, t)
+    if x < 0:
+        return
+    s.gi[G_EVENTS + t] += 1
+    if (s.gi[G_EVENTS] + s.gi[G_EVENTS + 1]) % DECIDE_EVERY == 0:
+        tune_decide(s)
+    if s.gi[G_SAUTO] != 0:
+        mrc_access(s, t, x, kind)
+    if s.gi[G_DAUTO] == 0:
+        return
+    j0 = t * N_SIM_T
+    hc = sim_access(s, j0, t, x, kind)
+    for i in range(1, 9):
+        j = j0 + i
+        if s.gi[_sv(j) + S_ON] == 0:
+            continue
+        h = sim_access(s, j, t, x, kind)
+        if kind == READ and h != hc:
+            if h > hc:
+                s.gi[G_SIMPLUS + j] += 1
+            else:
+                s.gi[G_SIMMINUS + j] += 1
+    hm = sim_access(s, j0 + SIM_WMINUS, t, x, kind)
+    hp = sim_access(s, j0 + SIM_WPLUS, t, x, kind)
+    if kind == READ and hm != hp:
+        if hp > hm:
+            s.gi[G_SIMPLUS + j0 + SIM_WPLUS] += 1
+        else:
+            s.gi[G_SIMMINUS + j0 + SIM_WPLUS] += 1
+
+
+@kernel
+def tune_free(s, p, t):  # type: ignore[no-untyped-def]
+    """Page ``p`` freed by its owner: it leaves every sim and the curve's order."""
+    x = s.pm[p, SIDX]
+    if x < 0:
+        return
+    for i in range(N_SIM_T):
+        _drop(s, t * N_SIM_T + i, x)
+    tb = G_TYPEBIG + t * TYPE_SIZE
+    last = s.gi[tb + P_LAST + x]
+    if last > 0:
+        _fen_add(s, t, last, -1)
+        s.gi[tb + P_LAST + x] = 0
+
+
+@kernel
+def decide_decay(s, t):  # type: ignore[no-untyped-def]
+    """Move type ``t``'s decay to the sim that beats the centre by the sign test; True if moved."""
+    best = -1
+    best_z = 0.0
+    for i in range(1, 9):
+        j = t * N_SIM_T + i
+        if s.gi[_sv(j) + S_ON] == 0:
+            continue
+        pl = s.gi[G_SIMPLUS + j]
+        mi = s.gi[G_SIMMINUS + j]
+        if sign_test(pl, mi) > 0:
+            z = (pl - mi) / math.sqrt(float(pl + mi))
+            if z > best_z:
+                best_z = z
+                best = i
+    if best < 0:
+        return False
+    s.gi[G_LE + t] = s.gi[_sv(t * N_SIM_T + best) + S_LE]
+    s.gi[G_DMOVE + t] += 1
+    _reset_sweep(s, t)
+    _centre_sims(s, t)
+    return True
+
+
+@kernel
+def decide_w(s, t):  # type: ignore[no-untyped-def]
+    """Step W's share 100 permille toward the better of W- and W+ once the test decides."""
+    j = t * N_SIM_T + SIM_WPLUS
+    d = sign_test(s.gi[G_SIMPLUS + j], s.gi[G_SIMMINUS + j])
+    if d == 0:
+        return False
+    w = min(max(s.gi[G_WPM + t] + 100 * d, 0), 1000)
+    s.gi[G_SIMPLUS + j] = 0
+    s.gi[G_SIMMINUS + j] = 0
+    if w == s.gi[G_WPM + t]:
+        return False
+    s.gi[G_WPM + t] = w
+    s.gi[G_WMOVE + t] += 1
+    _centre_sims(s, t)
+    return True
+
+
+@kernel
+def decide_split(s):  # type: ignore[no-untyped-def]
+    """Set or move the split (anon's share, permille) from the curves; True if it moved."""
+    if s.gf[F_MRC + 10] + s.gf[F_MRC + 12 + 10] <= 0.0:
+        return False
+    if s.gi[G_SPLIT] < 0:
+        cur = min(max((anon_share(s) + 50) // 100, 1), 9)
+        s.gi[G_SPLIT] = 100 * cur
+    cur = min(max((s.gi[G_SPLIT] + 50) // 100, 1), 9)
+    k = split_choice(s, cur)
+    if k == cur:
+        return False
+    s.gi[G_SPLIT] = 100 * k
+    s.gi[G_SMOVE] += 1
+    return True
+
+
+@kernel
+def tune_decide(s):  # type: ignore[no-untyped-def]
+    """The tests decide: decay (else W's share) per type, then the split."""
+    for t in range(2):
+        if s.gi[G_DAUTO] != 0:
+            if not decide_decay(s, t):
+                decide_w(s, t)
+    if s.gi[G_SAUTO] != 0:
+        decide_split(s)
+
+
+@kernel
+def tune_tick(s):  # type: ignore[no-untyped-def]
+    """Once a tick: the sims' capacity follows the lists; the tests decide; the curves age."""
+    s.gi[G_TICKS] += 1
+    for t in range(2):
+        s.gi[G_SCAP + t] = max(1, (type_pages(s, t) * s.gi[G_RATE]) // 65536)
+    tune_decide(s)
+    if s.gi[G_SAUTO] != 0 and s.gi[G_TICKS] % SPLIT_HALVE_TICKS == 0:
+        for i in range(24):
+            s.gf[F_MRC + i] *= 0.5

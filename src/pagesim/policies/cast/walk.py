@@ -15,6 +15,8 @@ In kernel mode a read of a mapped (anon) page only sets its young bit (``YOUNG``
   MGLRU's ``lru_gen_look_around`` takes up to 64 PTEs of the PMD around the address). Page ids
   stand for virtual addresses here (dense ids in first-touch order).
 
+A read recorded from a young bit of a sampled page is also fed to the controllers (tune.py).
+
 Program text is not walked in the kernel; kernel mode has no mapped file pages, so the walker
 reads anon pages only.
 """
@@ -24,7 +26,8 @@ from __future__ import annotations
 from pagesim.core.jit import kernel
 from pagesim.core.state import ANON, FLAG_MASK, YOUNG
 from pagesim.policies.cast.core import last_read, read_word
-from pagesim.policies.cast.layout import G_CG, G_LOOK, G_NOW, G_YOUNG, WORD
+from pagesim.policies.cast.layout import ANON_T, G_CG, G_LOOK, G_NOW, G_YOUNG, WORD
+from pagesim.policies.cast.tune import READ, tune_feed
 
 LOOK_AROUND = 64  #: PTEs the look-around reads around a young candidate
 PTE_TABLE = 512  #: PTEs per page table (the look-around stays within one)
@@ -43,6 +46,7 @@ def take_young(s, p, now):  # type: ignore[no-untyped-def]
     s.resident[p] = v & (FLAG_MASK ^ YOUNG)
     if last_read(w, now) != now or (w & 0xFF) == 0:
         s.pm[p, WORD] = read_word(w, now)
+        tune_feed(s, p, ANON_T, READ)
     return True
 
 
