@@ -1,0 +1,257 @@
+"""CAST's controllers, hand-worked: the sign test, the gradient test, the split from two curves
+and their costs, the press, the swappiness promises (0, 1, 200) and the clean-file floor."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from pagesim.core.state import A_MEMORY, A_MODE, ACC_LEN, GI_SWAPPINESS, MODE_KERNEL, make_state
+from pagesim.engine.kernel import KernelRun
+from pagesim.engine.memory import KernelConfig
+from pagesim.policies.cast import tune
+from pagesim.policies.cast.layout import (
+    F_MRC,
+    G_LE,
+    G_SIM,
+    G_SIMMINUS,
+    G_SIMPLUS,
+    G_WPM,
+    N_SIM_T,
+    S_LE,
+    S_WPM,
+    SIM_NS,
+)
+from pagesim.policies.cast.policy import CAST, _init
+from pagesim.trace import Trace
+
+ANON, FILE = 1, 0
+READ, WRITE = 0, 1
+
+
+def _state(**params: object):  # type: ignore[no-untyped-def]
+    pol = CAST(**params)
+    s = make_state(4096, 1, **pol.state_shape())
+    s.gi[GI_SWAPPINESS] = 60
+    pol.configure(s, 1000)
+    a = np.zeros(ACC_LEN, dtype=np.int64)
+    a[A_MODE] = MODE_KERNEL
+    a[A_MEMORY] = 1000
+    assert _init(s, a) == 0
+    return pol, s
+
+
+def test_sign_test_by_hand() -> None:
+    """plus - minus against 2 sqrt(plus + minus), at least 16 disagreements."""
+    assert tune.sign_test(20, 4) == 1  # 16 > 2 sqrt(24) = 9.80
+    assert tune.sign_test(4, 20) == -1
+    assert tune.sign_test(14, 6) == 0  # 8 < 2 sqrt(20) = 8.94
+    assert tune.sign_test(15, 1) == 1  # n = 16: 14 > 8
+    assert tune.sign_test(12, 0) == 0  # 12 disagreements: too few to decide
+    assert tune.sign_test(18, 2) == 1 and 16 > 2 * math.sqrt(20)
+
+
+def test_decay_moves_to_the_sim_that_wins_its_sign_test() -> None:
+    """Centre le 8. Sim 4 (le 10) hit 30 times where the centre missed and missed 5 where it hit:
+    z = 25 / sqrt(35) = 4.2 > 2. Sim 3 (le 6): 20 / 8, z = 12 / sqrt(28) = 2.3, also passes but
+    lower. Sim 1 (le 7): 9 / 3, n = 12, undecided. The centre moves to le 10, the nine sims are
+    re-levelled around it (10, 9, 11, 8, 12, 6, 14, 2; 18 is off) and the counts start again."""
+    _, s = _state()
+    t = tune.ANON_T
+    assert s.gi[G_LE + t] == 8
+    for i, (p, m) in {4: (30, 5), 3: (20, 8), 1: (9, 3)}.items():
+        s.gi[G_SIMPLUS + i] = p
+        s.gi[G_SIMMINUS + i] = m
+    assert tune.decide_decay(s, t)
+    assert s.gi[G_LE + t] == 10
+    levels = [int(s.gi[G_SIM + i * SIM_NS + S_LE]) for i in range(9)]
+    assert levels == [10, 9, 11, 8, 12, 6, 14, 2, 18]
+    assert not s.gi[G_SIMPLUS : G_SIMPLUS + N_SIM_T].any()
+    assert not tune.decide_decay(s, t)  # no evidence since
+
+
+def test_w_share_steps_on_the_gradients_sequential_test() -> None:
+    """W 100 permille; sims W- (0) and W+ (200). W+ hit 20 times where W- missed and W- 2
+    where W+ missed: 18 > 2 sqrt(22) = 9.4, W moves up 100 to 200 and the sims to 100 / 300.
+    Then 10 / 9 since the step: no move."""
+    _, s = _state()
+    t = 1
+    j = t * N_SIM_T + tune.SIM_WPLUS
+    s.gi[G_SIMPLUS + j] = 20
+    s.gi[G_SIMMINUS + j] = 2
+    assert tune.decide_w(s, t)
+    assert s.gi[G_WPM + t] == 200
+    wm = int(s.gi[G_SIM + (t * N_SIM_T + tune.SIM_WMINUS) * SIM_NS + S_WPM])
+    wp = int(s.gi[G_SIM + j * SIM_NS + S_WPM])
+    assert (wm, wp) == (100, 300)
+    s.gi[G_SIMPLUS + j] = 10
+    s.gi[G_SIMMINUS + j] = 9
+    assert not tune.decide_w(s, t)
+    assert s.gi[G_WPM + t] == 200
+    s.gi[G_SIMPLUS + j] = 1
+    s.gi[G_SIMMINUS + j] = 30  # W- better: back down
+    assert tune.decide_w(s, t) and s.gi[G_WPM + t] == 100
+
+
+def _curves(s, anon: list[float], file: list[float]) -> None:  # type: ignore[no-untyped-def]
+    """Hits first reached at sizes 1/10..10/10 (10 values) and then the accesses, per type."""
+    for t, c in ((0, anon), (1, file)):
+        for k, v in enumerate(c):
+            s.gf[F_MRC + 12 * t + k] = v
+
+
+def test_split_from_two_curves_weighed_by_cost() -> None:
+    """vm.swappiness 60, no waits: anon's miss costs its prior 140 us plus 2.5 us to write it
+    out (142,500 ns), file's 60,000 ns. Anon: 1,000 reads, 900 hit within 1/10 of memory (misses
+    100 at every size). File: 1,000 reads, 100 more hits per tenth (misses at j/10 = 1000 - 100 j).
+    Cost of anon share k/10: 142,500 * 100 + 60,000 * 100 k; least at k = 1. From 5/10 the
+    saving is 24,000,000 against two standard deviations of 2 * 60,000 * sqrt(500 - 100) =
+    2,400,000: the split moves to 1/10."""
+    _, s = _state()
+    _curves(s, [900, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1000], [100] * 10 + [1000])
+    assert tune.miss_cost(s, 0) == 142_500 and tune.miss_cost(s, 1) == 60_000
+    assert tune.mrc_misses(s, 0, 3) == 100 and tune.mrc_misses(s, 1, 9) == 100
+    assert tune.split_choice(s, 5) == 1
+    assert s.gf[tune.F_SPLIT_COST + 0] == 142_500 * 100 + 60_000 * 100
+    assert s.gf[tune.F_SPLIT_COST + 4] == 142_500 * 100 + 60_000 * 500
+
+
+def test_split_stays_within_two_standard_deviations() -> None:
+    """Few reads: anon 5 (all within 1/10), file 10, one more hit per tenth (misses at j/10 =
+    10 - j). Cost of k/10 = 60,000 k. From 3/10 the best, 1/10, saves 120,000; two standard
+    deviations are 2 * 60,000 * sqrt(2) = 169,706: the split stays at 3/10."""
+    _, s = _state()
+    _curves(s, [5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5], [1] * 10 + [10])
+    assert tune.split_choice(s, 3) == 3
+    assert tune.split_choice(s, 9) == 1  # 480,000 saved > 2 * 60,000 * sqrt(8) = 339,411
+
+
+def test_press_toward_the_split() -> None:
+    """At the split both types are pressed by their pages (100); over it, anon more; held 1..199."""
+    assert tune.press_of(650, 650) == 100
+    assert tune.press_of(650, 100) == 199  # oa = 6.5, of = 0.39: 200 * 42.25 / 42.4 -> 199
+    assert tune.press_of(100, 650) < 10
+    assert tune.press_of(0, 500) == 1 and tune.press_of(1000, 500) == 199
+    oa, of = 400 / 300, 600 / 700
+    assert tune.press_of(400, 300) == round(200 * oa * oa / (oa * oa + of * of))
+
+
+# ---- kernel mode: the promises and the floor (a 100-page node: min 32, low 40, high 48)
+
+
+def _trace(rows: list[tuple[int, int, int]]) -> Trace:
+    ids, kind, op = zip(*rows)
+    n = len(rows)
+    return Trace.from_ids(
+        np.array(ids), kind=np.array(kind, np.uint8), op=np.array(op, np.uint8), tag=np.zeros(n, np.int32)
+    )
+
+
+def _walk(rows, swappiness: int, limits=None, **params):  # type: ignore[no-untyped-def]
+    """Run access by access; yield the readouts after each."""
+    cfg = KernelConfig(memory_pages=100, swap_pages=1000, readahead_pages=1, swappiness=swappiness)
+    run = KernelRun(_trace(rows), CAST(**params), cfg, cgroup_limits=limits)
+    pol = run.policies[0]
+    out = []
+    for _ in range(len(rows)):
+        run.advance(1)
+        out.append(pol.readouts(run.state))
+    return run, out
+
+
+def _file_on_lists(r: dict[str, float]) -> float:
+    return r["w_file"] + r["m_file"]
+
+
+def _anon_on_lists(r: dict[str, float]) -> float:
+    return r["w_anon"] + r["m_anon"]
+
+
+def test_swappiness_0_never_swaps_and_stops_at_the_floor() -> None:
+    """12 file pages read, then anon written until memory runs out: file is taken down to its
+    floor (10 % of 100 pages), then nothing: the OOM killer, and nothing ever swapped."""
+    rows = [(1000 + i, FILE, READ) for i in range(12)] + [(i, ANON, WRITE) for i in range(120)]
+    run, rs = _walk(rows, 0)
+    assert run.counters["pswpout"] == 0 and rs[-1]["taken_anon"] == 0
+    assert rs[-1]["taken_file"] == 2
+    assert run.counters["oom_kill"] >= 1
+    assert rs[-1]["floor_held"] > 0
+
+
+def test_swappiness_1_takes_file_first_down_to_the_floor() -> None:
+    """10 anon pages, then a stream of 150 file pages: only file is taken (kswapd's batches of 32
+    leave file above its floor). With 85 anon pages file is taken down to the floor first, and
+    only then anon."""
+    rows = [(i, ANON, WRITE) for i in range(10)] + [(1000 + i, FILE, READ) for i in range(150)]
+    run, rs = _walk(rows, 1)
+    assert run.counters["pswpout"] == 0 and rs[-1]["taken_file"] > 0
+    run60, _ = _walk(rows, 60)
+    assert run60.counters["pswpout"] > 0  # any other value presses both
+    rows = [(1000 + i, FILE, READ) for i in range(15)] + [(i, ANON, WRITE) for i in range(85)]
+    rows += [(1100 + i, FILE, READ) for i in range(40)]
+    run, rs = _walk(rows, 1)
+    seen_anon = False
+    for r in rs:
+        if r["taken_anon"] > 0 and not seen_anon:
+            seen_anon = True
+            assert _file_on_lists(r) <= 10  # anon only once file is at its floor
+    assert seen_anon and run.counters["pswpout"] > 0
+
+
+def test_swappiness_200_takes_anon_first_while_swap_lasts() -> None:
+    """30 anon pages then a file stream: every anon page goes before any file page."""
+    rows = [(i, ANON, WRITE) for i in range(30)] + [(1000 + i, FILE, READ) for i in range(150)]
+    run, rs = _walk(rows, 200)
+    for r in rs:
+        if r["taken_file"] > 0:
+            assert _anon_on_lists(r) == 0
+    assert rs[-1]["taken_anon"] == 30 and run.counters["pswpout"] == 30
+
+
+def test_clean_file_floor_and_the_cgroup_limit_exemption() -> None:
+    """swappiness 60: 15 file pages then anon until memory is short. File is never taken below
+    10 pages (10 % of the node) once anon can give. Under a memory.max of 50 pages with
+    swappiness 0 (anon cannot give), reclaim forced by the limit is exempt: file goes below the
+    floor and nobody is OOM-killed. clean_min_ratio=0 removes the floor."""
+    rows = [(1000 + i, FILE, READ) for i in range(15)] + [(i, ANON, WRITE) for i in range(90)]
+    run, rs = _walk(rows, 60)
+    prev = 0.0
+    for r in rs:
+        if r["taken_file"] > prev:
+            assert _file_on_lists(r) >= 10
+        prev = r["taken_file"]
+    assert rs[-1]["floor_held"] > 0 and run.counters["pswpout"] > 0
+    rows = [(i, ANON, WRITE) for i in range(45)] + [(1000 + i, FILE, READ) for i in range(30)]
+    run, rs = _walk(rows, 0, limits=[50])
+    assert min(_file_on_lists(r) for r in rs[50:]) < 10 and run.counters["oom_kill"] == 0
+    rows = [(1000 + i, FILE, READ) for i in range(12)] + [(i, ANON, WRITE) for i in range(120)]
+    run, rs = _walk(rows, 0, clean_min_ratio=0)
+    assert rs[-1]["taken_file"] == 12 and rs[-1]["floor_held"] == 0
+
+
+def test_knobs_and_readouts() -> None:
+    """The seed's knobs: setting decay or w_permille stops decay_auto; enabled=0 is refused
+    (not modelled); describe() prints the estimate and tune blocks."""
+    pol, s = _state(decay=6)
+    r = pol.readouts(s)
+    assert r["decay_auto"] == 0 and r["decay_anon"] == 6 and r["clean_min_ratio"] == 10
+    assert r["kcompressd"] == 24 and r["walker"] == 1
+    pol, s = _state()
+    r = pol.readouts(s)
+    assert r["decay_auto"] == 1 and r["decay_file"] == 8 and r["w_permille_file"] == 100
+    text = pol.describe(s)
+    assert text.startswith("estimate:\nshare ") and "\ntune:\nanon decay 8 w_permille 100" in text
+    with pytest.raises(ValueError, match="enabled=0"):
+        _state(enabled=False)
+    with pytest.raises(ValueError, match="split_permille"):
+        _state(split_permille=1000)
+
+
+def test_sample_rate_rule() -> None:
+    """S = max(15,000 * memory / 2,097,152, min(2,048, memory)) pages; rate = S / memory."""
+    assert tune.sample_rate(2_097_152, 0) == 65536 * 15_000 // 2_097_152  # 1/140
+    assert tune.sample_rate(32_768, 0) == 4096  # 2,048 / 32,768 = 1/16
+    assert tune.sample_rate(1000, 0) == 65536  # everything
+    assert tune.sample_rate(32_768, 8192) == 16384
