@@ -88,8 +88,8 @@ def test_get_scan_threads_and_tags() -> None:
     assert np.all(op_tag[scan_ops] == 0) and np.all(op_tag[~scan_ops] >= 1)
     lengths = np.bincount(o.op_of)
     assert np.median(lengths[scan_ops]) > 4 * lengths[~scan_ops].max()  # scans read many pages
-    scanned = lengths[scan_ops].sum() / lengths[~scan_ops].sum()
-    assert 3 < scanned < 12  # the paper's mix: 47 scans of 10,000 keys (556 pages) per 1,685 GETs
+    keys_per_get = scan_ops.sum() * t.source["scan_keys"] / (~scan_ops).sum()
+    assert keys_per_get == pytest.approx(40, rel=0.05)  # scan_keys_per_get
     assert t.source["cgroup_pages"][0] < t.source["db_pages"]
 
 

@@ -346,6 +346,7 @@ def _finish(
     cgroup_pages: Sequence[int],
     groups: dict[str, list[int]],
     op_cgroup: np.ndarray | None = None,
+    op_release: np.ndarray | None = None,
     extra: dict[str, Any] | None = None,
 ) -> OpTrace:
     n = ids.shape[0]
@@ -361,6 +362,10 @@ def _finish(
         "ops": int(op_kind.shape[0]),
         **(extra or {}),
     }
+    timing: dict[str, Any] = {}
+    if op_release is not None:
+        timing["time"] = np.asarray(op_release, np.int64)[op_of]
+        source.update(time_unit="ns", time_is_release=True)
     trace = Trace.from_ids(
         ids,
         kind=np.full(n, KIND_FILE, np.uint8),
@@ -368,6 +373,7 @@ def _finish(
         tag=np.asarray(op_tag, np.int32)[op_of],
         cgroup=cg,
         source=source,
+        **timing,
     )
     return OpTrace(trace, op_of, np.asarray(op_kind, np.uint8), groups)
 
@@ -506,6 +512,7 @@ def build_get_scan(
     scans: int | None = None,
     get_threads: int = 3,
     scan_length: int = 10_000,
+    scan_keys_per_get: float = 40.0,
     theta: float = 0.99,
     seed: int = 0,
 ) -> OpTrace:
@@ -518,13 +525,16 @@ def build_get_scan(
     gets : int, optional
         GET operations, dealt to the GET threads (default 40 per cgroup page).
     scans : int, optional
-        Scans from a zipfian start (default: as many keys scanned per GET as in the paper's
-        measured mix under the default policy, 47 scans of 10,000 keys per 1,685 GETs, so that
-        the scan thread outlasts the GET threads).
+        Scans from a zipfian start (default: ``gets * scan_keys_per_get / scan_length``).
     get_threads : int
     scan_length : int
         Keys per scan (10,000; below ``scale`` 1/64 shortened in proportion, at least 300 keys,
-        so that one scan stays a small share of the cgroup; more scans make up the volume).
+        so that one scan stays a small share of the cgroup).
+    scan_keys_per_get : float
+        Keys scanned per GET. The paper's measured mix is 279 (47 scans of 10,000 keys per
+        1,685 GETs, under the default policy); pagesim charges a scanned page less than LevelDB
+        does (no CPU per record), so 40 keeps the scan thread running about as long as the GET
+        threads under linux-lru (measured at 1/4096), as in the paper's fixed-time runs.
     theta : float
     seed : int
 
@@ -537,8 +547,7 @@ def build_get_scan(
     limit = _scaled(10 * GIB_PAGES, scale, 64)
     n_get = int(gets) if gets is not None else 40 * limit
     length = scan_length if scale >= 1 / 64 else max(int(scan_length * scale * 64), 300)
-    paper_scans = n_get * 47 / 1685 * scan_length / length  # the paper's scanned pages per GET
-    n_scan = int(scans) if scans is not None else max(int(round(paper_scans)), 1)
+    n_scan = int(scans) if scans is not None else max(int(round(n_get * scan_keys_per_get / length)), 1)
     rng = np.random.default_rng(seed)
     kinds = np.concatenate([np.full(n_get, OP_GET, np.uint8), np.full(n_scan, OP_SCAN, np.uint8)])
     perm = rng.permutation(kinds.shape[0])
@@ -548,7 +557,8 @@ def build_get_scan(
     get_no = np.cumsum(kinds == OP_GET) - 1
     tags = np.where(kinds == OP_SCAN, 0, 1 + get_no % get_threads).astype(np.int32)
     params = {"scale": scale, "gets": gets, "scans": scans, "get_threads": get_threads,
-              "scan_length": scan_length, "theta": theta, "seed": seed}  # fmt: skip
+              "scan_length": scan_length, "scan_keys_per_get": scan_keys_per_get, "theta": theta,
+              "seed": seed}  # fmt: skip
     return _finish(
         op_of, ids, rw, kinds, tags,
         name="get-scan", params=params, cgroup_pages=[limit],
@@ -854,16 +864,16 @@ def build_compaction(
     ops: int | None = None,
     threads: int = 4,
     compaction_threads: int = 1,
-    compaction_ratio: float = 1.0,
+    compaction_mb_s: float = 100.0,
+    chunk: int = 16,
     seed: int = 0,
 ) -> OpTrace:
     """RocksDB-like uniform read/write with background compaction (cache_ext spec §5.6, §4.8).
 
     Foreground threads (tags ``0 .. threads - 1``) run uniform GETs and PUTs half and half on a
     LevelDB-like layout (PUTs append to the log); compaction threads (the next tags) merge SST
-    files: each step reads the next page of an input file (sequential, so readahead applies)
-    and writes the next page of an output file. Compaction moves ``compaction_ratio`` times the
-    foreground's page reads through the cache.
+    files: each step reads the next ``chunk`` pages of its input (sequential, so readahead
+    applies) and writes ``chunk`` pages of its output.
 
     Parameters
     ----------
@@ -872,8 +882,12 @@ def build_compaction(
     ops : int, optional
         Foreground operations (default 40 per cgroup page).
     threads, compaction_threads : int
-    compaction_ratio : float
-        Compaction steps per foreground operation.
+    compaction_mb_s : float
+        Compaction's pace: its steps are released (the trace's ``time`` column) at this rate
+        over the foreground's nominal duration, ``ops`` / 44,618 ops/s (the paper's RocksDB
+        uniform baseline, Table 1), so compaction runs beside the foreground throughout.
+    chunk : int
+        Pages read, then written, per compaction step.
     seed : int
 
     Returns
@@ -884,19 +898,21 @@ def build_compaction(
     layout = LevelDBLayout(_scaled(2**29, scale, 1000), seed=seed)
     limit = _scaled(10 * GIB_PAGES, scale, 64)
     n_fg = int(ops) if ops is not None else 40 * limit
-    n_cp = int(n_fg * compaction_ratio)
+    duration_ns = n_fg / 44_618 * 1e9
+    n_cp = max(int(duration_ns * 1e-9 * compaction_mb_s * 1e6 / (PAGE * chunk)), 1)
     rng = np.random.default_rng(seed)
     fg_kinds = np.where(rng.random(n_fg) < 0.5, OP_GET, OP_UPDATE).astype(np.uint8)
     pos = layout.position(rng.integers(0, layout.n_keys, n_fg))
     f_op, f_ids, f_rw = _kv_ops(layout, fg_kinds, pos, rng)
-    # compaction: input pages read in file order from a random file, output pages written
+    # compaction: each step reads the next `chunk` pages of its input files (in file order from a
+    # random file) and writes as many pages of its output files
     per = layout.file_data_pages + layout.index_pages + 1
     n_files = -(-layout.data_pages // layout.file_data_pages)
     start = int(rng.integers(0, n_files))
-    step = np.arange(n_cp, dtype=np.int64)
-    in_file = (start + step // per) % n_files
-    c_read = _ids(_R_MAIN, in_file, step % per)
-    c_write = _ids(_R_OUT, step // per, step % per)
+    page_no = np.arange(n_cp * chunk, dtype=np.int64)
+    c_op = page_no // chunk
+    c_read = _ids(_R_MAIN, (start + page_no // per) % n_files, page_no % per)
+    c_write = _ids(_R_OUT, page_no // per, page_no % per)
     # interleave: compaction operations spread evenly among the foreground ones
     total = n_fg + n_cp
     is_cp = np.zeros(total, bool)
@@ -909,8 +925,8 @@ def build_compaction(
     b = _Builder()
     b.add(fg_global[f_op], f_ids, f_rw, 0)
     b.slot[-1] = np.arange(f_op.shape[0], dtype=np.int64) - np.searchsorted(f_op, f_op)
-    b.add(cp_global, c_read, 0, 0)
-    b.add(cp_global, c_write, 1, 1)
+    b.add(cp_global[c_op], c_read, 0, 0)
+    b.add(cp_global[c_op], c_write, 1, 1)
     op_of, ids, rw = b.arrays()
     kinds = np.where(is_cp, OP_COMPACT, 0).astype(np.uint8)
     kinds[~is_cp] = fg_kinds
@@ -919,14 +935,16 @@ def build_compaction(
     tags = np.empty(total, np.int32)
     tags[~is_cp] = fg_tag
     tags[is_cp] = cp_tag
+    release = np.zeros(total, np.int64)
+    release[is_cp] = (np.arange(n_cp) * (duration_ns / n_cp)).astype(np.int64)
     params = {"scale": scale, "ops": ops, "threads": threads, "compaction_threads": compaction_threads,
-              "compaction_ratio": compaction_ratio, "seed": seed}  # fmt: skip
+              "compaction_mb_s": compaction_mb_s, "chunk": chunk, "seed": seed}  # fmt: skip
     return _finish(
         op_of, ids, rw, kinds, tags,
         name="compaction", params=params, cgroup_pages=[limit],
         groups={"foreground": list(range(threads)),
                 "compaction": list(range(threads, threads + compaction_threads))},
-        extra={"db_pages": layout.db_pages},
+        op_release=release, extra={"db_pages": layout.db_pages},
     )  # fmt: skip
 
 
@@ -995,6 +1013,7 @@ CACHE_EXT_WORKLOADS: dict[str, Workload] = {
             "scans": None,
             "get_threads": 3,
             "scan_length": 10_000,
+            "scan_keys_per_get": 40.0,
             "theta": 0.99,
             "seed": 0,
         },  # fmt: skip
@@ -1007,7 +1026,8 @@ CACHE_EXT_WORKLOADS: dict[str, Workload] = {
             "ops": None,
             "threads": 4,
             "compaction_threads": 1,
-            "compaction_ratio": 1.0,
+            "compaction_mb_s": 100.0,
+            "chunk": 16,
             "seed": 0,
         },  # fmt: skip
         "RocksDB-like uniform read/write (tags 0-3) and a compaction thread (tag 4) reading and "

@@ -1,0 +1,584 @@
+"""The cache_ext paper's experiments in kernel mode: each policy of the suite beside the kernel's.
+
+Source: cache_ext spec §5 and cache_ext_results (Zussman et al., SOSP 2025, §6: Figs. 6 and 8-11,
+§6.1.5). Each experiment generates its workload (:mod:`pagesim.workloads.cache_ext`), runs it
+on a simulated node with ``linux-lru`` (the paper's default), ``mglru`` and the cache_ext
+policies, and measures what the paper measured, relative to the default:
+
+* throughput: application operations per second (a GET, a scan, a file read), summed over a
+  group's threads, each thread on its own CPU, over the accesses after the warm-up;
+* P99 latency: of whole operations (the sum of their accesses' times, waits included), over a
+  window of ``latency_window`` accesses after the warm-up, stepped one access at a time because
+  kernel mode keeps only a histogram of single accesses;
+* disk I/O: pages read from the file device (``pgpgin``, demand and readahead) and written
+  back (``pgpgout``) after the warm-up.
+
+Scales are of the paper's setup (``scale=1``: a 100 GiB database in a 10 GiB cgroup); the
+defaults run in seconds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from pagesim.engine.kernel import KernelRun
+from pagesim.engine.memory import KernelConfig
+from pagesim.policies.base import Policy
+from pagesim.policies.registry import make_policy
+from pagesim.trace import Trace
+from pagesim.workloads.cache_ext import (
+    OpTrace,
+    build_compaction,
+    build_file_search,
+    build_get_scan,
+    build_twitter,
+    build_ycsb,
+)
+
+BASELINE = "linux-lru"  #: the paper's default (Linux 6.6.8's active/inactive LRU)
+SMALL_SCALE = 1 / 4096  #: experiments' default: seconds per run
+
+#: The policies each experiment compares (cache_ext spec §5.2-5.7), the default first.
+EXPERIMENT_POLICIES: dict[str, tuple[str, ...]] = {
+    "ycsb": ("linux-lru", "mglru", "ce-mru", "ce-fifo", "ce-s3fifo", "ce-lhd", "ce-lfu"),
+    "twitter": ("linux-lru", "mglru", "ce-s3fifo", "ce-lhd", "ce-lfu"),
+    "file-search": ("linux-lru", "mglru", "ce-mru"),
+    "get-scan": ("linux-lru", "mglru", "get-scan"),
+    "isolation": ("linux-lru", "mglru", "ce-lfu", "ce-mru", "ce-lfu/ce-mru"),
+    "admission": ("linux-lru", "mglru", "admit-compaction"),
+}
+YCSB_WORKLOADS = ("A", "B", "C", "D", "E", "F", "uniform", "uniform-rw")
+
+
+@dataclass
+class Measured:
+    """One run: a policy (or one per cgroup) over one workload.
+
+    Attributes
+    ----------
+    workload : str
+        Row label (``ycsb-C``, ``file-search``...).
+    policy : str
+        The policy's name, or ``name/name`` with one per cgroup.
+    throughput : dict of str to float
+        Operations per second by thread group (and ``all``): each thread's operations after its
+        own warm-up over its time since, summed.
+    p99_ms, mean_ms : dict of str to float
+        99th percentile and mean latency of the group's operations completed in the latency
+        window, ms (NaN when none completed).
+    runtime_s : dict of str to float
+        The longest thread's model time for the whole run, by group, s.
+    disk_read_pages, disk_write_pages : int
+        ``pgpgin`` and ``pgpgout`` after the warm-up.
+    hits, misses : int
+        Page-cache hits and misses after the warm-up.
+    counters : dict of str to int
+        Every kernel counter of the whole run.
+    """
+
+    workload: str
+    policy: str
+    throughput: dict[str, float]
+    p99_ms: dict[str, float]
+    mean_ms: dict[str, float]
+    runtime_s: dict[str, float]
+    disk_read_pages: int
+    disk_write_pages: int
+    hits: int
+    misses: int
+    counters: dict[str, int] = field(default_factory=dict, repr=False)
+
+    def metric(self, name: str, group: str = "all") -> float:
+        """``throughput``, ``p99_ms``, ``mean_ms``, ``runtime_s`` of a group, or ``disk_read_pages``."""
+        value = getattr(self, name)
+        return float(value[group]) if isinstance(value, dict) else float(value)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-serialisable record (without the full counters)."""
+        return {
+            "workload": self.workload,
+            "policy": self.policy,
+            "throughput": self.throughput,
+            "p99_ms": self.p99_ms,
+            "mean_ms": self.mean_ms,
+            "runtime_s": self.runtime_s,
+            "disk_read_pages": self.disk_read_pages,
+            "disk_write_pages": self.disk_write_pages,
+            "hits": self.hits,
+            "misses": self.misses,
+        }
+
+
+@dataclass
+class Experiment:
+    """An experiment's runs and how to present them.
+
+    Attributes
+    ----------
+    name : str
+    runs : list of Measured
+    metrics : list of (label, attribute, group)
+        The columns of its table, each also shown relative to the default's row of the same
+        workload.
+    paper : dict
+        The paper's ratios to the default, ``{workload: {policy: {label: ratio}}}`` (where
+        cache_ext_results gives them).
+    params : dict
+        Scale and other parameters, to repeat the run.
+    """
+
+    name: str
+    runs: list[Measured]
+    metrics: list[tuple[str, str, str]]
+    paper: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def workloads(self) -> list[str]:
+        """Row groups in run order."""
+        return list(dict.fromkeys(r.workload for r in self.runs))
+
+    def baseline(self, workload: str) -> Measured | None:
+        """The default's run on ``workload`` (None if it was not run)."""
+        for r in self.runs:
+            if r.workload == workload and r.policy.split("/")[0] == BASELINE and "/" not in r.policy:
+                return r
+        for r in self.runs:
+            if r.workload == workload and r.policy == f"{BASELINE}/{BASELINE}":
+                return r
+        return None
+
+    def ratio(self, run: Measured, attribute: str, group: str) -> float:
+        """``run``'s metric over the default's on the same workload (NaN without a default)."""
+        base = self.baseline(run.workload)
+        if base is None:
+            return float("nan")
+        b = base.metric(attribute, group)
+        v = run.metric(attribute, group)
+        return v / b if b and np.isfinite(b) and np.isfinite(v) else float("nan")
+
+    def find(self, workload: str, policy: str) -> Measured:
+        """The run of ``policy`` on ``workload``.
+
+        Raises
+        ------
+        KeyError
+            If there is none.
+        """
+        for r in self.runs:
+            if r.workload == workload and r.policy == policy:
+                return r
+        raise KeyError(f"no run of {policy} on {workload}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-serialisable: runs with ratios to the default, metrics and the paper's ratios."""
+        rows = []
+        for r in self.runs:
+            d = r.to_dict()
+            d["relative"] = {label: self.ratio(r, attr, grp) for label, attr, grp in self.metrics}
+            rows.append(d)
+        return {"experiment": self.name, "params": self.params, "metrics": [m[0] for m in self.metrics],
+                "runs": rows, "paper": self.paper}  # fmt: skip
+
+
+# ----------------------------------------------------------------------------- measuring
+
+
+def node_for(trace: Trace, **overrides: Any) -> KernelConfig:
+    """The node a cache_ext workload was sized for: its ``memory_pages``, an SSD, no swap."""
+    params: dict[str, Any] = {"memory_pages": int(trace.source["memory_pages"]), "swap": "none",
+                              "file_device": "ssd"}  # fmt: skip
+    params.update(overrides)
+    return KernelConfig(**params)
+
+
+def measure(
+    ops: OpTrace,
+    policy: Policy | Sequence[Policy],
+    *,
+    label: str,
+    workload: str,
+    config: KernelConfig | None = None,
+    cgroup_limits: Sequence[int] | None = None,
+    warmup_share: float = 0.2,
+    latency_window: int = 20_000,
+) -> Measured:
+    """Run ``policy`` over ``ops`` in kernel mode and measure throughput, P99 and disk I/O.
+
+    Parameters
+    ----------
+    ops : OpTrace
+        The workload with its operations.
+    policy : Policy or sequence of Policy
+        One for every cgroup, or one per cgroup.
+    label, workload : str
+        Names for the result.
+    config : KernelConfig, optional
+        Default: :func:`node_for`.
+    cgroup_limits : sequence of int, optional
+        Default: ``trace.source["cgroup_pages"]``.
+    warmup_share : float
+        Share of each task's accesses run before it is measured (the paper's warm-up), in
+        [0, 1). Counters and the latency window start once every task is past its warm-up or
+        one task has finished.
+    latency_window : int
+        Accesses after the warm-up stepped one by one to time whole operations (about 25 us of
+        wall time each).
+
+    Returns
+    -------
+    Measured
+
+    Raises
+    ------
+    ValueError
+        For a warm-up share outside [0, 1) or wrong limits.
+    PolicyError
+        If a policy fails.
+    """
+    if not 0 <= warmup_share < 1:
+        raise ValueError(f"warmup_share must be within [0, 1), got {warmup_share}")
+    trace = ops.trace
+    limits = list(cgroup_limits if cgroup_limits is not None else trace.source["cgroup_pages"])
+    run = KernelRun(trace, policy, config or node_for(trace), cgroup_limits=limits)
+    fw = run.framework
+    # warm-up: each task's first ``warmup_share`` of its accesses; measuring starts when every
+    # task is past its own, or one has finished (tasks run at different speeds)
+    n_task = np.diff(fw.task_first)
+    mark = (n_task * warmup_share).astype(np.int64)
+    snap_ops = np.full(n_task.shape[0], -1, dtype=np.int64)
+    snap_ns = np.zeros(n_task.shape[0])
+    step = max(trace.n_requests // 400, 500)
+    while True:
+        crossed = fw.tag_ops >= mark
+        fresh = crossed & (snap_ops < 0)
+        snap_ops[fresh] = fw.tag_ops[fresh]
+        snap_ns[fresh] = fw.tag_ns[fresh]
+        finished = ((fw.tag_ops >= n_task) & (n_task > 0)).any()
+        if crossed.all() or finished or run.done >= run.n:
+            break
+        run.advance(step)
+    late = snap_ops < 0
+    snap_ops[late] = fw.tag_ops[late]
+    snap_ns[late] = fw.tag_ns[late]
+    ops0, ns0, pos0 = fw.tag_ops.copy(), fw.tag_ns.copy(), fw.task_pos.copy()
+    c0 = run.counters
+    window = max(min(int(latency_window), run.n - run.done), 0)
+    lat = np.zeros(window)
+    idx = np.full(window, -1, dtype=np.int64)
+    prev_ops, prev_ns, prev_pos = ops0.copy(), ns0.copy(), pos0.copy()
+    for i in range(window):
+        run.advance(1)
+        moved = np.flatnonzero(fw.tag_ops != prev_ops)
+        if moved.size == 1:
+            tg = int(moved[0])
+            lat[i] = fw.tag_ns[tg] - prev_ns[tg]
+            idx[i] = fw.order[prev_pos[tg]]
+        prev_ops[:] = fw.tag_ops
+        prev_ns[:] = fw.tag_ns
+        prev_pos[:] = fw.task_pos
+    run.advance()
+    c1 = run.counters
+    op_len = np.bincount(ops.op_of, minlength=ops.n_ops)
+    op_tag = np.zeros(ops.n_ops, dtype=np.int64)
+    op_tag[ops.op_of] = trace.tag
+    # operations completed after the warm-up, per task (an access counts 1/len of its operation)
+    weight = 1.0 / op_len[ops.op_of]
+    n_tags = fw.tag_ops.shape[0]
+    rate = np.zeros(n_tags)
+    for tg in range(n_tags):
+        lo, hi = int(fw.task_first[tg] + snap_ops[tg]), int(fw.task_first[tg] + fw.tag_ops[tg])
+        done = float(weight[fw.order[lo:hi]].sum()) if hi > lo else 0.0
+        dt = (fw.tag_ns[tg] - snap_ns[tg]) * 1e-9
+        rate[tg] = done / dt if dt > 0 else 0.0
+    # operations whose every access fell in the window
+    seen = idx[idx >= 0]
+    op_lat = np.bincount(ops.op_of[seen], weights=lat[idx >= 0], minlength=ops.n_ops)
+    op_seen = np.bincount(ops.op_of[seen], minlength=ops.n_ops)
+    complete = (op_seen == op_len) & (op_len > 0)
+    groups = {"all": list(range(n_tags)), **ops.groups}
+    throughput, p99, mean, runtime = {}, {}, {}, {}
+    for g, tags in groups.items():
+        tags = [t for t in tags if t < n_tags]
+        throughput[g] = float(rate[tags].sum())
+        mine = complete & np.isin(op_tag, tags)
+        sample = op_lat[mine]
+        p99[g] = float(np.percentile(sample, 99) / 1e6) if sample.size else float("nan")
+        mean[g] = float(sample.mean() / 1e6) if sample.size else float("nan")
+        runtime[g] = float(fw.tag_ns[tags].max() / 1e9) if tags else 0.0
+    return Measured(
+        workload=workload,
+        policy=label,
+        throughput=throughput,
+        p99_ms=p99,
+        mean_ms=mean,
+        runtime_s=runtime,
+        disk_read_pages=c1["pgpgin"] - c0["pgpgin"],
+        disk_write_pages=c1["pgpgout"] - c0["pgpgout"],
+        hits=c1["hits"] - c0["hits"],
+        misses=c1["misses"] - c0["misses"],
+        counters=c1,
+    )
+
+
+def _policy(name: str, ops: OpTrace) -> Policy:
+    """A policy of the suite set up for the workload: GET-SCAN's scan threads and quota,
+    the admission filter's compaction threads (the tags the workload gives those roles)."""
+    if name == "get-scan":
+        return make_policy(
+            name,
+            scan_tags=",".join(map(str, ops.groups["scan"])),
+            scan_quota=int(ops.trace.source.get("scan_quota_pages", 5000)),
+        )
+    if name == "admit-compaction":
+        return make_policy(name, compaction_tags=",".join(map(str, ops.groups["compaction"])))
+    return make_policy(name)
+
+
+Progress = Callable[[str], None]
+
+
+def _each(
+    ops: OpTrace, workload: str, policies: Sequence[str], progress: Progress | None, **kw: Any
+) -> list[Measured]:
+    out = []
+    for name in policies:
+        if progress:
+            progress(f"{workload}: {name}")
+        out.append(measure(ops, _policy(name, ops), label=name, workload=workload, **kw))
+    return out
+
+
+# ----------------------------------------------------------------------------- experiments
+
+_KV_METRICS = (("ops/s", "throughput", "all"), ("P99 ms", "p99_ms", "all"),
+               ("disk reads", "disk_read_pages", "all"))  # fmt: skip
+
+_PAPER_YCSB = {  # cache_ext_results §2b: throughput relative to the default
+    "A": {"mglru": 0.85, "ce-mru": 0.61, "ce-fifo": 0.93, "ce-s3fifo": 1.09, "ce-lhd": 1.12, "ce-lfu": 1.18},
+    "B": {"mglru": 0.76, "ce-mru": 0.60, "ce-fifo": 0.84, "ce-s3fifo": 1.15, "ce-lhd": 1.33, "ce-lfu": 1.40},
+    "C": {"mglru": 0.75, "ce-mru": 0.48, "ce-fifo": 0.84, "ce-s3fifo": 1.14, "ce-lhd": 1.29, "ce-lfu": 1.36},
+    "D": {"mglru": 1.11, "ce-mru": 0.63, "ce-fifo": 1.00, "ce-s3fifo": 0.99, "ce-lhd": 0.97, "ce-lfu": 0.99},
+    "E": {"mglru": 0.85, "ce-mru": 0.78, "ce-fifo": 0.89, "ce-s3fifo": 1.12, "ce-lhd": 1.29, "ce-lfu": 1.39},
+    "F": {"mglru": 0.87, "ce-mru": 0.61, "ce-fifo": 0.92, "ce-s3fifo": 1.10, "ce-lhd": 1.12, "ce-lfu": 1.18},
+    "uniform": {"mglru": 0.80, "ce-mru": 0.61, "ce-fifo": 0.88, "ce-s3fifo": 1.18, "ce-lhd": 1.32,
+                "ce-lfu": 1.35},
+    "uniform-rw": {"mglru": 0.71, "ce-mru": 0.62, "ce-fifo": 0.79, "ce-s3fifo": 1.08, "ce-lhd": 1.08,
+                   "ce-lfu": 1.14},
+}  # fmt: skip
+
+
+def ycsb_experiment(
+    workloads: Sequence[str] = YCSB_WORKLOADS,
+    policies: Sequence[str] = EXPERIMENT_POLICIES["ycsb"],
+    scale: float = SMALL_SCALE,
+    ops: int | None = None,
+    seed: int = 0,
+    latency_window: int = 20_000,
+    progress: Progress | None = None,
+) -> Experiment:
+    """YCSB on LevelDB (paper Fig. 6): every workload with every policy.
+
+    Returns
+    -------
+    Experiment
+        Rows ``ycsb-<workload>``; metrics ops/s, P99 (ms) and disk reads (pages).
+    """
+    runs: list[Measured] = []
+    for w in workloads:
+        o = build_ycsb(workload=w, scale=scale, ops=ops, seed=seed)
+        runs += _each(o, f"ycsb-{w}", policies, progress, latency_window=latency_window)
+    paper = {f"ycsb-{w}": {p: {"ops/s": v} for p, v in _PAPER_YCSB[w].items()} for w in workloads}
+    return Experiment(
+        "ycsb", runs,
+        list(_KV_METRICS),
+        paper, {"scale": scale, "ops": ops, "seed": seed, "policies": list(policies)},
+    )  # fmt: skip
+
+
+def twitter_experiment(
+    path: str | None = None,
+    clusters: Sequence[int] = (17, 18, 24, 34, 52),
+    policies: Sequence[str] = EXPERIMENT_POLICIES["twitter"],
+    scale: float = SMALL_SCALE * 16,
+    ops: int | None = None,
+    seed: int = 0,
+    latency_window: int = 20_000,
+    progress: Progress | None = None,
+) -> Experiment:
+    """Twitter cache traces replayed on LevelDB (paper Fig. 8).
+
+    With ``path``, that CSV; otherwise the synthetic stand-in of each cluster (its key and value
+    sizes and its unique keys times ``scale``), which is not the real trace.
+    """
+    runs: list[Measured] = []
+    sources: list[tuple[str, dict[str, Any]]] = (
+        [("twitter", {"path": path})] if path else [(f"twitter-{c}", {"cluster": c}) for c in clusters]
+    )
+    for row, kw in sources:
+        o = build_twitter(scale=scale, ops=ops, seed=seed, **kw)
+        runs += _each(o, row, policies, progress, latency_window=latency_window)
+    paper_ratios = {17: (1.28, 0.96, 0.93, 0.97), 18: (1.33, 0.86, 0.91, 1.03), 24: (0.0, 0.90, 0.94, 0.97),
+                    34: (0.88, 1.00, 1.10, 1.06), 52: (0.84, 0.99, 1.07, 1.12)}  # fmt: skip
+    paper = {
+        f"twitter-{c}": {p: {"ops/s": v} for p, v in zip(("mglru", "ce-s3fifo", "ce-lhd", "ce-lfu"), r)}
+        for c, r in paper_ratios.items()
+    }
+    return Experiment(
+        "twitter", runs,
+        list(_KV_METRICS),
+        paper, {"scale": scale, "ops": ops, "seed": seed, "path": path, "policies": list(policies)},
+    )  # fmt: skip
+
+
+def file_search_experiment(
+    policies: Sequence[str] = EXPERIMENT_POLICIES["file-search"],
+    scale: float = SMALL_SCALE * 16,
+    passes: int = 10,
+    seed: int = 0,
+    progress: Progress | None = None,
+) -> Experiment:
+    """ripgrep x 10 in a 1 GiB cgroup (paper Fig. 9): the whole run is measured (no warm-up).
+
+    Metrics: files per second (its ratio is the speed-up), runtime of the passes (s), P99 of
+    a file read and disk reads.
+    """
+    o = build_file_search(scale=scale, passes=passes, seed=seed)
+    runs = _each(o, "file-search", policies, progress, warmup_share=0.0, latency_window=0)
+    paper = {"file-search": {"mglru": {"files/s": 44.42 / 44.23}, "ce-mru": {"files/s": 44.42 / 24.68}}}
+    return Experiment(
+        "file-search", runs,
+        [("files/s", "throughput", "search"), ("runtime s", "runtime_s", "search"),
+         ("disk reads", "disk_read_pages", "all")],
+        paper, {"scale": scale, "passes": passes, "seed": seed, "policies": list(policies)},
+    )  # fmt: skip
+
+
+def get_scan_experiment(
+    policies: Sequence[str] = EXPERIMENT_POLICIES["get-scan"],
+    scale: float = SMALL_SCALE,
+    gets: int | None = None,
+    seed: int = 0,
+    latency_window: int = 30_000,
+    progress: Progress | None = None,
+) -> Experiment:
+    """GET-SCAN (paper Fig. 10): 3 GET threads beside a thread of long scans.
+
+    Metrics: GET ops/s, GET P99, SCAN ops/s, disk reads.
+    """
+    o = build_get_scan(scale=scale, gets=gets, seed=seed)
+    runs = _each(o, "get-scan", policies, progress, latency_window=latency_window)
+    paper = {"get-scan": {"mglru": {"GET ops/s": 0.86, "GET P99 ms": 46.29 / 34.65,
+                                    "SCAN ops/s": 43.4 / 47.1},
+                          "get-scan": {"GET ops/s": 1.70, "GET P99 ms": 14.74 / 34.65,
+                                       "SCAN ops/s": 38.7 / 47.1}}}  # fmt: skip
+    return Experiment(
+        "get-scan", runs,
+        [("GET ops/s", "throughput", "get"), ("GET P99 ms", "p99_ms", "get"),
+         ("SCAN ops/s", "throughput", "scan"), ("disk reads", "disk_read_pages", "all")],
+        paper, {"scale": scale, "gets": gets, "seed": seed, "policies": list(policies)},
+    )  # fmt: skip
+
+
+def isolation_ops(scale: float, seed: int = 0, ops: int | None = None) -> OpTrace:
+    """YCSB-C (8 threads, cgroup 0) and file search (1 thread, tag 8, cgroup 1) at once (Fig. 11).
+
+    Both are sized from the same ``scale``: a 10 GiB and a 1 GiB cgroup. The search runs
+    enough passes to last about as long as YCSB.
+    """
+    y = build_ycsb(workload="C", scale=scale, ops=ops, seed=seed)
+    f1 = build_file_search(scale=scale, passes=1, seed=seed + 1)
+    passes = max(int(y.trace.n_requests / max(f1.trace.n_requests, 1) / 4), 2)
+    f = build_file_search(scale=scale, passes=passes, cgroup=1, tag_base=8, seed=seed + 1)
+    yid = y.trace.original_id[y.trace.page]
+    fid = f.trace.original_id[f.trace.page]
+    ids = np.concatenate([yid, fid])
+    n_y = y.trace.n_requests
+    trace = Trace.from_ids(
+        ids,
+        kind=np.concatenate([y.trace.kind, f.trace.kind]),
+        op=np.concatenate([y.trace.op, f.trace.op]),
+        tag=np.concatenate([y.trace.tag, f.trace.tag]),
+        cgroup=np.concatenate([np.zeros(n_y, np.int64), np.ones(f.trace.n_requests, np.int64)]),
+        source={
+            "format": "workload", "workload": "isolation",
+            "params": {"scale": scale, "seed": seed, "ops": ops, "search_passes": passes},
+            "cgroup_pages": [y.trace.source["cgroup_pages"][0], f.trace.source["cgroup_pages"][-1]],
+            "memory_pages": int(y.trace.source["memory_pages"] + f.trace.source["memory_pages"]),
+            "files": f.trace.source["files"],
+        },
+    )  # fmt: skip
+    return OpTrace(
+        trace,
+        np.concatenate([y.op_of, f.op_of + y.n_ops]),
+        np.concatenate([y.op_kind, f.op_kind]),
+        {"ycsb": y.groups["client"], "search": f.groups["search"]},
+    )
+
+
+def isolation_experiment(
+    policies: Sequence[str] = EXPERIMENT_POLICIES["isolation"],
+    scale: float = SMALL_SCALE,
+    ops: int | None = None,
+    seed: int = 0,
+    progress: Progress | None = None,
+) -> Experiment:
+    """Two tenants at once (paper Fig. 11): YCSB-C in a 10 GiB cgroup, file search in 1 GiB.
+
+    ``policies`` are global (the same in both cgroups) or ``A/B`` (A for YCSB, B for the
+    search; the paper's tailored ``ce-lfu/ce-mru``). Metrics: YCSB ops/s, search passes/s (as
+    files/s) and disk reads.
+    """
+    o = isolation_ops(scale, seed, ops)
+    runs: list[Measured] = []
+    for spec in policies:
+        names = spec.split("/") if "/" in spec else [spec, spec]
+        label = f"{names[0]}/{names[1]}"
+        if progress:
+            progress(f"isolation: {label}")
+        pols = [_policy(n, o) for n in names]
+        runs.append(measure(o, pols, label=label, workload="isolation", latency_window=0))
+    paper = {"isolation": {"ce-lfu/ce-lfu": {"YCSB ops/s": 1.41, "search files/s": 1.24},
+                           "ce-mru/ce-mru": {"YCSB ops/s": 0.40, "search files/s": 1.71},
+                           "ce-lfu/ce-mru": {"YCSB ops/s": 1.498, "search files/s": 1.794}}}  # fmt: skip
+    return Experiment(
+        "isolation", runs,
+        [("YCSB ops/s", "throughput", "ycsb"), ("search files/s", "throughput", "search"),
+         ("disk reads", "disk_read_pages", "all")],
+        paper, {"scale": scale, "ops": ops, "seed": seed, "policies": list(policies)},
+    )  # fmt: skip
+
+
+def admission_experiment(
+    policies: Sequence[str] = EXPERIMENT_POLICIES["admission"],
+    scale: float = SMALL_SCALE,
+    ops: int | None = None,
+    seed: int = 0,
+    latency_window: int = 20_000,
+    progress: Progress | None = None,
+) -> Experiment:
+    """RocksDB-like uniform read/write with compaction, with and without the admission filter
+    (paper §6.1.5: foreground P99 2.61 -> 2.16 ms, throughput unchanged)."""
+    o = build_compaction(scale=scale, ops=ops, seed=seed)
+    runs = _each(o, "compaction", policies, progress, latency_window=latency_window)
+    paper = {"compaction": {"admit-compaction": {"P99 ms": 2.16 / 2.61, "ops/s": 1.0}}}
+    return Experiment(
+        "admission", runs,
+        [("ops/s", "throughput", "foreground"), ("P99 ms", "p99_ms", "foreground"),
+         ("disk reads", "disk_read_pages", "all")],
+        paper, {"scale": scale, "ops": ops, "seed": seed, "policies": list(policies)},
+    )  # fmt: skip
+
+
+#: name -> experiment function (``pagesim experiment NAME``).
+EXPERIMENTS: dict[str, Callable[..., Experiment]] = {
+    "ycsb": ycsb_experiment,
+    "twitter": twitter_experiment,
+    "file-search": file_search_experiment,
+    "get-scan": get_scan_experiment,
+    "isolation": isolation_experiment,
+    "admission": admission_experiment,
+}
