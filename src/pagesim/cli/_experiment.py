@@ -33,7 +33,8 @@ def experiment_command(
         None,
         "--scale",
         metavar="FRACTION",
-        help=f"Of the paper's setup (1 = a 100 GiB database in a 10 GiB cgroup); default {SMALL_SCALE:g} "
+        help="Of the paper's setup (1 = a 100 GiB database in a 10 GiB cgroup), 1/4096 or 0.001; "
+        f"default 1/{round(1 / SMALL_SCALE)} "
         "(file-search and twitter 16x that): seconds per run.",
     ),
     policy: list[str] | None = typer.Option(
