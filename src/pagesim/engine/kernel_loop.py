@@ -140,7 +140,12 @@ N_KSWAPD_IDLE = 16  #: kswapd's fruitless batches in a row at priority 0
 N_TIMED = 17  #: 1: tasks run in model-time order (``schedule = time``); 0: in trace order
 N_HEAP_N = 18  #: actors in the scheduler's heap
 N_LAST_SCANNED = 19  #: pages the last reclaim batch's policy reported looking at (-1: not reported)
-N_LEN = 20
+N_KSWAPD_FAILURES = 20  #: kswapd runs in a row that gave up (``pgdat->kswapd_failures``)
+N_LEN = 21
+
+#: kswapd stays asleep after this many failed runs until some reclaim frees a page
+#: (``MAX_RECLAIM_RETRIES``, mm/internal.h; ``wakeup_kswapd`` skips a hopeless node).
+MAX_RECLAIM_RETRIES = 16
 
 # float scratch and totals (ns)
 F_COST = 0  #: cost charged to whoever is reclaiming right now
@@ -166,7 +171,7 @@ SWAP_DEV = 0
 FILE_DEV = 1
 
 #: A task's fruitless batches at priority 0 before the OOM killer acts whatever its policy says.
-MAX_FRUITLESS_BATCHES = 100_000
+MAX_FRUITLESS_BATCHES = 1000
 
 N_LAT_BUCKETS = 64
 
@@ -572,6 +577,8 @@ def _wake_kswapd(fw, out, now):  # type: ignore[no-untyped-def]
     """Free below low wakes kswapd (``wakeup_kswapd``); it starts at DEF_PRIORITY."""
     if fw.node[N_KSWAPD_AWAKE] != 0 or _free_pages(fw) >= fw.node[N_WLOW]:
         return
+    if fw.node[N_KSWAPD_FAILURES] >= MAX_RECLAIM_RETRIES:
+        return  # a hopeless node: direct reclaim has to make progress first
     out[C.KSWAPD_WAKE] += 1
     fw.node[N_KSWAPD_AWAKE] = 1
     fw.node[N_KSWAPD_PRIO] = 12
@@ -635,6 +642,8 @@ def _reclaim_step(ss, fw, a, r, out, evict, removed, actor, cg, reclaimer, t):  
     freed = _reclaim(ss, fw, a, r, out, evict, removed, target, 32, prio, rk, t)
     cost = max(fw.f[F_COST], fw.f[F_SCAN_NS])
     fw.clock[actor] += cost
+    if freed > 0:
+        fw.node[N_KSWAPD_FAILURES] = 0  # any progress makes the node worth kswapd's time again
     want_oom = a[A_WANT_OOM] != 0
     a[A_WANT_OOM] = 0
     if kswapd:
@@ -652,8 +661,9 @@ def _reclaim_step(ss, fw, a, r, out, evict, removed, actor, cg, reclaimer, t):  
         idle = (fw.node[N_KSWAPD_IDLE] if kswapd else fw.tag_idle[actor]) + 1
     # Out of memory: three fruitless batches at the lowest priority, and -- for a policy that
     # reports its scans and looks at a bounded number of pages per call (MGLRU: 4096) -- having
-    # looked at as many pages as its cgroup holds since the first of them (the kernel's priority
-    # 0 pass covers every page, and the allocator retries before it calls the OOM killer).
+    # looked at as many pages as its cgroup holds since the first of them, or finding nothing it
+    # may even look at (the kernel's priority 0 pass covers every page, and the allocator retries
+    # before it calls the OOM killer).
     oom = False
     if not kswapd:
         if idle == 0:
@@ -663,13 +673,17 @@ def _reclaim_step(ss, fw, a, r, out, evict, removed, actor, cg, reclaimer, t):  
         else:
             fw.tag_idle_scanned[actor] += fw.node[N_LAST_SCANNED]
         seen = fw.tag_idle_scanned[actor]
-        oom = idle > 2 and (seen < 0 or seen >= fw.used[target] or idle > MAX_FRUITLESS_BATCHES)
+        nothing_to_scan = fw.node[N_LAST_SCANNED] == 0  # no page it may reclaim is left to look at
+        oom = idle > 2 and (
+            seen < 0 or nothing_to_scan or seen >= fw.used[target] or idle > MAX_FRUITLESS_BATCHES
+        )
     skipped = 0
     if kswapd:
         fw.node[N_KSWAPD_PRIO] = prio
         fw.node[N_KSWAPD_IDLE] = idle if freed == 0 else 0
         if idle > 2:  # "hopeless": direct reclaim and the OOM killer take over
             fw.node[N_KSWAPD_AWAKE] = 0
+            fw.node[N_KSWAPD_FAILURES] += 1
             _heap_remove(fw, actor)
         elif _free_pages(fw) >= fw.node[N_WHIGH]:
             fw.node[N_KSWAPD_AWAKE] = 0
