@@ -72,3 +72,40 @@ def test_a_slow_start_up_prints_a_compile_notice(monkeypatch: pytest.MonkeyPatch
     result = CliRunner().invoke(app, ["run", SMALL, "--policy", "lru"])
     assert result.exit_code == 0, result.output
     assert "pagesim: notice: compiling lru for kernel mode" in result.stderr
+
+
+def test_the_repeat_line_reproduces_the_run_exactly() -> None:
+    """The printed command, run again, gives the same JSON records: policies and --set included."""
+    args = ["run", SMALL, "--policy", "lru,linux-lru", "--set", "linux-lru.swappiness_override=100"]
+    first = CliRunner().invoke(app, args)
+    assert first.exit_code == 0, first.output
+    line = next(x for x in first.stdout.splitlines() if x.startswith("repeat with: "))
+    assert "--policy lru,linux-lru" in line and "--set 'linux-lru.swappiness_override=100'" in line
+    import shlex
+
+    again = shlex.split(line.removeprefix("repeat with: pagesim "))
+    a = CliRunner().invoke(app, [*args, "--json"])
+    b = CliRunner().invoke(app, [*again, "--json"])
+    assert a.exit_code == b.exit_code == 0, b.output
+    ra = [json.loads(x) for x in a.stdout.splitlines()]
+    rb = [json.loads(x) for x in b.stdout.splitlines()]
+    keys = ("policy", "pswpin", "pswpout", "misses", "workingset_refault_anon")
+    assert [[r[k] for k in keys] for r in ra] == [[r[k] for k in keys] for r in rb]
+
+
+def test_bad_workloads_and_parameters_are_one_line() -> None:
+    result = CliRunner().invoke(app, ["run", "nosuch"])
+    assert result.exit_code == 2
+    assert "zipf" in result.output and "stress-vm" in result.output and "Traceback" not in result.output
+    result = CliRunner().invoke(app, ["run", "stress-vm?workers=abc"])
+    assert result.exit_code == 2
+    assert "parameter workers must be an integer, got 'abc'" in result.output
+
+
+def test_sample_every_puts_the_time_series_in_json() -> None:
+    result = CliRunner().invoke(app, ["run", SMALL, "--policy", "lru", "--sample-every", "400", "--json"])
+    assert result.exit_code == 0, result.output
+    series = json.loads(result.stdout.splitlines()[0])["series"]
+    n = 2 * 2 * 220  # workers x passes x region (400 * 9000/8192 / 2 = 220 pages)
+    assert series["access"] == [float(x) for x in range(0, n, 400)] + [float(n)]
+    assert len(series["free"]) == len(series["access"]) and series["pswpout"][-1] >= series["pswpout"][0]

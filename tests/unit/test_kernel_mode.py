@@ -243,3 +243,28 @@ def test_only_an_allocating_task_calls_the_oom_killer() -> None:
     assert c["oom_kill"] == 1 and r.node["oom_victim_tag"] == 0 and r.tasks["killed"] == [1]
     assert c["allocstall"] == 1 and c["pgsteal_direct"] == 0
     assert c["oom_skipped_accesses"] == 3000 - r.tasks["ops"][0]
+
+
+def test_hdd_seeks_unless_a_read_continues_the_previous_one() -> None:
+    """200 one-page reads from an HDD (8 ms seek, 27 us a page), no readahead: in file order one
+    seek then 200 transfers, 8 + 200 * 0.027 = 13.4 ms of waits; in random order every read
+    seeks, 200 * 8.027 = 1605.4 ms (the device address is the page's block, not the order the
+    trace first touched it)."""
+    rng = np.random.default_rng(0)
+    cfg = KernelConfig(memory_pages=4096, file_device="hdd", readahead_pages=1)
+    waits = {}
+    for name, ids in (("in order", np.arange(200)), ("shuffled", rng.permutation(200))):
+        r = simulate_kernel(_trace(ids, KIND_FILE, OP_READ), make_policy("lru"), cfg)
+        waits[name] = r.node["total_ns"] - 200 * 100  # minus the CPU of the accesses
+    assert waits["in order"] == pytest.approx(8_000_000 + 200 * 27_000)
+    assert waits["shuffled"] == pytest.approx(200 * 8_027_000)
+
+
+def test_a_whole_page_write_to_a_file_reads_nothing() -> None:
+    """Writing a file page that is not cached creates it in memory (no read, no readahead): no
+    pgpgin, no wait; the page is dirty and reclaim writes it back."""
+    cfg = KernelConfig(memory_pages=1000, readahead_pages=32)
+    r = simulate_kernel(_trace(list(range(100)), KIND_FILE, OP_WRITE), make_policy("lru"), cfg)
+    c = r.counters
+    assert c["pgpgin"] == 0 and c["readahead_pages"] == 0 and c["misses"] == 100
+    assert r.node["total_ns"] == 100 * 100 and r.tasks["waits"] == [0]

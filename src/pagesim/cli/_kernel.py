@@ -12,6 +12,7 @@ from typing import Any
 
 from rich.console import Console
 
+from pagesim.analysis.compare import split_policy_names
 from pagesim.cli._common import COMPILE_NOTICE_DELAY, load_policies, stderr_line
 from pagesim.cli._params import parse_value
 from pagesim.engine.kernel import KernelResult, KernelRun
@@ -61,11 +62,17 @@ def split_workload(spec: str) -> tuple[str, dict[str, Any]]:
         key, eq, value = item.partition("=")
         if not eq or key not in defaults:
             raise ValueError(f"{name}: cannot use {item!r}; parameters: {', '.join(defaults)}")
-        params[key] = parse_value(value, defaults[key])
+        try:
+            params[key] = parse_value(value, defaults[key])
+        except ValueError:
+            kind = "a number" if isinstance(defaults[key], (int, float)) else "text"
+            if isinstance(defaults[key], int) and not isinstance(defaults[key], bool):
+                kind = "an integer"
+            raise ValueError(f"{name}: parameter {key} must be {kind}, got {value!r}") from None
     return name, params
 
 
-def _run_with_notice(trace: Any, policy: Policy, config: KernelConfig) -> KernelResult:
+def _run_with_notice(trace: Any, policy: Policy, config: KernelConfig, sample_every: int = 0) -> KernelResult:
     """Run one policy; if its start-up (compiling on first use) lasts over a second, say so."""
     label = policy.label()
     timer = threading.Timer(
@@ -81,7 +88,13 @@ def _run_with_notice(trace: Any, policy: Policy, config: KernelConfig) -> Kernel
         run = KernelRun(trace, policy, config)
     finally:
         timer.cancel()
-    run.advance()
+    if sample_every > 0:
+        run.sample()
+        while run.done < run.n:
+            run.advance(sample_every)
+            run.sample()
+    else:
+        run.advance()
     return run.result()
 
 
@@ -96,6 +109,7 @@ def kernel_run(
     swappiness: int,
     show_tasks: bool = False,
     schedule: str = "time",
+    sample_every: int = 0,
 ) -> None:
     """Generate ``workload``, run each policy on the node, print the table (or JSON lines)."""
     name, params = split_workload(workload)
@@ -112,15 +126,16 @@ def kernel_run(
     )
     config.validated()
     if policies:
-        chosen = load_policies(policies, sets)
+        policy_arg = ",".join(split_policy_names(policies) or ())
     else:
         known = set(policy_names())
-        chosen = load_policies([",".join(p for p in DEFAULT_KERNEL_POLICIES if p in known)], sets)
+        policy_arg = ",".join(p for p in DEFAULT_KERNEL_POLICIES if p in known)
+    chosen = load_policies([policy_arg], sets)
     all_params = {**KERNEL_WORKLOADS[name].defaults, **params}
     results = []
     for pol in chosen:
         instance = pol if isinstance(pol, Policy) else pol()
-        results.append(_run_with_notice(trace, instance, config))
+        results.append(_run_with_notice(trace, instance, config, sample_every))
     if as_json:
         for r in results:
             print(json.dumps(kernel_record(r, name, all_params)))
@@ -136,12 +151,31 @@ def kernel_run(
     if show_tasks:
         for r in results:
             out.print(task_table(r))
-    query = "&".join(f"{k}={v}" for k, v in all_params.items() if v is not None)
     out.print(
-        f"repeat with: pagesim run '{name}?{query}' --swap {swap} --file-device {file_device} "
-        f"--swappiness {swappiness}" + (f" --schedule {schedule}" if schedule != "time" else ""),
+        "repeat with: "
+        + repeat_command(name, all_params, policy_arg, sets, swap, file_device, swappiness, schedule),
         soft_wrap=True,
     )
+
+
+def repeat_command(
+    name: str,
+    params: dict[str, Any],
+    policy_arg: str,
+    sets: Sequence[str] | None,
+    swap: str,
+    file_device: str,
+    swappiness: int,
+    schedule: str,
+) -> str:
+    """The ``pagesim run`` command line that repeats a kernel-mode run exactly."""
+    query = "&".join(f"{k}={v}" for k, v in params.items() if v is not None)
+    parts = [f"pagesim run '{name}?{query}'", f"--policy {policy_arg}"]
+    parts += [f"--set '{item}'" for item in sets or ()]
+    parts.append(f"--swap {swap} --file-device {file_device} --swappiness {swappiness}")
+    if schedule != "time":
+        parts.append(f"--schedule {schedule}")
+    return " ".join(parts)
 
 
 __all__ = ["DEVICES", "kernel_run", "parse_memory", "split_workload"]

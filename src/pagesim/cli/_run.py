@@ -15,6 +15,7 @@ from pagesim.cli._common import handled_errors, load_trace, run_comparison
 from pagesim.cli._compare import POLICY_HELP, SET_HELP, WARMUP_HELP
 from pagesim.cli._kernel import kernel_run
 from pagesim.engine.memory import DEVICES
+from pagesim.workloads import WORKLOADS
 from pagesim.workloads.kernel import KERNEL_WORKLOADS
 
 DEFAULT_WORKLOAD = "zipf"
@@ -98,6 +99,12 @@ def run_command(
         help="Kernel mode: tasks and reclaim in model-time order (time), or in trace order with "
         "instantaneous reclaim (trace).",
     ),
+    sample_every: int = typer.Option(
+        0,
+        "--sample-every",
+        metavar="N",
+        help='Kernel mode: a time-series point every N accesses (in --json\'s "series").',
+    ),
     as_json: bool = typer.Option(False, "--json", help="One JSON object per (policy, size) per line."),
 ) -> None:
     """Run the default comparison on a generated workload (zipf: 1M accesses, 100k pages, alpha 0.9).
@@ -109,7 +116,14 @@ def run_command(
             raise ValueError(f"unknown mode {mode!r}; known modes: {', '.join(MODES)}")
         if mode == "kernel" or (mode == "auto" and _is_kernel_workload(workload)):
             kernel_run(
-                workload, policy, sets, as_json, memory, swap, file_device, swappiness, tasks, schedule
-            )
+                workload, policy, sets, as_json, memory, swap, file_device, swappiness, tasks, schedule,
+                sample_every,
+            )  # fmt: skip
             return
+        name = workload.removeprefix("workload:").partition("?")[0]
+        if name not in WORKLOADS and name not in KERNEL_WORKLOADS:
+            raise ValueError(
+                f"unknown workload {name!r}; known: {', '.join(WORKLOADS)} (cache mode), "
+                f"{', '.join(KERNEL_WORKLOADS)} (kernel mode)"
+            )
         MODES["cache"](workload, list(size or DEFAULT_SIZES), policy, warmup, as_json, sets)

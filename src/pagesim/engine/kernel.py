@@ -164,6 +164,25 @@ def release_times(trace: Trace) -> np.ndarray:
     return np.ascontiguousarray(trace.time, dtype=np.int64)
 
 
+def device_addresses(trace: Trace, n_pages: int) -> np.ndarray:
+    """Each page's address on its device, to tell sequential requests from seeks.
+
+    A file page's address is its source id (workload generators and readers number a file's
+    blocks consecutively); an anon page's is replaced by its swap slot when it is swapped out.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n_pages,)
+    """
+    addr = np.zeros(n_pages, dtype=np.int64)
+    ids = np.asarray(trace.original_id)
+    if ids.size and np.issubdtype(ids.dtype, np.integer):
+        addr[: ids.size] = ids.astype(np.int64, copy=False)
+    else:
+        addr[: ids.size] = np.arange(ids.size, dtype=np.int64) * 2  # unknown: every read seeks
+    return addr
+
+
 def file_successors(trace: Trace) -> np.ndarray:
     """For every page, the page holding the next block of the same file, or -1.
 
@@ -324,6 +343,7 @@ class KernelRun(Stepper):
             f=f,
             dev=dev,
             dev_last=np.full(2, -1, dtype=np.int64),
+            addr=device_addresses(self.trace, n_pages),
             lat=np.zeros(N_LAT_BUCKETS, dtype=np.int64),
             victims=np.zeros(MAX_CANDIDATES, dtype=np.int64),
             one_by_one=np.array([0 if c.proposes_batches else 1 for c in self.classes], dtype=np.uint8),

@@ -141,7 +141,8 @@ N_TIMED = 17  #: 1: tasks run in model-time order (``schedule = time``); 0: in t
 N_HEAP_N = 18  #: actors in the scheduler's heap
 N_LAST_SCANNED = 19  #: pages the last reclaim batch's policy reported looking at (-1: not reported)
 N_KSWAPD_FAILURES = 20  #: kswapd runs in a row that gave up (``pgdat->kswapd_failures``)
-N_LEN = 21
+N_NEXT_SLOT = 21  #: the next swap slot handed out (a device address)
+N_LEN = 22
 
 #: kswapd stays asleep after this many failed runs until some reclaim frees a page
 #: (``MAX_RECLAIM_RETRIES``, mm/internal.h; ``wakeup_kswapd`` skips a hopeless node).
@@ -196,7 +197,8 @@ class KFramework(NamedTuple):
     node: np.ndarray  #: int64 (N_LEN,)
     f: np.ndarray  #: float64 (F_LEN,)
     dev: np.ndarray  #: float64 (2, D_LEN): swap device, file device
-    dev_last: np.ndarray  #: int64 (2,) last page of the previous request per device
+    dev_last: np.ndarray  #: int64 (2,) device address of the previous request's last page
+    addr: np.ndarray  #: int64 (n_pages,) device address: a file page's source id, an anon page's slot
     lat: np.ndarray  #: int64 (N_LAT_BUCKETS,) accesses by latency, bucket = bit length of ns
     victims: np.ndarray  #: int64 (MAX_CANDIDATES,) scratch: pages one reclaim batch evicts
     one_by_one: np.ndarray  #: uint8 (n_cgroups,) 1 if the cgroup's policy proposes one page a call
@@ -232,15 +234,20 @@ def _free_pages(fw):  # type: ignore[no-untyped-def]
 
 @kernel
 def _read_ns(fw, d, first_page, n):  # type: ignore[no-untyped-def]
-    """Time a task waits for ``n`` pages read in one request from device ``d``."""
+    """Time a task waits for ``n`` pages read in one request from device ``d``.
+
+    A request seeks unless it starts at the device address after the previous request's last
+    (``fw.addr``: a file page's block in its file, an anon page's swap slot).
+    """
     if n <= 0:
         return 0.0
     if fw.dev[d, D_KIND] == DEV_ZRAM:
         return n * fw.dev[d, D_CPU_READ_NS]
     t = fw.dev[d, D_READ_NS] + (n - 1) * fw.dev[d, D_READ_PAGE_NS]
-    if fw.dev_last[d] < 0 or first_page != fw.dev_last[d] + 1:
+    addr = fw.addr[first_page]
+    if fw.dev_last[d] < 0 or addr != fw.dev_last[d] + 1:
         t += fw.dev[d, D_SEEK_NS]
-    fw.dev_last[d] = first_page + n - 1
+    fw.dev_last[d] = addr + n - 1
     return t
 
 
@@ -302,6 +309,8 @@ def _evict_page(ss, fw, r, out, removed, page, reason, t):  # type: ignore[no-un
             if fw.swapped[page] == 0:
                 fw.node[N_SWAP_USED] += 1
                 fw.node[N_ZRAM_STORED] += 1
+                fw.addr[page] = fw.node[N_NEXT_SLOT]  # slots are handed out in order
+                fw.node[N_NEXT_SLOT] += 1
             fw.swapped[page] = 1
             fw.f[F_COST] += _write_ns(fw, SWAP_DEV, 1)
             out[C.PSWPOUT] += 1
@@ -774,7 +783,7 @@ def _pages_needed(s, fw, p, tg, is_anon, o, ra_max):  # type: ignore[no-untyped-
         if start < 0:
             start = fw.ra_next[p]
         return _count_window(s, fw, start, size)
-    if is_anon:
+    if is_anon or o == 1:
         return 1
     size = _sync_window(fw, p, tg, ra_max)
     if size > 1:
@@ -989,12 +998,15 @@ def run_kernel(  # type: ignore[no-untyped-def]
                 if counted and fw.owner_tag[p] < 0 and fw.shadowed[p] == 0:
                     out[C.COMPULSORY] += 1
                 fw.fill_flags[0] = RESIDENT | REFERENCED | (DIRTY if o == 1 else 0)
-                size = _sync_window(fw, p, tg, ra_max)
-                fw.tag_ra[tg, RA_SIZE] = size
-                if size > 1:
-                    k = _plan_window(s, fw, tg, fw.ra_next[p], size - 1, 1)
-                wait_read = k
-                major = True
+                if o == 1:  # a whole-page write: the page is created in memory, nothing is read
+                    wait_read = 0
+                else:
+                    size = _sync_window(fw, p, tg, ra_max)
+                    fw.tag_ra[tg, RA_SIZE] = size
+                    if size > 1:
+                        k = _plan_window(s, fw, tg, fw.ra_next[p], size - 1, 1)
+                    wait_read = k
+                    major = True
                 mark_accessed = True
                 fw.tag_ra[tg, RA_LAST] = p
         if k > 0:
@@ -1014,7 +1026,8 @@ def run_kernel(  # type: ignore[no-untyped-def]
                         _release_swap(fw, q)
                 else:
                     fw.node[N_RES_FILE] += 1
-                    out[C.PGPGIN] += 1
+                    if q != p or o != 1:
+                        out[C.PGPGIN] += 1
                     if fw.shadowed[q]:
                         out[C.WS_REFAULT_FILE] += 1
                     if fw.fill_ra[i]:
