@@ -21,6 +21,11 @@ ISO = 1  #: 1 while proposed to the engine by the last evict call (off W, skippe
 INBUF = 2  #: 1 while the page is among the sweep's candidates
 PASSK = 3  #: + type: scratch column, the keys seen by the current pass of the sweep (slot = row)
 SIDX = 5  #: the page's slot in the controllers' sample: -1 not sampled, -2 sampled (no slot yet)
+#: set in SIDX while a sampled anon page's young bit is its fault's (seen already)
+SAMPLE_PENDING = 1 << 40
+#: set in SIDX while a young bit the sample's harvest took is held for the walker and reclaim
+SAMPLE_HELD = 1 << 41
+SLOT_MASK = SAMPLE_PENDING - 1
 N_PM = 6
 
 # ---- the sweep
@@ -96,7 +101,8 @@ G_EVENTS = _c + 23  #: + type: sample events fed
 G_TICKS = _c + 25  #: ticks seen by the controllers
 G_MRCTS = _c + 26  #: + type: the MRC's stamp counter
 G_SAMPLEP = _c + 28  #: parameter sample_pages (0: the rule in tune.py)
-G_SIMPLUS = _c + 29  #: 2 types x 11: sign-test counts: sim i hit where the centre missed (i=10: W+ vs W-)
+G_HACC = _c + 29  #: pages taken in since the sample's young bits were last harvested
+G_SIMPLUS = _c + 30  #: 2 types x 11: sign-test counts: sim i hit where the centre missed (i=10: W+ vs W-)
 G_SIMMINUS = G_SIMPLUS + 22  #: ... and the centre hit where sim i missed
 N_SIM_T = 11  #: simulated caches per type: 9 decays (offsets 0, -1, +1, -2, +2, -4, +4, -8, +8), W-, W+
 N_SIMS = 2 * N_SIM_T

@@ -174,6 +174,7 @@ from pagesim.policies.cast.layout import (
     G_FOUND,
     G_FRAMES,
     G_FREED,
+    G_HACC,
     G_HISTORY,
     G_IN,
     G_ISO,
@@ -230,7 +231,10 @@ from pagesim.policies.cast.layout import (
     S_MISS,
     S_ON,
     S_WPM,
+    SAMPLE_PENDING,
+    SIDX,
     SIM_NS,
+    SLOT_MASK,
     WORD,
 )
 from pagesim.policies.cast.tune import (
@@ -253,11 +257,12 @@ from pagesim.policies.cast.tune import (
     type_pages,
     w_share,
 )
-from pagesim.policies.cast.walk import check_young, walk
+from pagesim.policies.cast.walk import check_young, harvest_sample, walk
 
 MAX_SWAPPINESS = 200
 DEFAULT_DECAY = 8  #: where the decay starts (H = memory)
 DEFAULT_WPM = 100  #: where W's share starts, permille
+HARVESTS_PER_TICK = 16  #: the sample's young bits are taken this many times a tick
 
 # ------------------------------------------------------------------------------------ helpers
 
@@ -309,6 +314,11 @@ def clock_in(s):  # type: ignore[no-untyped-def]
     s.gi[G_IN] += 1
     s.gi[G_ACC] += 1
     q = clock_quarter(s.gi[G_MEM])
+    if s.gi[G_DAUTO] != 0 or s.gi[G_SAUTO] != 0:
+        s.gi[G_HACC] += 1
+        if s.gi[G_HACC] >= max(1, q // HARVESTS_PER_TICK):
+            s.gi[G_HACC] = 0
+            harvest_sample(s)
     while s.gi[G_ACC] >= q:
         if s.gi[G_WALKER] != 0:
             walk(s)
@@ -702,6 +712,8 @@ def _added(s, a):  # type: ignore[no-untyped-def]
     list_add(s, s.gi[G_LIST + t], p)
     if read:
         tune_feed(s, p, t, READ)
+        if kmode and t == ANON_T and s.pm[p, SIDX] >= 0:
+            s.pm[p, SIDX] |= SAMPLE_PENDING  # the fault's young bit was seen (walk.py)
     elif a[A_READAHEAD] != 0:
         tune_feed(s, p, t, PREFETCH)
     if kmode and refault and a[A_WAIT_NS] > 0 and a[A_READAHEAD] == 0:
@@ -796,6 +808,8 @@ def _removed(s, r):  # type: ignore[no-untyped-def]
     if tg != 0:
         s.gi[G_MSIZE + ((tg - 1) & 1)] -= 1
     s.pm[p, ISO] = 0
+    if s.pm[p, SIDX] >= 0:
+        s.pm[p, SIDX] &= SLOT_MASK
     if r[A_REASON] == REASON_FREED:
         clock_free(s)
         s.shadow[p] = 0

@@ -150,6 +150,7 @@ from pagesim.policies.cast.layout import (
     SIDX,
     SIM_NS,
     SIM_SIZE,
+    SLOT_MASK,
     SMAX,
     TF,
     TYPE_SIZE,
@@ -305,7 +306,9 @@ def choose_sample(s):  # type: ignore[no-untyped-def]
 def _slot(s, p, t):  # type: ignore[no-untyped-def]
     """Page ``p``'s sample slot of type ``t``, given out on first sight; -1 if not sampled."""
     x = s.pm[p, SIDX]
-    if x >= 0 or x == -1:
+    if x >= 0:
+        return x & SLOT_MASK
+    if x == -1:
         return x
     k = s.gi[G_NSAMP + t]
     if k >= SMAX:
@@ -821,7 +824,7 @@ def tune_init(s):  # type: ignore[no-untyped-def]
 @kernel
 def tune_feed(s, p, t, kind):  # type: ignore[no-untyped-def]
     """Page ``p`` of type ``t`` read (1) or read ahead (0): the sims and the curve, if sampled."""
-    if s.pm[p, SIDX] == -1:
+    if s.pm[p, SIDX] == -1 or (s.gi[G_DAUTO] == 0 and s.gi[G_SAUTO] == 0):
         return
     x = _slot(s, p, t)
     if x < 0:
@@ -860,6 +863,8 @@ def tune_free(s, p, t):  # type: ignore[no-untyped-def]
     x = s.pm[p, SIDX]
     if x < 0:
         return
+    x &= SLOT_MASK
+    s.pm[p, SIDX] = x
     for i in range(N_SIM_T):
         _drop(s, t * N_SIM_T + i, x)
     tb = G_TYPEBIG + t * TYPE_SIZE

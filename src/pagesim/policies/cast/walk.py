@@ -15,7 +15,13 @@ In kernel mode a read of a mapped (anon) page only sets its young bit (``YOUNG``
   MGLRU's ``lru_gen_look_around`` takes up to 64 PTEs of the PMD around the address). Page ids
   stand for virtual addresses here (dense ids in first-touch order).
 
-A read recorded from a young bit of a sampled page is also fed to the controllers (tune.py).
+The sample (tune.py). The seed makes sampled mapped pages PROT_NONE so that every read of them
+faults and is seen; pagesim's engine calls no hook on a hit of a mapped page, so instead the
+young bit a sampled anon page's fault leaves is marked as seen (SAMPLE_PENDING), and the sampled
+anon pages' young bits are harvested 16 times a tick (every 1/64 of memory taken in,
+:func:`harvest_sample`), besides the walker and reclaim: each young bit of a sampled page found
+is one read for the controllers (for the state word, reads within one tick still count once).
+Reads of a sampled page between two harvests count as one.
 
 Program text is not walked in the kernel; kernel mode has no mapped file pages, so the walker
 reads anon pages only.
@@ -26,7 +32,22 @@ from __future__ import annotations
 from pagesim.core.jit import kernel
 from pagesim.core.state import ANON, FLAG_MASK, YOUNG
 from pagesim.policies.cast.core import last_read, read_word
-from pagesim.policies.cast.layout import ANON_T, G_CG, G_LOOK, G_NOW, G_YOUNG, WORD
+from pagesim.policies.cast.layout import (
+    ANON_T,
+    G_CG,
+    G_LOOK,
+    G_NOW,
+    G_NSAMP,
+    G_TYPEBIG,
+    G_YOUNG,
+    P_PAGE,
+    SAMPLE_HELD,
+    SAMPLE_PENDING,
+    SIDX,
+    SLOT_MASK,
+    TYPE_SIZE,
+    WORD,
+)
 from pagesim.policies.cast.tune import READ, tune_feed
 
 LOOK_AROUND = 64  #: PTEs the look-around reads around a young candidate
@@ -35,19 +56,48 @@ PTE_TABLE = 512  #: PTEs per page table (the look-around stays within one)
 
 @kernel
 def take_young(s, p, now):  # type: ignore[no-untyped-def]
-    """If ``p`` is a resident anon page of this lruvec with its young bit set: clear the bit and
-    record a read at ``now`` (unless its last read is ``now``). Returns True if the bit was set."""
+    """If ``p`` is a resident anon page of this lruvec with its young bit set (or held by the
+    sample's harvest): clear it and record a read at ``now`` (unless its last read is ``now``).
+    Returns True if the bit was set."""
     v = s.resident[p]
-    if (v & YOUNG) == 0 or (v & ANON) == 0 or s.cgroup_of[p] != s.gi[G_CG]:
+    if (v & ANON) == 0 or s.cgroup_of[p] != s.gi[G_CG]:
+        return False
+    sx = s.pm[p, SIDX]
+    held = sx >= 0 and (sx & SAMPLE_HELD) != 0
+    if (v & YOUNG) == 0 and not held:
         return False
     w = s.pm[p, WORD]
     if w == 0:  # being taken in: not on W or M yet
         return False
     s.resident[p] = v & (FLAG_MASK ^ YOUNG)
+    if sx >= 0:
+        if (v & YOUNG) != 0 and (sx & SAMPLE_PENDING) == 0:
+            tune_feed(s, p, ANON_T, READ)
+        s.pm[p, SIDX] = sx & SLOT_MASK
     if last_read(w, now) != now or (w & 0xFF) == 0:
         s.pm[p, WORD] = read_word(w, now)
-        tune_feed(s, p, ANON_T, READ)
     return True
+
+
+@kernel
+def harvest_sample(s):  # type: ignore[no-untyped-def]
+    """The sampled anon pages' young bits, taken 16 times a tick (PROT_NONE's stand-in): each
+    one set is a read for the controllers; it is held (``SAMPLE_HELD``) for the walker and
+    reclaim, so the main cache sees the page as it would without the harvest."""
+    base = G_TYPEBIG + ANON_T * TYPE_SIZE
+    cg = s.gi[G_CG]
+    for x in range(s.gi[G_NSAMP + ANON_T]):
+        p = s.gi[base + P_PAGE + x]
+        v = s.resident[p]
+        if (v & YOUNG) == 0 or (v & ANON) == 0 or s.cgroup_of[p] != cg or s.pm[p, WORD] == 0:
+            continue
+        sx = s.pm[p, SIDX]
+        if sx < 0:
+            continue
+        s.resident[p] = v & (FLAG_MASK ^ YOUNG)
+        if (sx & SAMPLE_PENDING) == 0:
+            tune_feed(s, p, ANON_T, READ)
+        s.pm[p, SIDX] = (sx & SLOT_MASK) | SAMPLE_HELD
 
 
 @kernel
@@ -56,7 +106,7 @@ def walk(s):  # type: ignore[no-untyped-def]
     now = s.gi[G_NOW]
     found = 0
     for p in range(s.resident.shape[0]):
-        if s.resident[p] & YOUNG:
+        if s.resident[p] & YOUNG or s.pm[p, SIDX] >= SAMPLE_HELD:
             if take_young(s, p, now):
                 found += 1
     s.gi[G_YOUNG] += found
@@ -73,7 +123,7 @@ def look_around(s, p):  # type: ignore[no-untyped-def]
     hi = min(table + PTE_TABLE, lo + LOOK_AROUND, n)
     found = 0
     for q in range(lo, hi):
-        if q != p and s.resident[q] & YOUNG:
+        if q != p and (s.resident[q] & YOUNG or s.pm[q, SIDX] >= SAMPLE_HELD):
             if take_young(s, q, now):
                 found += 1
     s.gi[G_LOOK] += found
