@@ -70,7 +70,8 @@ def main() -> None:
         f"{args.memory:,} pages, swap {args.swap}; cost = the tasks' model time"
     )
     print(
-        f"{'#':>3} {'condition (file/anon/anon share of accesses)':<34} {'best fixed':>10} {'chosen':>8} {'diff':>8}"
+        f"{'#':>3} {'condition (file/anon/anon share of accesses)':<34} "
+        f"{'best fixed':>10} {'chosen':>8} {'diff':>8}"
     )
     for i, cond in enumerate(conds):
         res = run_condition(cond, args.memory, args.swap)
