@@ -73,17 +73,37 @@ Choices     (seed details left open; each tested)
                page, or when a type grows between two reclaims) join M unopposed, as a
                W-TinyLFU window's overflow enters a main cache that has room. Without this M
                could never grow: each meeting leaves M's size as it was.
-Parameters  decay = 8 (1..14, both types); w_permille = 100 (0..1000, both types);
-            swappiness_override = -1 (the node's vm.swappiness); walker = True;
+Parameters  (the seed's knobs, tune.py for the controllers)
+            enabled = True (False is refused: switching to the legacy LRU mid-run needs the
+            engine); decay_auto = True; decay = 0 ("measured", starting at 8; 1..14 sets it and
+            stops decay_auto); w_permille = -1 ("measured", starting at 100; 0..1000 sets it
+            and stops decay_auto); split_permille = -1 (the split controller chooses anon's
+            share; 1..999 holds it there); clean_min_ratio = 10 (% of memory; 0 none);
+            kcompressd = 24 (-100..100; a readout only, see Deviations); swapout_ns = 2500 (the
+            cost of writing anon out, added to anon's miss cost); sample_pages = 0 (the rule in
+            tune.py); swappiness_override = -1 (the node's vm.swappiness); walker = True;
             history = False (Choice 6).
+Floor       (le9uo) In kernel mode, reclaim other than a cgroup's own limit (a[A_RECLAIMER] ==
+            RECLAIM_LIMIT) takes no file page while this lruvec's file pages are at or below
+            clean_min_ratio % of memory; with anon unreclaimable too, nothing is taken and the
+            OOM path follows. Clean file is approximated by all file pages on the lists (the
+            policy is not told when a file page is dirtied by a write hit).
+Promises    vm.swappiness 0: anon is never taken (file only, and at the floor nothing); 1: file
+            first, down to the floor, and only then anon; 200: anon first while swap has slots,
+            then file. Any other value is the prior of the cost estimate and the press until the
+            split controller sets a split. A type that gives nothing (take() finds no page)
+            keeps its pages and the other gives in its place.
 Complexity  O(1) per read and per page taken in, plus the walker once a tick (O(pages));
             per eviction the candidate checks and, when the candidates run out, a sweep
             (O(pages of the blocks it reads) per 32 or so candidates). Five int64 per page, one
             shadow int64 per evicted page.
 Deviations  1. One clock per lruvec (instances share nothing); it ticks on the node's memory,
                so with one cgroup it is the seed's per-node clock.
-            2. The controllers (decay, W's share, the split), the measured costs in the split,
-               the clean-file floor and kcompressd are not built yet (tune.py: skeleton).
+            2. kcompressd is a readout only: the engine charges zram compression to the
+               reclaimer's clock; a per-node thread that takes it off kswapd needs engine support
+               (a queue whose service time runs on its own clock). enabled=0 is not modelled.
+               The sample's anon reads are seen by young-bit harvests 16 times a tick, not by
+               PROT_NONE faults (walk.py); the cost of writing anon out is a parameter.
             3. The sweep reads page ids 0..n-1 of the trace, not the node's PFNs; the bitmap's
                256 blocks cover them.
             4. The walker reads every page id for young bits (no mm list, no Bloom filter,

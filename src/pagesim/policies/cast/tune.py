@@ -11,12 +11,14 @@ pages would leave the tests too few disagreements to decide within a run; 1 on a
 first seen; at most 8,192 slots per type (pages seen after that are not sampled).
 
 What the sample sees. Every read CAST itself sees of a sampled page: a fault (``added``; a page
-read ahead is fed as read ahead, taken in unread), a read() (``accessed``), a young bit taken by
-the walker or by reclaim (once per tick at most, as for the main cache), and a page freed by its
-owner (it leaves every simulated cache). The seed makes sampled mapped pages PROT_NONE so that
-every read of them faults; pagesim's engine calls no hook on a hit of a mapped page, so here an
-anon page's reads between two ticks count as one (engine support needed: a flag on a sampled
-page that makes a hit call ``accessed``).
+read ahead is fed as read ahead, taken in unread), a read() (``accessed``), a young bit of a
+sampled anon page (harvested 16 times a tick, and by the walker and reclaim), and a page freed
+by its owner (it leaves every simulated cache). The seed makes sampled mapped pages PROT_NONE so
+that every read of them faults; pagesim's engine calls no hook on a hit of a mapped page, so
+here an anon page's reads between two harvests (1/64 of memory taken in) count as one (engine
+support needed: a flag on a sampled page that makes a hit call ``accessed``). The harvest holds
+the bits it takes for the walker and reclaim, so the main cache sees what it would without it.
+The tests decide once a tick and every 256 sample events.
 
 The simulated caches (per type, 11): each is the main cache in small -- W a FIFO of newcomers
 (a ring of lazy entries), M the rest ranked by the real :func:`~pagesim.policies.cast.core.key_of`
