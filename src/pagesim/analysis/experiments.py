@@ -29,7 +29,7 @@ from pagesim.engine.kernel import KernelRun
 from pagesim.engine.memory import KernelConfig
 from pagesim.policies.base import Policy
 from pagesim.policies.registry import make_policy
-from pagesim.trace import Trace
+from pagesim.trace import OP_FREE, Trace
 from pagesim.workloads.cache_ext import (
     OpTrace,
     build_compaction,
@@ -247,7 +247,11 @@ def measure(
     fw = run.framework
     # warm-up: each task's first ``warmup_share`` of its accesses; measuring starts when every
     # task is past its own, or one has finished (tasks run at different speeds)
-    n_task = np.diff(fw.task_first)
+    # accesses that run (frees take no time and count no operation), task by task in trace order
+    counted = trace.op[fw.order] != OP_FREE
+    nf_order = fw.order[counted]
+    n_task = np.bincount(trace.tag[nf_order], minlength=fw.tag_ops.shape[0])
+    nf_first = np.concatenate([[0], np.cumsum(n_task)])
     mark = (n_task * warmup_share).astype(np.int64)
     snap_ops = np.full(n_task.shape[0], -1, dtype=np.int64)
     snap_ns = np.zeros(n_task.shape[0])
@@ -264,34 +268,33 @@ def measure(
     late = snap_ops < 0
     snap_ops[late] = fw.tag_ops[late]
     snap_ns[late] = fw.tag_ns[late]
-    ops0, ns0, pos0 = fw.tag_ops.copy(), fw.tag_ns.copy(), fw.task_pos.copy()
+    ops0, ns0 = fw.tag_ops.copy(), fw.tag_ns.copy()
     c0 = run.counters
     window = max(min(int(latency_window), run.n - run.done), 0)
     lat = np.zeros(window)
     idx = np.full(window, -1, dtype=np.int64)
-    prev_ops, prev_ns, prev_pos = ops0.copy(), ns0.copy(), pos0.copy()
+    prev_ops, prev_ns = ops0.copy(), ns0.copy()
     for i in range(window):
         run.advance(1)
         moved = np.flatnonzero(fw.tag_ops != prev_ops)
         if moved.size == 1:
             tg = int(moved[0])
             lat[i] = fw.tag_ns[tg] - prev_ns[tg]
-            idx[i] = fw.order[prev_pos[tg]]
+            idx[i] = nf_order[nf_first[tg] + fw.tag_ops[tg] - 1]
         prev_ops[:] = fw.tag_ops
         prev_ns[:] = fw.tag_ns
-        prev_pos[:] = fw.task_pos
     run.advance()
     c1 = run.counters
-    op_len = np.bincount(ops.op_of, minlength=ops.n_ops)
+    op_len = np.bincount(ops.op_of[trace.op != OP_FREE], minlength=ops.n_ops)
     op_tag = np.zeros(ops.n_ops, dtype=np.int64)
     op_tag[ops.op_of] = trace.tag
     # operations completed after the warm-up, per task (an access counts 1/len of its operation)
-    weight = 1.0 / op_len[ops.op_of]
+    weight = 1.0 / np.maximum(op_len[ops.op_of], 1)
     n_tags = fw.tag_ops.shape[0]
     rate = np.zeros(n_tags)
     for tg in range(n_tags):
-        lo, hi = int(fw.task_first[tg] + snap_ops[tg]), int(fw.task_first[tg] + fw.tag_ops[tg])
-        done = float(weight[fw.order[lo:hi]].sum()) if hi > lo else 0.0
+        lo, hi = int(nf_first[tg] + snap_ops[tg]), int(nf_first[tg] + fw.tag_ops[tg])
+        done = float(weight[nf_order[lo:hi]].sum()) if hi > lo else 0.0
         dt = (fw.tag_ns[tg] - snap_ns[tg]) * 1e-9
         rate[tg] = done / dt if dt > 0 else 0.0
     # operations whose every access fell in the window

@@ -24,7 +24,9 @@ upper level (10 % of the data, the same key range, so each of its pages covers t
 keys) holds recent versions: a quarter of the keys (fixed by a hash) are looked up there first
 (index and data page) before the lower level, as LevelDB searches level by level: those GETs
 read two data pages, the bimodal latency of the paper (cache_ext_results §2d). Updates and inserts
-append their record to the write-ahead log (a ``write`` of the log's current page); inserted keys
+append their record to the write-ahead log (a ``write`` of the log's current page; when the log
+reaches the memtable's 4 MiB, scaled, a new one starts and the old one's pages are freed, as LevelDB
+deletes it after the flush); inserted keys
 are flushed to new level-0 pages (written as 18 records fill one), where later reads find them.
 Index pages are read by every GET of their file: they are the hot metadata.
 """
@@ -41,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from pagesim.trace import KIND_FILE, OP_READ, OP_WRITE, Trace
+from pagesim.trace import KIND_FILE, OP_FREE, OP_READ, OP_WRITE, Trace
 from pagesim.trace.errors import TraceFormatError
 from pagesim.workloads.synthetic import Workload
 
@@ -204,6 +206,7 @@ class LevelDBLayout:
     file_data_pages: int = 512
     upper_share: float = 0.1
     upper_lookup_share: float = 0.25
+    log_file_pages: int = 1024
     seed: int = 0
 
     @property
@@ -305,8 +308,23 @@ class LevelDBLayout:
     def log_pages(self, nth_write: np.ndarray) -> np.ndarray:
         """The log page the ``nth_write``-th appended record lands in."""
         page = (np.asarray(nth_write, dtype=np.int64) * self.record_bytes) // PAGE
-        f, j = np.divmod(page, 1 << 20)
+        f, j = np.divmod(page, self.log_file_pages)
         return _ids(_R_LOG, f, j)
+
+    def log_rotations(self, nth_write: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Where the log is rotated: (index into ``nth_write``, source ids of the old log's pages).
+
+        LevelDB starts a new log when the memtable is flushed (``write_buffer_size``, 4 MiB =
+        ``log_file_pages``) and deletes the old one: its pages leave the page cache (``free``).
+        """
+        page = (np.asarray(nth_write, dtype=np.int64) * self.record_bytes) // PAGE
+        f, j = np.divmod(page, self.log_file_pages)
+        start = (j == 0) & (f >= 1) & (np.diff(page, prepend=-1) != 0)
+        where = np.flatnonzero(start)
+        at = np.repeat(where, self.log_file_pages)
+        old_file = np.repeat(f[where] - 1, self.log_file_pages)
+        pages = np.tile(np.arange(self.log_file_pages, dtype=np.int64), where.shape[0])
+        return at, _ids(_R_LOG, old_file, pages)
 
 
 # ----------------------------------------------------------------------------- assembling
@@ -369,7 +387,7 @@ def _finish(
     trace = Trace.from_ids(
         ids,
         kind=np.full(n, KIND_FILE, np.uint8),
-        op=np.where(rw != 0, OP_WRITE, OP_READ).astype(np.uint8),
+        op=np.where(rw == OP_FREE, OP_FREE, np.where(rw != 0, OP_WRITE, OP_READ)).astype(np.uint8),
         tag=np.asarray(op_tag, np.int32)[op_of],
         cgroup=cg,
         source=source,
@@ -413,6 +431,8 @@ def _kv_ops(
     writes = (kinds == OP_UPDATE) | (kinds == OP_INSERT) | (kinds == OP_RMW)
     nth = np.cumsum(writes) - 1
     b.add(ops[writes], layout.log_pages(nth[writes]), 1, 10)
+    at, freed = layout.log_rotations(nth[writes])
+    b.add(ops[writes][at], freed, OP_FREE, 12)
     ins = kinds == OP_INSERT
     k_ins = np.cumsum(ins)  # inserts so far, this one included
     flush = ins & (k_ins % layout.records_per_page == 0)  # a level-0 page fills: written out
@@ -468,7 +488,7 @@ def build_ycsb(
         raise ValueError(f"unknown YCSB workload {workload!r}; known: {', '.join(YCSB_MIXES)}")
     if scale <= 0 or threads <= 0:
         raise ValueError("scale and threads must be positive")
-    layout = LevelDBLayout(_scaled(2**29, scale, 1000), seed=seed)
+    layout = LevelDBLayout(_scaled(2**29, scale, 1000), log_file_pages=_scaled(1024, scale, 4), seed=seed)
     limit = _scaled(10 * GIB_PAGES, scale, 64)
     n_ops = int(ops) if ops is not None else 40 * limit
     rng = np.random.default_rng(seed)
@@ -750,7 +770,9 @@ def build_twitter(
         For a malformed line of ``path`` (file and line named).
     """
     tw = read_twitter_csv(path, ops) if path else synthetic_twitter(cluster, scale, ops, seed=seed)
-    layout = LevelDBLayout(max(tw.n_keys, 1), tw.key_bytes, tw.value_bytes, seed=seed)
+    layout = LevelDBLayout(
+        max(tw.n_keys, 1), tw.key_bytes, tw.value_bytes, log_file_pages=_scaled(1024, scale, 4), seed=seed
+    )
     rng = np.random.default_rng(seed)
     order = rng.permutation(layout.n_keys)  # the init file: unique keys in random order
     pos = layout.position(order[tw.keys])
@@ -895,7 +917,7 @@ def build_compaction(
     OpTrace
         Groups ``{"foreground": [...], "compaction": [...]}``.
     """
-    layout = LevelDBLayout(_scaled(2**29, scale, 1000), seed=seed)
+    layout = LevelDBLayout(_scaled(2**29, scale, 1000), log_file_pages=_scaled(1024, scale, 4), seed=seed)
     limit = _scaled(10 * GIB_PAGES, scale, 64)
     n_fg = int(ops) if ops is not None else 40 * limit
     duration_ns = n_fg / 44_618 * 1e9
