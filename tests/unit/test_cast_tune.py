@@ -131,11 +131,11 @@ def test_split_stays_within_two_standard_deviations() -> None:
 def test_press_toward_the_split() -> None:
     """At the split both types are pressed by their pages (100); over it, anon more; held 1..199."""
     assert tune.press_of(650, 650) == 100
-    assert tune.press_of(650, 100) == 199  # oa = 6.5, of = 0.39: 200 * 42.25 / 42.4 -> 199
-    assert tune.press_of(100, 650) < 10
+    assert tune.press_of(650, 100) == 199  # (6.5 / 0.39)^8: held at 199
+    assert tune.press_of(100, 650) == 1
     assert tune.press_of(0, 500) == 1 and tune.press_of(1000, 500) == 199
-    oa, of = 400 / 300, 600 / 700
-    assert tune.press_of(400, 300) == round(200 * oa * oa / (oa * oa + of * of))
+    oa, of = (450 / 500) ** 8, (550 / 500) ** 8
+    assert tune.press_of(450, 500) == round(200 * oa / (oa + of)) == 33
 
 
 # ---- kernel mode: the promises and the floor (a 100-page node: min 32, low 40, high 48)
@@ -187,8 +187,8 @@ def test_swappiness_1_takes_file_first_down_to_the_floor() -> None:
     rows = [(i, ANON, WRITE) for i in range(10)] + [(1000 + i, FILE, READ) for i in range(150)]
     run, rs = _walk(rows, 1)
     assert run.counters["pswpout"] == 0 and rs[-1]["taken_file"] > 0
-    run60, _ = _walk(rows, 60)
-    assert run60.counters["pswpout"] > 0  # any other value presses both
+    run60, _ = _walk(rows, 60, split_permille=100)
+    assert run60.counters["pswpout"] > 0  # any other value presses both: anon toward 10 %
     rows = [(1000 + i, FILE, READ) for i in range(15)] + [(i, ANON, WRITE) for i in range(85)]
     rows += [(1100 + i, FILE, READ) for i in range(40)]
     run, rs = _walk(rows, 1)

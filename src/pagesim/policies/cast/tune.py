@@ -52,12 +52,15 @@ k/10 (k = 1..9; 1/10 is anon's floor) is ``cost_anon * misses_anon(k/10) + cost_
 misses_file((10-k)/10)``; the least is taken when it is below the current split's by more than
 two standard deviations (misses counted as Poisson: the variance of the difference is
 ``cost_anon^2 |d misses_anon| + cost_file^2 |d misses_file|``). The first split is the share
-memory has at the first decision. The curves halve every 8 ticks.
+memory has at the first decision. The curves halve once they hold twice as many reads as the
+sample's memory holds pages (a choice, like the costs' forgetting).
 
 The press (seed: "a page of each type is pressed by how far its type is over its share, as a
 swappiness held within 1-199"): with anon's share ``a`` and the split ``x`` (permille),
-``oa = a / x``, ``of = (1000 - a) / (1000 - x)``, ``sw = 200 oa^2 / (oa^2 + of^2)`` held within
-1..199: 100 at the split (both pressed in proportion to their pages), rising as anon goes over.
+``oa = (a / x)^8``, ``of = ((1000 - a) / (1000 - x))^8``, ``sw = 200 oa / (oa + of)`` held within
+1..199: 100 at the split (both pressed in proportion to their pages), rising steeply as anon goes
+over (a choice: with the power 2 a type whose pages are evicted for good, as cold anon or a loop
+larger than memory, was measured to sink far below its share while every other type churned).
 
 The costs (seed: "cost = (prior + sum of waits) / (1 + waits) [+ the cost of writing a page
 out, for anon]"): per type the waits' sum and number (``a[A_WAIT_NS]`` of each refault),
@@ -168,7 +171,7 @@ MIN_SAMPLE = 2_048
 SAMPLE_BLOCK = 64  #: pages per sampling block (readahead runs stay whole)
 DECIDE_EVERY = 256  #: the tests also decide every this many sample events (besides every tick)
 MIN_N = 16  #: disagreements a test needs before it may decide
-SPLIT_HALVE_TICKS = 8  #: the curves halve every this many ticks
+PRESS_POWER = 8  #: how steeply the press rises with a type's excess over its share
 #: Offsets of the nine decay sims from the centre level.
 DECAY_OFFSETS = (0, -1, 1, -2, 2, -4, 4, -8, 8)
 SIM_WMINUS = 9
@@ -220,9 +223,9 @@ def anon_share(s):  # type: ignore[no-untyped-def]
 def press_of(share, split):  # type: ignore[no-untyped-def]
     """The swappiness that presses anon (share ``share`` permille) toward ``split``: 1..199."""
     x = min(max(split, 1), 999)
-    oa = share / x
-    of = (1000.0 - share) / (1000.0 - x)
-    sw = 200.0 * oa * oa / (oa * oa + of * of)
+    oa = (share / x) ** PRESS_POWER
+    of = ((1000.0 - share) / (1000.0 - x)) ** PRESS_POWER
+    sw = 200.0 * oa / (oa + of)
     return int(min(max(round(sw), 1), MAX_SWAPPINESS - 1))
 
 
@@ -945,6 +948,11 @@ def tune_decide(s):  # type: ignore[no-untyped-def]
                 decide_w(s, t)
     if s.gi[G_SAUTO] != 0:
         decide_split(s)
+        # the curves forget by half once they hold as many reads as the sample holds pages
+        # (twice the sample's memory), as the costs do
+        if s.gf[F_MRC + 10] + s.gf[F_MRC + 12 + 10] >= 2.0 * max(1, 10 * mrc_unit(s)):
+            for i in range(24):
+                s.gf[F_MRC + i] *= 0.5
 
 
 @kernel
@@ -954,6 +962,3 @@ def tune_tick(s):  # type: ignore[no-untyped-def]
     for t in range(2):
         s.gi[G_SCAP + t] = max(1, (type_pages(s, t) * s.gi[G_RATE]) // 65536)
     tune_decide(s)
-    if s.gi[G_SAUTO] != 0 and s.gi[G_TICKS] % SPLIT_HALVE_TICKS == 0:
-        for i in range(24):
-            s.gf[F_MRC + i] *= 0.5
