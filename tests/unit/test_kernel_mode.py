@@ -268,3 +268,19 @@ def test_a_whole_page_write_to_a_file_reads_nothing() -> None:
     c = r.counters
     assert c["pgpgin"] == 0 and c["readahead_pages"] == 0 and c["misses"] == 100
     assert r.node["total_ns"] == 100 * 100 and r.tasks["waits"] == [0]
+
+
+def test_admit_keeps_a_read_miss_out_of_memory_in_kernel_mode() -> None:
+    """admit-compaction with compaction tag 1: task 1 reads 100 file pages first; each read is
+    waited for (pgpgin, an SSD read) but nothing enters memory. Task 0 then reads the same pages:
+    100 misses that are inserted (schedule="trace" keeps the order of the trace)."""
+    ids = list(range(100)) * 2
+    tags = [1] * 100 + [0] * 100
+    trace = _trace(ids, KIND_FILE, OP_READ, tag=tags)
+    cfg = KernelConfig(memory_pages=1000, readahead_pages=1, schedule="trace")
+    r = simulate_kernel(trace, make_policy("admit-compaction"), cfg)
+    c = r.counters
+    assert c["bypassed"] == 100 and c["misses"] == 200 and c["pgpgin"] == 200
+    assert r.node["resident_file"] == 100 and r.tasks["waits"] == [100, 100]
+    plain = simulate_kernel(trace, make_policy("lru"), cfg)
+    assert plain.counters["bypassed"] == 0 and plain.counters["misses"] == 100

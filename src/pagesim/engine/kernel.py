@@ -360,6 +360,7 @@ class KernelRun(Stepper):
             tag_prio=np.full(n_tags, 12, dtype=np.int64),
             tag_idle=np.zeros(n_tags, dtype=np.int64),
             tag_idle_scanned=np.zeros(n_tags, dtype=np.int64),
+            tag_admit=np.full(n_tags, -1, dtype=np.int64),
             tag_stalled=np.zeros(n_tags, dtype=np.uint8),
             heap=np.zeros(n_tags + 1, dtype=np.int64),
             heap_pos=np.full(n_tags + 1, -1, dtype=np.int64),
@@ -372,7 +373,7 @@ class KernelRun(Stepper):
         )  # fmt: skip
 
     def _fresh_cfg(self) -> np.ndarray:
-        return new_cfg(self.warmup, False, False, False, True)
+        return new_cfg(self.warmup, any(c.has_admit() for c in self.classes), False, False, True)
 
     @property
     def counters(self) -> dict[str, int]:

@@ -100,6 +100,7 @@ from pagesim.core.state import (
 from pagesim.engine import counters as C
 from pagesim.engine.loop import (
     CFG_END,
+    CFG_HAS_ADMIT,
     CFG_INIT_RESULT,
     CFG_INITED,
     CFG_START,
@@ -215,6 +216,7 @@ class KFramework(NamedTuple):
     tag_prio: np.ndarray  #: int64 (n_tags,) its direct-reclaim priority (12 when not reclaiming)
     tag_idle: np.ndarray  #: int64 (n_tags,) its fruitless batches in a row at priority 0
     tag_idle_scanned: np.ndarray  #: int64 (n_tags,) pages its policy looked at in them (-1: unknown)
+    tag_admit: np.ndarray  #: int64 (n_tags,) ``admit``'s answer for the pending access (-1: not asked)
     tag_stalled: np.ndarray  #: uint8 (n_tags,) 1 once its pending access counted an allocstall
     heap: np.ndarray  #: int64 (n_tags + 1,) the scheduler's min-heap of actors
     heap_pos: np.ndarray  #: int64 (n_tags + 1,) each actor's slot in ``heap``, -1 if absent
@@ -816,6 +818,37 @@ def _next_task_access(fw, tg, release):  # type: ignore[no-untyped-def]
 
 
 @kernel
+def _finish_access(fw, tg, cpu_ns, stall, fault, major):  # type: ignore[no-untyped-def]
+    """Charge an access that ran: its CPU, its waits (``stall``, plus the reclaim batches its
+    task ran for it), the latency histogram, the longest fault (``fault``) and the task's longest
+    wait for I/O (``major``); reset the task's reclaim state."""
+    wait = stall + fw.tag_stall[tg]
+    lat = cpu_ns + wait
+    fw.tag_stall[tg] = 0.0
+    fw.tag_stalled[tg] = 0
+    fw.tag_prio[tg] = 12
+    fw.tag_idle[tg] = 0
+    fw.clock[tg] += cpu_ns + stall
+    fw.tag_ns[tg] += lat
+    fw.tag_ops[tg] += 1
+    fw.f[F_TOTAL_NS] += lat
+    if lat > fw.f[F_MAX_LAT]:
+        fw.f[F_MAX_LAT] = lat
+    if fault and wait > fw.f[F_MAX_FAULT]:
+        fw.f[F_MAX_FAULT] = wait
+    if major:
+        fw.tag_majflt[tg] += 1
+        if wait > fw.tag_maxwait[tg]:
+            fw.tag_maxwait[tg] = wait
+    b = 0
+    xl = int(lat)
+    while xl > 0 and b < N_LAT_BUCKETS - 1:
+        xl >>= 1
+        b += 1
+    fw.lat[b] += 1
+
+
+@kernel
 def _start_schedule(fw, release):  # type: ignore[no-untyped-def]
     """Put every task with accesses into the heap, its clock at its first access's release."""
     for tg in range(fw.task_pos.shape[0]):
@@ -879,6 +912,7 @@ def run_kernel(  # type: ignore[no-untyped-def]
     budget = cfg[CFG_END] - cfg[CFG_START]
     consumed = 0
     kswapd_id = fw.clock.shape[0] - 1
+    has_admit = cfg[CFG_HAS_ADMIT] != 0
     while fw.node[N_HEAP_N] > 0:
         x = fw.heap[0]
         if consumed >= budget and (fw.node[N_TIMED] != 0 or x != kswapd_id):
@@ -891,7 +925,21 @@ def run_kernel(  # type: ignore[no-untyped-def]
             t = fw.order[fw.task_pos[tg]]
             cg = cgroup[t]
             p = page[t]
-            k = _pages_needed(s, fw, p, tg, kind[t] == 1, op[t], ra_max)
+            if fw.tag_admit[tg] < 0:  # asked once per access, before any reclaim it needs
+                fw.tag_admit[tg] = 1
+                if has_admit and kind[t] == 0 and op[t] == 0 and s.resident[p] == 0:
+                    a[A_TIME] = t
+                    a[A_PAGE] = p
+                    a[A_CGROUP] = cg
+                    a[A_TAG] = tg
+                    a[A_OP] = 0
+                    a[A_KIND] = 0
+                    a[A_NOW_NS] = int(fw.clock[tg])
+                    fw.tag_admit[tg] = 1 if admit(ss, cg, a) != 0 else 0
+            if fw.tag_admit[tg] == 0:
+                k = 0  # a bypassed read brings nothing into memory
+            else:
+                k = _pages_needed(s, fw, p, tg, kind[t] == 1, op[t], ra_max)
             reclaimer = _room_needed(fw, cg, k)
             if reclaimer == RECLAIM_DIRECT:
                 if fw.node[N_TIMED] != 0:  # (trace order keeps kswapd to its own wake-ups)
@@ -937,6 +985,17 @@ def run_kernel(  # type: ignore[no-untyped-def]
             out[C.REQUESTS] += 1
         else:
             out[C.WARMUP] += 1
+        if fw.tag_admit[tg] == 0:  # the policy's admit kept this read miss out of the cache
+            fw.tag_admit[tg] = -1
+            out[C.BYPASSED] += 1
+            out[C.PGPGIN] += 1
+            if counted:
+                out[C.MISSES] += 1
+            wait = _read_ns(fw, FILE_DEV, p, 1)
+            _finish_access(fw, tg, cpu_ns, wait, True, True)
+            _next_task_access(fw, tg, release)
+            continue
+        fw.tag_admit[tg] = -1
         stall = 0.0  # waits for I/O and zero-fill of this access
         fault = False
         major = False
@@ -1053,30 +1112,7 @@ def run_kernel(  # type: ignore[no-untyped-def]
             a[A_REFAULT] = 0
         if mark_accessed and s.resident[p] != 0:
             accessed(ss, s.cgroup_of[p], a)
-        wait = stall + fw.tag_stall[tg]  # I/O and zero-fill, plus the reclaim batches it ran
-        lat = cpu_ns + wait
-        fw.tag_stall[tg] = 0.0
-        fw.tag_stalled[tg] = 0
-        fw.tag_prio[tg] = 12
-        fw.tag_idle[tg] = 0
-        fw.clock[tg] += cpu_ns + stall
-        fw.tag_ns[tg] += lat
-        fw.tag_ops[tg] += 1
-        fw.f[F_TOTAL_NS] += lat
-        if lat > fw.f[F_MAX_LAT]:
-            fw.f[F_MAX_LAT] = lat
-        if fault and wait > fw.f[F_MAX_FAULT]:
-            fw.f[F_MAX_FAULT] = wait
-        if major:
-            fw.tag_majflt[tg] += 1
-            if wait > fw.tag_maxwait[tg]:
-                fw.tag_maxwait[tg] = wait
-        b = 0
-        xl = int(lat)
-        while xl > 0 and b < N_LAT_BUCKETS - 1:
-            xl >>= 1
-            b += 1
-        fw.lat[b] += 1
+        _finish_access(fw, tg, cpu_ns, stall, fault, major)
         _wake_kswapd(fw, out, fw.clock[tg])
         _next_task_access(fw, tg, release)
     cfg[CFG_START] = cfg[CFG_START] + consumed
