@@ -459,6 +459,7 @@ def make_kernel_workload(name: str, **params: Any) -> Trace:
         )
     return w.function(**{**w.defaults, **params})
 
+
 from pagesim.workloads.cache_ext import CACHE_EXT_WORKLOADS  # noqa: E402  (the cache_ext paper's)
 
 KERNEL_WORKLOADS.update(CACHE_EXT_WORKLOADS)
