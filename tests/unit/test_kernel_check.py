@@ -186,3 +186,25 @@ def test_json_output_carries_every_measure(tmp_path: Path) -> None:
     loop = [m for m in record["metrics"] if m["name"] == "pages_read_in"][0]
     assert loop["model"] == 3000  # a loop over 1.5x memory misses every time under LRU
     assert np.isclose(loop["kernel"], 3000, rtol=TOLERANCE)
+
+
+REAL_TRACE = Path(__file__).resolve().parents[2].parent / "shared" / "traces" / "libcachesim"
+REAL_TRACE = REAL_TRACE / "cloudPhysicsIO.oracleGeneral.bin"
+
+
+@needs_cgroup
+@pytest.mark.skipif(not REAL_TRACE.exists(), reason=f"real trace {REAL_TRACE} is absent")
+def test_model_misses_within_tolerance_on_a_real_trace(tmp_path: Path) -> None:
+    """cloudPhysicsIO's first 30,000 accesses replayed in a 16 MiB cgroup, readahead off."""
+    from pagesim.trace import read_trace
+
+    trace = read_trace(REAL_TRACE).head(30_000)
+    try:
+        result = kernel_check(trace, 4096, readahead=False, directory=str(_disk_dir(tmp_path)))
+    except CheckUnavailable as exc:
+        pytest.skip(f"kernel-check: {exc}")
+    misses = result.metric("pages_read_in")
+    assert misses.kernel is not None and misses.model is not None and misses.kernel > 0
+    assert abs(misses.model - misses.kernel) <= TOLERANCE * misses.kernel, (
+        f"kernel {misses.kernel}, model {misses.model} ({100 * misses.difference:+.1f}%)"
+    )
