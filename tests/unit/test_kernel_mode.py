@@ -284,3 +284,19 @@ def test_admit_keeps_a_read_miss_out_of_memory_in_kernel_mode() -> None:
     assert r.node["resident_file"] == 100 and r.tasks["waits"] == [100, 100]
     plain = simulate_kernel(trace, make_policy("lru"), cfg)
     assert plain.counters["bypassed"] == 0 and plain.counters["misses"] == 100
+
+
+def test_a_direct_reclaim_episode_frees_32_pages_before_the_allocation_is_retried() -> None:
+    """do_try_to_free_pages: an allocating task reclaims until it has freed SWAP_CLUSTER_MAX
+    (32) pages, going down the priorities, before the allocator retries. The legacy LRU frees
+    fewer than 32 per batch on stress-vm (young pages are rotated once at the inactive tail), so
+    an episode takes several batches; every episode still ends at exactly 32 pages freed
+    (none here runs out of priorities), so pgsteal_direct is 32 times the episodes, and each
+    stalled access ran at least one episode. Before, an episode ended as soon as the page fit,
+    freeing ~7.5 pages on average."""
+    tr = make_kernel_workload("stress-vm", memory_pages=4096, passes=3)
+    r = simulate_kernel(tr, make_policy("linux-lru"), KernelConfig(memory_pages=4096))
+    c = r.counters
+    assert c["oom_kill"] == 0 and c["allocstall"] > 0
+    assert c["pgsteal_direct"] % 32 == 0
+    assert c["pgsteal_direct"] >= 32 * c["allocstall"]

@@ -156,6 +156,11 @@ def release_times(trace: Trace) -> np.ndarray:
     Returns
     -------
     numpy.ndarray of int64, shape (n_requests,) or (0,)
+
+    Raises
+    ------
+    ValueError
+        If the trace says its times are release times but not in ns.
     """
     if trace.time is None or not trace.source.get("time_is_release"):
         return np.zeros(0, dtype=np.int64)
@@ -362,6 +367,8 @@ class KernelRun(Stepper):
             tag_idle_scanned=np.zeros(n_tags, dtype=np.int64),
             tag_admit=np.full(n_tags, -1, dtype=np.int64),
             tag_stalled=np.zeros(n_tags, dtype=np.uint8),
+            tag_reclaimer=np.full(n_tags, -1, dtype=np.int64),
+            tag_reclaimed=np.zeros(n_tags, dtype=np.int64),
             heap=np.zeros(n_tags + 1, dtype=np.int64),
             heap_pos=np.full(n_tags + 1, -1, dtype=np.int64),
         )

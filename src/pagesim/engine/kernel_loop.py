@@ -4,8 +4,10 @@ Terms (Linux names; shared/reference/kernel_policies_spec.md §1, §4)
 -------------------------------------------------------------------
 *free* pages are the node's pages minus resident pages minus what zram holds compressed.
 *Watermarks* min < low < high (:func:`pagesim.engine.memory.watermarks`). An allocation that
-would leave free below min makes the allocating task reclaim (*direct reclaim*, batches of
-32, its time charged to the task); after every access, free below low wakes *kswapd*, which
+would leave free below min makes the allocating task reclaim (*direct reclaim*: an episode
+goes down the priorities in batches until it has freed 32 pages, SWAP_CLUSTER_MAX, as
+``do_try_to_free_pages`` does, and only then is the allocation retried; its time is charged to
+the task); after every access, free below low wakes *kswapd*, which
 reclaims in batches of 32 until free is back at high (its CPU is counted apart, not charged to
 tasks). A cgroup at its ``memory.max`` reclaims from itself first (*limit reclaim*). When
 reclaim frees nothing at priority 0, the OOM killer kills the process (tag) owning the most
@@ -174,6 +176,7 @@ FILE_DEV = 1
 
 #: A task's fruitless batches at priority 0 before the OOM killer acts whatever its policy says.
 MAX_FRUITLESS_BATCHES = 1000
+SWAP_CLUSTER_MAX = 32  #: pages one reclaim episode frees before the allocation is retried
 
 N_LAT_BUCKETS = 64
 
@@ -218,6 +221,8 @@ class KFramework(NamedTuple):
     tag_idle_scanned: np.ndarray  #: int64 (n_tags,) pages its policy looked at in them (-1: unknown)
     tag_admit: np.ndarray  #: int64 (n_tags,) ``admit``'s answer for the pending access (-1: not asked)
     tag_stalled: np.ndarray  #: uint8 (n_tags,) 1 once its pending access counted an allocstall
+    tag_reclaimer: np.ndarray  #: int64 (n_tags,) its reclaim episode: direct, limit, -1 none
+    tag_reclaimed: np.ndarray  #: int64 (n_tags,) pages its episode has freed so far
     heap: np.ndarray  #: int64 (n_tags + 1,) the scheduler's min-heap of actors
     heap_pos: np.ndarray  #: int64 (n_tags + 1,) each actor's slot in ``heap``, -1 if absent
 
@@ -650,7 +655,13 @@ def _reclaim_step(ss, fw, a, r, out, evict, removed, actor, cg, reclaimer, t):  
     fw.f[F_COST] = 0.0
     rk = RECLAIM_KSWAPD if kswapd else reclaimer
     fw.node[N_LAST_SCANNED] = 0
-    freed = _reclaim(ss, fw, a, r, out, evict, removed, target, 32, prio, rk, t)
+    request = SWAP_CLUSTER_MAX
+    if not kswapd:
+        if fw.tag_reclaimer[actor] != reclaimer:
+            fw.tag_reclaimer[actor] = reclaimer
+            fw.tag_reclaimed[actor] = 0
+        request = SWAP_CLUSTER_MAX - fw.tag_reclaimed[actor]
+    freed = _reclaim(ss, fw, a, r, out, evict, removed, target, request, prio, rk, t)
     cost = max(fw.f[F_COST], fw.f[F_SCAN_NS])
     fw.clock[actor] += cost
     if freed > 0:
@@ -666,7 +677,11 @@ def _reclaim_step(ss, fw, a, r, out, evict, removed, actor, cg, reclaimer, t):  
     # (do_try_to_free_pages, balance_pgdat); kswapd never scans at 0.
     floor = 1 if kswapd else 0
     idle = 0
-    if freed < 32 and not want_oom and prio > floor:
+    if not kswapd:
+        fw.tag_reclaimed[actor] += freed
+        if fw.tag_reclaimed[actor] >= SWAP_CLUSTER_MAX or (prio == 0 and freed < request):
+            fw.tag_reclaimer[actor] = -1  # the episode is over: the allocation is retried
+    if freed < request and not want_oom and prio > floor:
         prio -= 1
     elif freed == 0 and not want_oom:
         idle = (fw.node[N_KSWAPD_IDLE] if kswapd else fw.tag_idle[actor]) + 1
@@ -725,6 +740,7 @@ def _reclaim_step(ss, fw, a, r, out, evict, removed, actor, cg, reclaimer, t):  
             fw.tag_idle[actor] = 0
             fw.tag_idle_scanned[actor] = 0
             fw.tag_prio[actor] = 12
+            fw.tag_reclaimer[actor] = -1
     return skipped
 
 
@@ -826,6 +842,7 @@ def _finish_access(fw, tg, cpu_ns, stall, fault, major):  # type: ignore[no-unty
     lat = cpu_ns + wait
     fw.tag_stall[tg] = 0.0
     fw.tag_stalled[tg] = 0
+    fw.tag_reclaimer[tg] = -1
     fw.tag_prio[tg] = 12
     fw.tag_idle[tg] = 0
     fw.clock[tg] += cpu_ns + stall
@@ -883,10 +900,12 @@ def run_kernel(  # type: ignore[no-untyped-def]
     Accesses are taken task by task in the scheduler's order (``fw.heap``): with
     ``schedule = time`` the task whose clock is earliest goes next, so a task that waits (a
     fault, a reclaim batch, its next access's release time) lets the others run meanwhile. A
-    task that must reclaim before its access can allocate runs one batch of 32 and yields; the
-    access runs when there is room. Each access brings in at most one batch of pages (the demand
-    page, a readahead window or both), queued in ``fw.fill``. Functions that receive the hooks
-    are inlined, so each is called from one place to keep compilation short.
+    task that must reclaim before its access can allocate runs one batch and yields; its
+    episode goes on, batch by batch, until it has freed 32 pages (or priority 0 gave less), and
+    the access runs when the episode is over and there is room. Each access brings in at most
+    one batch of pages (the demand page, a readahead window or both), queued in ``fw.fill``.
+    Functions that receive the hooks are inlined, so each is called from one place to keep
+    compilation short.
     """
     s = ss[0]
     n_pages = s.lst.shape[0]
@@ -941,6 +960,8 @@ def run_kernel(  # type: ignore[no-untyped-def]
             else:
                 k = _pages_needed(s, fw, p, tg, kind[t] == 1, op[t], ra_max)
             reclaimer = _room_needed(fw, cg, k)
+            if reclaimer < 0 and k > 0 and fw.tag_reclaimer[tg] >= 0:
+                reclaimer = fw.tag_reclaimer[tg]  # an episode goes on until it has freed 32
             if reclaimer == RECLAIM_DIRECT:
                 if fw.node[N_TIMED] != 0:  # (trace order keeps kswapd to its own wake-ups)
                     _wake_kswapd(fw, out, fw.clock[tg])
