@@ -53,3 +53,40 @@ def shadow_unlink(nxt, prv, hdr, page):  # type: ignore[no-untyped-def]
     nxt[page] = -1
     prv[page] = -1
     hdr[SH_LEN] -= 1
+
+
+# ---- two shadow lists B1, B2 (ARC, CAR): the layout both adaptive policies share
+#
+# Per page, in the policy's ``s.pm``: column PAIR_NEXT, PAIR_PREV (the list links) and PAIR_WHERE
+# (0 on neither list, 1 on B1, 2 on B2). In ``s.gi``: B1's header at ``hdr .. hdr + 2`` and B2's
+# at ``hdr + 3 .. hdr + 5`` (each ``[SH_HEAD, SH_TAIL, SH_LEN]``).
+
+PAIR_NEXT = 0
+PAIR_PREV = 1
+PAIR_WHERE = 2
+
+
+@kernel
+def pair_push(s, hdr, which, page):  # type: ignore[no-untyped-def]
+    """Put ``page`` (on neither list) at the newest end of B1 (``which`` = 1) or B2 (2)."""
+    h = hdr + 3 * (which - 1)
+    shadow_push(s.pm[:, PAIR_NEXT], s.pm[:, PAIR_PREV], s.gi[h : h + 3], page)
+    s.pm[page, PAIR_WHERE] = which
+
+
+@kernel
+def pair_unlink(s, hdr, page):  # type: ignore[no-untyped-def]
+    """Take ``page`` off whichever of B1, B2 it is on."""
+    h = hdr + 3 * (s.pm[page, PAIR_WHERE] - 1)
+    shadow_unlink(s.pm[:, PAIR_NEXT], s.pm[:, PAIR_PREV], s.gi[h : h + 3], page)
+    s.pm[page, PAIR_WHERE] = 0
+
+
+def pair_pages(s, hdr: int, which: int) -> list[int]:  # type: ignore[no-untyped-def]
+    """Pages of B1 (``which`` = 1) or B2 (2), newest first (tests, reports; not compiled)."""
+    out = []
+    page = int(s.gi[hdr + 3 * (which - 1) + SH_HEAD])
+    while page >= 0:
+        out.append(page)
+        page = int(s.pm[page, PAIR_NEXT])
+    return out

@@ -42,14 +42,14 @@ from typing import Any
 
 from pagesim.core.jit import kernel
 from pagesim.core.lists import list_add, list_create, list_len, list_move, list_pages, list_tail
-from pagesim.core.shadow import shadow_push, shadow_unlink
+from pagesim.core.shadow import PAIR_NEXT, PAIR_PREV, PAIR_WHERE, pair_pages, pair_push, pair_unlink
 from pagesim.core.state import A_CGROUP, A_PAGE, A_REASON, GI_USER, REASON_POLICY
 from pagesim.policies.base import Policy
 
 # pm columns (shadow entries; unused while the page is resident)
-SH_NEXT = 0  #: next shadow entry towards the LRU end (tail), -1 if none
-SH_PREV = 1  #: previous shadow entry towards the head, -1 if none
-SH_WHERE = 2  #: 0 no shadow entry, 1 in B1, 2 in B2
+SH_NEXT = PAIR_NEXT  #: next shadow entry towards the oldest end, -1 if none (core.shadow pair layout)
+SH_PREV = PAIR_PREV  #: previous shadow entry towards the newest end, -1 if none
+SH_WHERE = PAIR_WHERE  #: 0 no shadow entry, 1 in B1, 2 in B2
 
 # gi slots
 G_T1 = GI_USER  #: framework list id of T1
@@ -70,27 +70,6 @@ F_P = 0  #: p, the target size of T1 in pages
 
 B1 = 1
 B2 = 2
-
-
-@kernel
-def _sh_head_slot(which):  # type: ignore[no-untyped-def]
-    return G_B1_HEAD if which == B1 else G_B2_HEAD
-
-
-@kernel
-def _sh_push(s, which, page):  # type: ignore[no-untyped-def]
-    """Put ``page`` at the head (most recent end) of shadow list ``which``."""
-    h = _sh_head_slot(which)
-    shadow_push(s.pm[:, SH_NEXT], s.pm[:, SH_PREV], s.gi[h : h + 3], page)
-    s.pm[page, SH_WHERE] = which
-
-
-@kernel
-def _sh_del(s, page):  # type: ignore[no-untyped-def]
-    """Unlink ``page`` from its shadow list."""
-    h = _sh_head_slot(s.pm[page, SH_WHERE])
-    shadow_unlink(s.pm[:, SH_NEXT], s.pm[:, SH_PREV], s.gi[h : h + 3], page)
-    s.pm[page, SH_WHERE] = 0
 
 
 @kernel
@@ -125,11 +104,11 @@ def _admit(s, a):  # type: ignore[no-untyped-def]
     if where == B1:
         delta = max(b2 / b1, 1.0)
         s.gf[F_P] = min(s.gf[F_P] + delta, c)
-        _sh_del(s, page)
+        pair_unlink(s, G_B1_HEAD, page)
     elif where == B2:
         delta = max(b1 / b2, 1.0)
         s.gf[F_P] = max(s.gf[F_P] - delta, 0.0)
-        _sh_del(s, page)
+        pair_unlink(s, G_B1_HEAD, page)
     s.gi[G_SHADOW_HIT] = where
     return 1
 
@@ -158,7 +137,7 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
         b1 = s.gi[G_B1_LEN]
         if t1 + b1 + 1 > c:  # A: |T1| + |B1| = c
             if b1 > 0:
-                _sh_del(s, s.gi[G_B1_TAIL])
+                pair_unlink(s, G_B1_HEAD, s.gi[G_B1_TAIL])
                 victim = _replace(s)
             else:
                 victim = list_tail(s, s.gi[G_T1])
@@ -166,7 +145,7 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
         else:  # B
             total = t1 + b1 + list_len(s, s.gi[G_T2]) + s.gi[G_B2_LEN]
             if total >= 2 * c and s.gi[G_B2_LEN] > 0:
-                _sh_del(s, s.gi[G_B2_TAIL])
+                pair_unlink(s, G_B1_HEAD, s.gi[G_B2_TAIL])
             victim = _replace(s)
     if victim < 0:
         return 0
@@ -179,7 +158,7 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
 def _removed(s, r):  # type: ignore[no-untyped-def]
     page = r[A_PAGE]
     if r[A_REASON] == REASON_POLICY and page == s.gi[G_VICTIM] and s.gi[G_VICTIM_TO] != 0:
-        _sh_push(s, s.gi[G_VICTIM_TO], page)
+        pair_push(s, G_B1_HEAD, s.gi[G_VICTIM_TO], page)
     s.gi[G_VICTIM] = -1
     s.gi[G_VICTIM_TO] = 0
     return 0
@@ -203,12 +182,7 @@ def _accessed(s, a):  # type: ignore[no-untyped-def]
 
 def shadow_pages(s: Any, which: int) -> list[int]:
     """Pages of shadow list B1 (``which=1``) or B2 (2), most recent first (tests, reports)."""
-    out = []
-    page = int(s.gi[G_B1_HEAD if which == B1 else G_B2_HEAD])
-    while page >= 0:
-        out.append(page)
-        page = int(s.pm[page, SH_NEXT])
-    return out
+    return pair_pages(s, G_B1_HEAD, which)
 
 
 class ARC(Policy):

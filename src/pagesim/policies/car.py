@@ -39,14 +39,14 @@ from typing import Any
 
 from pagesim.core.jit import kernel
 from pagesim.core.lists import list_add, list_create, list_len, list_move, list_pages, list_tail
-from pagesim.core.shadow import shadow_push, shadow_unlink
+from pagesim.core.shadow import PAIR_NEXT, PAIR_PREV, PAIR_WHERE, SH_LEN, pair_pages, pair_push, pair_unlink
 from pagesim.core.state import A_CGROUP, A_PAGE, A_REASON, GI_USER, LEN, REASON_POLICY
 from pagesim.policies.base import Policy
 
 # pm columns
-SH_NEXT = 0  #: next shadow entry towards the LRU end, -1 if none
-SH_PREV = 1  #: previous shadow entry towards the MRU end, -1 if none
-SH_WHERE = 2  #: 0 no shadow entry, 1 in B1, 2 in B2
+SH_NEXT = PAIR_NEXT  #: next shadow entry towards the oldest end, -1 if none (core.shadow pair layout)
+SH_PREV = PAIR_PREV  #: previous shadow entry towards the newest end, -1 if none
+SH_WHERE = PAIR_WHERE  #: 0 no shadow entry, 1 in B1, 2 in B2
 REF = 3  #: the reference bit of a resident page
 
 # gi slots
@@ -68,27 +68,8 @@ B2 = 2
 
 
 @kernel
-def _head_slot(which):  # type: ignore[no-untyped-def]
-    return G_B1_HEAD if which == B1 else G_B2_HEAD
-
-
-@kernel
 def _len(s, which):  # type: ignore[no-untyped-def]
-    return s.gi[_head_slot(which) + 2]
-
-
-@kernel
-def _sh_push(s, which, page):  # type: ignore[no-untyped-def]
-    h = _head_slot(which)
-    shadow_push(s.pm[:, SH_NEXT], s.pm[:, SH_PREV], s.gi[h : h + 3], page)
-    s.pm[page, SH_WHERE] = which
-
-
-@kernel
-def _sh_del(s, page):  # type: ignore[no-untyped-def]
-    h = _head_slot(s.pm[page, SH_WHERE])
-    shadow_unlink(s.pm[:, SH_NEXT], s.pm[:, SH_PREV], s.gi[h : h + 3], page)
-    s.pm[page, SH_WHERE] = 0
+    return s.gi[G_B1_HEAD + 3 * (which - 1) + SH_LEN]
 
 
 @kernel
@@ -161,7 +142,7 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
 def _removed(s, r):  # type: ignore[no-untyped-def]
     page = r[A_PAGE]
     if r[A_REASON] == REASON_POLICY and page == s.gi[G_VICTIM]:
-        _sh_push(s, s.gi[G_VICTIM_TO], page)
+        pair_push(s, G_B1_HEAD, s.gi[G_VICTIM_TO], page)
     s.gi[G_VICTIM] = -1
     s.gi[G_VICTIM_TO] = 0
     return 0
@@ -175,9 +156,9 @@ def _added(s, a):  # type: ignore[no-untyped-def]
     if s.gi[G_FULL] != 0 and where == 0:  # the directory's replacement (lines 8-12)
         c = s.gi[G_CAP]
         if t1 + _len(s, B1) == c and _len(s, B1) > 0:
-            _sh_del(s, s.gi[G_B1_HEAD + 1])
+            pair_unlink(s, G_B1_HEAD, s.gi[G_B1_HEAD + 1])
         elif t1 + list_len(s, s.gi[G_T2]) + _len(s, B1) + _len(s, B2) == 2 * c and _len(s, B2) > 0:
-            _sh_del(s, s.gi[G_B2_HEAD + 1])
+            pair_unlink(s, G_B1_HEAD, s.gi[G_B2_HEAD + 1])
     s.pm[page, REF] = 0
     if where == 0:
         list_add(s, s.gi[G_T1], page)
@@ -188,7 +169,7 @@ def _added(s, a):  # type: ignore[no-untyped-def]
             s.gf[F_P] = min(s.gf[F_P] + max(1.0, b2 / b1), float(s.gi[G_CAP]))
         else:
             s.gf[F_P] = max(s.gf[F_P] - max(1.0, b1 / b2), 0.0)
-        _sh_del(s, page)
+        pair_unlink(s, G_B1_HEAD, page)
         list_add(s, s.gi[G_T2], page)
     s.gi[G_WHERE] = 0
     s.gi[G_FULL] = 0
@@ -203,12 +184,7 @@ def _accessed(s, a):  # type: ignore[no-untyped-def]
 
 def shadow_pages(s: Any, which: int) -> list[int]:
     """Pages of B1 (``which=1``) or B2 (2), most recent first (tests, reports)."""
-    out = []
-    page = int(s.gi[G_B1_HEAD if which == B1 else G_B2_HEAD])
-    while page >= 0:
-        out.append(page)
-        page = int(s.pm[page, SH_NEXT])
-    return out
+    return pair_pages(s, G_B1_HEAD, which)
 
 
 class CAR(Policy):
