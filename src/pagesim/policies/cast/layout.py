@@ -64,7 +64,8 @@ G_NISO = _g + 35  #: pages proposed by the last evict call ...
 G_ISO = _g + 36  #: ... and their ids (32 slots)
 G_SLACK = G_ISO + 32  #: pages the current evict call is asked for (W's excess that meets M)
 G_HISTORY = G_SLACK + 1  #: parameter history: a refault gets back the word its shadow kept
-_s = G_HISTORY + 1
+G_LEAVE = G_HISTORY + 1  #: parameter walker_leave: the walker leaves set a young bit that would add nothing
+_s = G_LEAVE + 1
 # counters (readouts)
 G_SWEEPS = _s  #: sweeps run
 G_WORDS = _s + 1  #: state words read by the sweep

@@ -73,6 +73,16 @@ Choices     (seed details left open; each tested)
                page, or when a type grows between two reclaims) join M unopposed, as a
                W-TinyLFU window's overflow enters a main cache that has room. Without this M
                could never grow: each meeting leaves M's size as it was.
+            10. The walker "takes no bit that would add nothing (a page already read this
+               tick)": it leaves such a bit set (it does not test-and-clear it), so the next
+               walk, or reclaim's check, takes it as a read at its own tick. A page faulted in
+               and still mapped a tick later thus has two reads, whether the young bit is its
+               fault's or a later access's (the walker cannot tell them apart). Reclaim's check
+               and the look-around take every young bit they find (a read only if it adds one).
+               ``walker_leave = False`` takes and clears the bit (pagesim's reading before
+               2026-11-30): then a page read once per pass of a loop larger than memory never
+               reaches two reads (no page of it survives a pass), W's newcomer wins against M's
+               oldest every time and the loop is served as LRU serves it (docs/cast.md).
 Parameters  (the seed's knobs, tune.py for the controllers)
             enabled = True (False is refused: switching to the legacy LRU mid-run needs the
             engine); decay_auto = True; decay = 0 ("measured", starting at 8; 1..14 sets it and
@@ -82,7 +92,7 @@ Parameters  (the seed's knobs, tune.py for the controllers)
             kcompressd = 24 (-100..100; a readout only, see Deviations); swapout_ns = 2500 (the
             cost of writing anon out, added to anon's miss cost); sample_pages = 0 (the rule in
             tune.py); swappiness_override = -1 (the node's vm.swappiness); walker = True;
-            history = False (Choice 6).
+            history = False (Choice 6); walker_leave = True (Choice 10).
 Floor       (le9uo) In kernel mode, reclaim other than a cgroup's own limit (a[A_RECLAIMER] ==
             RECLAIM_LIMIT) takes no file page while this lruvec's file pages are at or below
             clean_min_ratio % of memory; with anon unreclaimable too, nothing is taken and the
@@ -200,6 +210,7 @@ from pagesim.policies.cast.layout import (
     G_ISO,
     G_KCOMP,
     G_LE,
+    G_LEAVE,
     G_LIST,
     G_LOOK,
     G_MEM,
@@ -868,6 +879,7 @@ class CAST(Policy):
         "swappiness_override": -1,
         "walker": True,
         "history": False,
+        "walker_leave": True,
     }
     init = staticmethod(_init)
     added = staticmethod(_added)
@@ -920,6 +932,7 @@ class CAST(Policy):
         s.gi[G_SWP] = swp
         s.gi[G_WALKER] = 1 if self.values["walker"] else 0
         s.gi[G_HISTORY] = 1 if self.values["history"] else 0
+        s.gi[G_LEAVE] = 1 if self.values["walker_leave"] else 0
         s.gi[G_CAP] = max(1, int(capacity))
 
     def readouts(self, s: Any) -> dict[str, float]:

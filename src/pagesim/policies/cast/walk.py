@@ -5,8 +5,11 @@ In kernel mode a read of a mapped (anon) page only sets its young bit (``YOUNG``
 
 * the walker: once a tick, just before the clock ticks, every resident anon page of this lruvec
   with its young bit set has the bit cleared and a read recorded at the ending tick, unless its
-  last read already is that tick (a bit that would add nothing: the seed's "a page already read
-  this tick"). The kernel walks page tables and skips what cannot have been read (an mm no CPU
+  last read already is that tick: the seed's walker "takes no bit that would add nothing (a page
+  already read this tick)", so such a bit is left set (parameter ``walker_leave``, default on;
+  off, it is cleared with nothing recorded) and the next walk or reclaim's check takes it as a
+  read at its own tick -- a fault's bit included, which the walker cannot tell from a later
+  access's. The kernel walks page tables and skips what cannot have been read (an mm no CPU
   ran, a PMD whose accessed bit is clear, the Bloom filter); here every page id is looked at;
 * reclaim: a candidate (M's lowest or W's tail) is checked against its page before it is taken,
   and a young bit found there counts as a read;
@@ -35,6 +38,7 @@ from pagesim.policies.cast.core import last_read, read_word
 from pagesim.policies.cast.layout import (
     ANON_T,
     G_CG,
+    G_LEAVE,
     G_LOOK,
     G_NOW,
     G_NSAMP,
@@ -55,10 +59,11 @@ PTE_TABLE = 512  #: PTEs per page table (the look-around stays within one)
 
 
 @kernel
-def take_young(s, p, now):  # type: ignore[no-untyped-def]
+def take_young(s, p, now, leave):  # type: ignore[no-untyped-def]
     """If ``p`` is a resident anon page of this lruvec with its young bit set (or held by the
     sample's harvest): clear it and record a read at ``now`` (unless its last read is ``now``).
-    Returns True if the bit was set."""
+    With ``leave`` (the walker), a bit whose read would add nothing (last read ``now``) is not
+    taken: it stays set. Returns True if the bit was taken."""
     v = s.resident[p]
     if (v & ANON) == 0 or s.cgroup_of[p] != s.gi[G_CG]:
         return False
@@ -68,6 +73,8 @@ def take_young(s, p, now):  # type: ignore[no-untyped-def]
         return False
     w = s.pm[p, WORD]
     if w == 0:  # being taken in: not on W or M yet
+        return False
+    if leave and (w & 0xFF) != 0 and last_read(w, now) == now:
         return False
     s.resident[p] = v & (FLAG_MASK ^ YOUNG)
     if sx >= 0:
@@ -107,7 +114,7 @@ def walk(s):  # type: ignore[no-untyped-def]
     found = 0
     for p in range(s.resident.shape[0]):
         if s.resident[p] & YOUNG or s.pm[p, SIDX] >= SAMPLE_HELD:
-            if take_young(s, p, now):
+            if take_young(s, p, now, s.gi[G_LEAVE] != 0):
                 found += 1
     s.gi[G_YOUNG] += found
     return found
@@ -124,7 +131,7 @@ def look_around(s, p):  # type: ignore[no-untyped-def]
     found = 0
     for q in range(lo, hi):
         if q != p and (s.resident[q] & YOUNG or s.pm[q, SIDX] >= SAMPLE_HELD):
-            if take_young(s, q, now):
+            if take_young(s, q, now, False):
                 found += 1
     s.gi[G_LOOK] += found
     return found
@@ -133,7 +140,7 @@ def look_around(s, p):  # type: ignore[no-untyped-def]
 @kernel
 def check_young(s, p):  # type: ignore[no-untyped-def]
     """Reclaim's check of a candidate: a young bit is a read (and a look-around). True if young."""
-    if take_young(s, p, s.gi[G_NOW]):
+    if take_young(s, p, s.gi[G_NOW], False):
         s.gi[G_LOOK] += 1
         look_around(s, p)
         return True
