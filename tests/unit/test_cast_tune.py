@@ -26,6 +26,7 @@ from pagesim.policies.cast.layout import (
 )
 from pagesim.policies.cast.policy import CAST, _init
 from pagesim.trace import Trace
+from pagesim.workloads.kernel import make_kernel_workload
 
 ANON, FILE = 1, 0
 READ, WRITE = 0, 1
@@ -255,3 +256,19 @@ def test_sample_rate_rule() -> None:
     assert tune.sample_rate(32_768, 0) == 4096  # 2,048 / 32,768 = 1/16
     assert tune.sample_rate(1000, 0) == 65536  # everything
     assert tune.sample_rate(32_768, 8192) == 16384
+
+
+def test_cold_anon_gives_its_memory_to_a_file_working_set() -> None:
+    """The seed's mix: cold anon (65 % of memory, written once, never read again) beside a zipf
+    file working set 1.5x memory, on a 2,048-page node. Anon's curve is flat (no reads), the
+    file's falls with size, so the least weighed misses are at anon's floor (1/10): the split
+    moves there and anon's share falls from most of memory to near the floor."""
+    pol = CAST()
+    trace = make_kernel_workload("mix", memory_pages=2048, file_pattern="zipf")
+    run = KernelRun(trace, pol, KernelConfig(memory_pages=2048))
+    run.advance(run.n // 10)
+    assert pol.readouts(run.state)["anon_share_permille"] > 600
+    run.advance()
+    r = pol.readouts(run.state)
+    assert r["split_permille"] == 100
+    assert r["anon_share_permille"] < 200
