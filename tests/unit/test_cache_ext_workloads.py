@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pagesim.trace import KIND_FILE, OP_READ, OP_WRITE
+from pagesim.trace import KIND_FILE, OP_FREE, OP_READ, OP_WRITE
 from pagesim.trace.errors import TraceFormatError
 from pagesim.workloads import cache_ext as ce
 from pagesim.workloads.kernel import KERNEL_WORKLOADS, make_kernel_workload
@@ -76,6 +76,54 @@ def test_ycsb_zipfian_is_skewed_and_full_scale_sizes() -> None:
 def test_unknown_ycsb_workload() -> None:
     with pytest.raises(ValueError, match="unknown YCSB workload 'G'"):
         ce.build_ycsb(workload="G")
+
+
+def _split(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(region, file, page in file) of source ids."""
+    return ids >> 52, (ids >> 26) & ((1 << 26) - 1), ids & ((1 << 26) - 1)
+
+
+def test_log_streams_by_hand() -> None:
+    lay = ce.LevelDBLayout(n_keys=1000, log_file_pages=4)
+    assert lay.record_bytes == 224  # 16 + 200 + 8: records 0-18 start on page 0 (18 x 224 = 4032)
+    nth = np.arange(40)
+    # one log (the default): 4 pages per file; record 73 starts at 16,352 (page 3), 74 at 16,576
+    region, f, j = _split(lay.log_pages(np.arange(80)))
+    assert np.all(region == 4) and np.all(f[:74] == 0) and np.all(f[74:] == 1)
+    assert j[18] == 0 and j[19] == 1 and j[73] == 3 and j[74] == 0
+    at, freed = lay.log_rotations(np.arange(80))
+    assert at.tolist() == [74] * 4 and [x.tolist() for x in _split(freed)] == [[4] * 4, [0] * 4, [0, 1, 2, 3]]
+    # stream 3 of 8 with one-page files: pages 0, 1, 2 of its log are files 3, 11, 19
+    _, f, j = _split(lay.log_pages(nth, stream=3, streams=8, file_pages=1))
+    assert f.tolist() == [3] * 19 + [11] * 18 + [19] * 3 and not j.any()
+    at, freed = lay.log_rotations(nth, stream=3, streams=8, file_pages=1)
+    assert at.tolist() == [19, 37]  # the first record of page 1, of page 2: the old file goes
+    assert _split(freed)[1].tolist() == [3, 11] and not _split(freed)[2].any()
+
+
+@pytest.mark.parametrize("letter", ["A", "F", "uniform-rw"])
+def test_ycsb_log_pages_belong_to_one_thread(letter: str) -> None:
+    # each thread appends to a log of its own and frees it itself, after its last write there:
+    # however kernel mode's scheduler interleaves the threads, no freed page is written again
+    t = ce.build_ycsb(workload=letter, scale=TINY, ops=6000).trace
+    ids = t.original_id[t.page]
+    writer: dict[int, int] = {}
+    live: dict[int, set[int]] = {}  # per thread: log pages written and not freed yet
+    freed: set[int] = set()
+    for i in np.flatnonzero((ids >> 52) == 4).tolist():
+        page, tag = int(ids[i]), int(t.tag[i])
+        assert writer.setdefault(page, tag) == tag  # one thread writes and frees a page
+        if t.op[i] == OP_WRITE:
+            assert page not in freed  # never written once freed
+            live.setdefault(tag, set()).add(page)
+        else:
+            assert t.op[i] == OP_FREE
+            live[tag].remove(page)
+            freed.add(page)
+        # one-page files here (4 log pages // 8 threads, at least 1): the page being written,
+        # and its predecessor between the first write of a page and the free of the old one
+        assert len(live[tag]) <= 2
+    assert len(freed) > 8 and all(len(pages) <= 1 for pages in live.values())
 
 
 def test_get_scan_threads_and_tags() -> None:
