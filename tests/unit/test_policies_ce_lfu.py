@@ -6,14 +6,18 @@ counts twice (``added`` then the read's ``accessed``), so a page that came in ha
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 import numpy as np
 import pytest
 from test_policies_sieve import steps
 
 from pagesim.core.lists import list_pages
 from pagesim.engine import simulate
+from pagesim.engine.kernel import simulate_kernel
+from pagesim.engine.memory import KernelConfig
 from pagesim.policies.ce_lfu import ACCESSES, G_LIST, CeLFU
-from pagesim.trace import Trace
+from pagesim.trace import KIND_FILE, Trace
 
 
 def test_ce_lfu_windowed_sampling_by_hand():
@@ -82,3 +86,50 @@ def test_ce_lfu_fault_read_is_a_uniform_offset():
 def test_ce_lfu_parameters_are_checked():
     with pytest.raises(ValueError, match="sample_size"):
         simulate(Trace.from_ids([1, 2]), CeLFU(sample_size=100), 1)
+
+
+def _windowed_lfu_misses(pages: list[int], capacity: int, batch: int, sample: int = 20) -> int:
+    """A plain Python windowed LFU (cache_ext ``list_sample``) that frees ``batch`` pages at a time.
+
+    A miss when full samples the ``batch * sample`` head pages, takes the least count of each
+    group of ``sample`` (first on ties), rotates the whole sample to the tail and evicts the
+    winners; the new page enters at the tail with count 2 (``added`` + the read).
+    """
+    lst: OrderedDict[int, None] = OrderedDict()  # head first
+    count: dict[int, int] = {}
+    misses = 0
+    for p in pages:
+        if p in lst:
+            count[p] += 1
+            continue
+        misses += 1
+        if len(lst) >= capacity:
+            k = min(batch * sample, len(lst))
+            window = [lst.popitem(last=False)[0] for _ in range(k)]
+            victims = [min(window[g : g + sample], key=count.__getitem__) for g in range(0, k, sample)]
+            for q in window:
+                lst[q] = None
+            for q in victims:
+                del lst[q], count[q]
+        lst[p] = None
+        count[p] = 2
+    return misses
+
+
+def test_ce_lfu_batches_of_32_cross_checked():
+    # Cache mode evicts one page per miss; kernel mode's reclaim frees 32 at a time, so the 32
+    # pages read in between lie together at the tail and share one or two groups of 20 when they
+    # reach the head: most of a batch's victims come from pages that already survived a rotation.
+    # Both runs agree exactly with the plain windowed LFU above, with batch 1 and batch 32.
+    rng = np.random.default_rng(1)
+    weights = np.arange(1, 3001) ** -0.9
+    ids = rng.choice(3000, 20000, p=weights / weights.sum())
+    cap = 700  # >= 32 x 20: every batch samples whole groups
+    pages = Trace.from_ids(ids).page.tolist()
+    one, batched = _windowed_lfu_misses(pages, cap, 1), _windowed_lfu_misses(pages, cap, 32)
+    assert simulate(Trace.from_ids(ids), CeLFU(), cap).counters["misses"] == one
+    trace = Trace.from_ids(ids, kind=np.full(ids.shape[0], KIND_FILE, np.uint8))
+    config = KernelConfig(memory_pages=4 * cap + 1024, swap="none", file_device="ssd", readahead_pages=0)
+    kernel = simulate_kernel(trace, CeLFU(), config, cgroup_limits=[cap]).counters
+    assert kernel["misses"] == batched and kernel["fallback_evictions"] == 0
+    assert batched > one  # the clumps cost hits
