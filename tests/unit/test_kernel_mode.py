@@ -300,3 +300,51 @@ def test_a_direct_reclaim_episode_frees_32_pages_before_the_allocation_is_retrie
     assert c["oom_kill"] == 0 and c["allocstall"] > 0
     assert c["pgsteal_direct"] % 32 == 0
     assert c["pgsteal_direct"] >= 32 * c["allocstall"]
+
+
+def test_stop_first_ends_the_run_when_the_first_task_is_done() -> None:
+    """Task 0 writes 3 new anon pages, task 1 ten; each access costs 350 ns (100 ns + 250 ns
+    zero-fill) and ties go by trace row, so the tasks alternate: 0, 1, 0, 1, 0. After task 0's
+    third access the run stops (stress-ng --timeout): task 1 has done 2, its other 8 are not run."""
+    ids = list(range(13))
+    tag = [0, 0, 0] + [1] * 10
+    trace = _trace(ids, KIND_ANON, OP_WRITE, tag=tag)
+    r = simulate_kernel(trace, make_policy("lru"), KernelConfig(memory_pages=1000, stop="first"))
+    assert r.tasks["ops"] == [3, 2]
+    assert r.counters["stopped_accesses"] == 8 and r.counters["requests"] == 5
+    every = simulate_kernel(trace, make_policy("lru"), KernelConfig(memory_pages=1000))
+    assert every.tasks["ops"] == [3, 10] and every.counters["stopped_accesses"] == 0
+    # a trace can ask for it (stress-vm does); the config's "all" overrides
+    trace.source["stop"] = "first"
+    assert simulate_kernel(trace, make_policy("lru"), KernelConfig(memory_pages=1000)).tasks["ops"] == [3, 2]
+    forced = simulate_kernel(trace, make_policy("lru"), KernelConfig(memory_pages=1000, stop="all"))
+    assert forced.tasks["ops"] == [3, 10]
+    with pytest.raises(ValueError, match="unknown stop"):
+        KernelConfig(stop="never").validated()
+
+
+def test_a_buffered_write_does_not_mark_a_file_page_accessed() -> None:
+    """folio_mark_accessed runs on read(), not on write() (generic_perform_write takes the folio
+    without FGP_ACCESSED): a file page written three times stays inactive; one read twice is
+    activated (the legacy LRU's two-touch promotion)."""
+    cfg = KernelConfig(memory_pages=1000, readahead_pages=0)
+    written = simulate_kernel(_trace([5, 5, 5], KIND_FILE, OP_WRITE), make_policy("linux-lru"), cfg)
+    read = simulate_kernel(_trace([5, 5, 5], KIND_FILE, OP_READ), make_policy("linux-lru"), cfg)
+    assert written.counters["pgactivate"] == 0
+    assert read.counters["pgactivate"] == 1
+
+
+def test_a_workloads_cgroup_limit_applies_without_being_passed() -> None:
+    """A trace whose source carries ``cgroup_pages`` (the cache_ext workloads) runs with that
+    memory.max unless the caller gives other limits. 300 file pages read once through a
+    100-page cgroup: the 101st starts a limit-reclaim episode that frees 32 (SWAP_CLUSTER_MAX,
+    try_to_free_mem_cgroup_pages), so every 32 reads after the first 100 cost one episode; the
+    7th episode comes at read 293 and the last 8 reads leave 68 + 8 = 76 resident. With 200
+    pages allowed: 3 episodes up to read 296, the 4th at 297, 168 + 4 = 172."""
+    trace = _trace(list(range(300)), KIND_FILE, OP_READ)
+    trace.source["cgroup_pages"] = [100]
+    cfg = KernelConfig(memory_pages=1000, readahead_pages=0)
+    limited = simulate_kernel(trace, make_policy("lru"), cfg)
+    assert limited.node["resident_file"] == 76
+    wider = simulate_kernel(trace, make_policy("lru"), cfg, cgroup_limits=[200])
+    assert wider.node["resident_file"] == 172

@@ -46,6 +46,7 @@ from pagesim.engine.kernel_loop import (
     N_RA_MAX,
     N_RES_ANON,
     N_RES_FILE,
+    N_STOP,
     N_SWAP_TOTAL,
     N_SWAP_USED,
     N_TIMED,
@@ -230,7 +231,8 @@ class KernelRun(Stepper):
     config : KernelConfig
         The node.
     cgroup_limits : sequence of int, optional
-        ``memory.max`` of each cgroup in pages (default: the node's memory).
+        ``memory.max`` of each cgroup in pages (default: the trace's ``source["cgroup_pages"]``
+        when a workload sets it, as the cache_ext workloads do, else the node's memory).
     warmup : int
         Accesses not counted in hits and misses.
     interpreted : bool
@@ -265,6 +267,8 @@ class KernelRun(Stepper):
         n_cgroups = int(trace.cgroup.max()) + 1 if trace.n_requests else 1
         self.policies = _policies_per_cgroup(policy, n_cgroups)
         self.classes = tuple(type(p) for p in self.policies)
+        if cgroup_limits is None and trace.source.get("cgroup_pages") is not None:
+            cgroup_limits = trace.source["cgroup_pages"]
         limits = (
             np.full(n_cgroups, cfgk.memory_pages, dtype=np.int64)
             if cgroup_limits is None
@@ -323,6 +327,10 @@ class KernelRun(Stepper):
         f[F_RMAP_NS] = c.rmap_ns_per_page
         f[F_PTE_NS] = c.walk_ns_per_pte
         node[N_TIMED] = 1 if c.schedule == "time" else 0
+        stop = self.trace.source.get("stop", "all") if c.stop == "auto" else c.stop
+        if stop not in ("all", "first"):
+            raise ValueError(f"the trace's source['stop'] must be 'all' or 'first', got {stop!r}")
+        node[N_STOP] = 1 if stop == "first" else 0
         tag_ra = np.full((n_tags, 3), -1, dtype=np.int64)
         tag_ra[:, 1] = 0
         order = np.argsort(self.tag, kind="stable").astype(np.int64)

@@ -20,7 +20,8 @@ What each access does
   zero-fill fault; touching a page that was swapped out is a major fault that reads it back
   (``pswpin``; ``workingset_refault_anon`` if it left a shadow entry) and charges the task the
   device's time. A write dirties the page and frees a swap copy it still had.
-* file (read()/write()): a hit calls ``accessed`` (``folio_mark_accessed``); a hit on a page
+* file (read()/write()): a read calls ``accessed`` (``folio_mark_accessed``; a buffered write
+  does not: ``generic_perform_write`` takes the folio without FGP_ACCESSED); a hit on a page
   carrying PG_readahead starts the next window asynchronously. A miss reads the page, and on a
   sequential stream a readahead window (grown x4 then x2 up to ``ra_pages``), the task waiting
   for the request; each page gets ``added`` (``a[A_READAHEAD]`` for those not asked for) and the
@@ -145,7 +146,8 @@ N_HEAP_N = 18  #: actors in the scheduler's heap
 N_LAST_SCANNED = 19  #: pages the last reclaim batch's policy reported looking at (-1: not reported)
 N_KSWAPD_FAILURES = 20  #: kswapd runs in a row that gave up (``pgdat->kswapd_failures``)
 N_NEXT_SLOT = 21  #: the next swap slot handed out (a device address)
-N_LEN = 22
+N_STOP = 22  #: 1: the run stops when its first task is done (``stop = first``); 2: stopping now
+N_LEN = 23
 
 #: kswapd stays asleep after this many failed runs until some reclaim frees a page
 #: (``MAX_RECLAIM_RETRIES``, mm/internal.h; ``wakeup_kswapd`` skips a hopeless node).
@@ -615,6 +617,23 @@ def _kill_rest(fw, out, tag):  # type: ignore[no-untyped-def]
 
 
 @kernel
+def _stop_all(fw, out):  # type: ignore[no-untyped-def]
+    """End the run now (``stop = first``): every task's accesses still to come are not run;
+    returns how many."""
+    rest = 0
+    for tg in range(fw.task_pos.shape[0]):
+        if fw.heap_pos[tg] >= 0:
+            rest += fw.task_first[tg + 1] - fw.task_pos[tg]
+            fw.task_pos[tg] = fw.task_first[tg + 1] - 1
+    for x in range(fw.heap_pos.shape[0]):
+        fw.heap_pos[x] = -1
+    fw.node[N_HEAP_N] = 0
+    fw.node[N_KSWAPD_AWAKE] = 0
+    out[C.STOPPED] += rest
+    return rest
+
+
+@kernel
 def _room_needed(fw, cg, k):  # type: ignore[no-untyped-def]
     """Who must reclaim before ``k`` pages can be charged to ``cg``: limit, direct, or -1."""
     if k <= 0:
@@ -826,6 +845,8 @@ def _next_task_access(fw, tg, release):  # type: ignore[no-untyped-def]
     if fw.task_pos[tg] >= fw.task_first[tg + 1]:
         fw.task_pos[tg] = fw.task_first[tg + 1] - 1
         _heap_remove(fw, tg)
+        if fw.node[N_STOP] == 1:
+            fw.node[N_STOP] = 2
         return False
     if release.shape[0] > 0:
         fw.clock[tg] = max(fw.clock[tg], float(release[fw.order[fw.task_pos[tg]]]))
@@ -933,6 +954,9 @@ def run_kernel(  # type: ignore[no-untyped-def]
     kswapd_id = fw.clock.shape[0] - 1
     has_admit = cfg[CFG_HAS_ADMIT] != 0
     while fw.node[N_HEAP_N] > 0:
+        if fw.node[N_STOP] == 2:
+            consumed += _stop_all(fw, out)
+            break
         x = fw.heap[0]
         if consumed >= budget and (fw.node[N_TIMED] != 0 or x != kswapd_id):
             break  # (in trace order kswapd finishes before the call returns, as it would)
@@ -1038,7 +1062,7 @@ def run_kernel(  # type: ignore[no-untyped-def]
                 s.resident[p] = v | YOUNG
             else:
                 s.resident[p] = v & (FLAG_MASK ^ RA_MARK)
-                mark_accessed = True
+                mark_accessed = o == 0  # a buffered write does not mark the folio accessed
                 if v & RA_MARK:  # PG_readahead hit: the next window, asynchronously
                     size = _next_window(max(fw.tag_ra[tg, RA_SIZE], 1), ra_max)
                     fw.tag_ra[tg, RA_SIZE] = size
@@ -1087,7 +1111,7 @@ def run_kernel(  # type: ignore[no-untyped-def]
                         k = _plan_window(s, fw, tg, fw.ra_next[p], size - 1, 1)
                     wait_read = k
                     major = True
-                mark_accessed = True
+                mark_accessed = o == 0
                 fw.tag_ra[tg, RA_LAST] = p
         if k > 0:
             read_ns = _read_ns(fw, FILE_DEV, p, wait_read) if wait_read > 0 else 0.0

@@ -99,6 +99,7 @@ DEVICES: dict[str, Device] = {
 
 #: How tasks and reclaim are ordered (``KernelConfig.schedule``).
 SCHEDULES = ("time", "trace")
+STOPS = ("auto", "all", "first")
 
 
 def watermarks(memory_pages: int) -> tuple[int, int, int]:
@@ -149,6 +150,13 @@ class KernelConfig:
         task whose access must wait for reclaim runs one batch and yields. ``"trace"``: accesses
         run in trace order and reclaim is instantaneous between two accesses (kswapd reclaims to
         high at once; the simpler model of pagesim before 0.2, kept for comparison).
+    stop : str
+        When the run ends. ``"all"``: when every task has done all its accesses. ``"first"``:
+        when the first task has done all of its own, the others stopping wherever they are -- a
+        benchmark run for a fixed time (``stress-ng --timeout 90``) stops every worker at once,
+        so a worker that goes faster does more operations instead of finishing early and
+        leaving its memory to the others. ``"auto"`` (default): the trace's ``source["stop"]``
+        if it has one (``stress-vm`` says ``first``), else ``all``.
     """
 
     memory_pages: int = 65536
@@ -163,6 +171,7 @@ class KernelConfig:
     walk_ns_per_pte: float = 10.0
     swappiness: int = 60
     schedule: str = "time"
+    stop: str = "auto"
     extra: dict[str, Any] = field(default_factory=dict)
 
     def device(self, which: Any) -> Device | None:
@@ -181,6 +190,8 @@ class KernelConfig:
             raise ValueError(f"memory must be at least 64 pages, got {self.memory_pages}")
         if self.schedule not in SCHEDULES:
             raise ValueError(f"unknown schedule {self.schedule!r}; known: {', '.join(SCHEDULES)}")
+        if self.stop not in STOPS:
+            raise ValueError(f"unknown stop {self.stop!r}; known: {', '.join(STOPS)}")
         if not 0 <= self.swappiness <= 200:
             raise ValueError(f"swappiness must be within 0..200, got {self.swappiness}")
         self.device(self.swap)

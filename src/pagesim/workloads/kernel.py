@@ -73,6 +73,7 @@ def stress_vm(
     passes: int = 8,
     slice_pages: int = 64,
     seed: int = 0,
+    stop: str = "first",
 ) -> Trace:
     """stress-ng --vm: ``workers`` tasks writing through private regions larger than memory together.
 
@@ -89,6 +90,12 @@ def stress_vm(
     slice_pages : int
         Pages a worker writes before another may run (the interleaving grain).
     seed : int
+    stop : str
+        ``"first"`` (default): the run ends when the first worker has made its ``passes``, as
+        stress-ng's ``--timeout`` stops every worker at once (a worker whose region stays
+        resident makes more passes meanwhile rather than finishing early and leaving its memory
+        to the others); ``"all"``: every worker makes all its passes. Kernel mode reads it from
+        ``source["stop"]`` (:class:`pagesim.engine.memory.KernelConfig`).
 
     Returns
     -------
@@ -97,6 +104,8 @@ def stress_vm(
     """
     if workers <= 0 or passes <= 0 or memory_pages <= 0 or slice_pages <= 0:
         raise ValueError("workers, passes, memory_pages and slice_pages must be positive")
+    if stop not in ("first", "all"):
+        raise ValueError(f"stop must be 'first' or 'all', got {stop!r}")
     region = max(int(round(memory_pages * vm_bytes_ratio / workers)), 1)
     rng = np.random.default_rng(seed)
     streams = [np.tile(_anon_ids(w, np.arange(region)), passes) for w in range(workers)]
@@ -117,9 +126,11 @@ def stress_vm(
                 "passes": passes,
                 "slice_pages": slice_pages,
                 "seed": seed,
+                "stop": stop,
             },
             "memory_pages": memory_pages,
             "region_pages": region,
+            "stop": stop,
         },
     )
 
@@ -405,6 +416,7 @@ KERNEL_WORKLOADS: dict[str, Workload] = {
             "passes": 8,
             "slice_pages": 64,
             "seed": 0,
+            "stop": "first",
         },  # fmt: skip
         "stress-ng --vm 8 --vm-bytes 9000M --vm-method write64 in 8 GB, scaled 1/64: anon > memory",
     ),
