@@ -12,8 +12,9 @@ import math
 import numpy as np
 import pytest
 
+from pagesim.core.state import DIRTY
 from pagesim.engine.kernel import KernelRun, file_successors, simulate_kernel
-from pagesim.engine.kernel_loop import N_RESIDENT, N_SWAP_USED, N_ZRAM_STORED, _free_pages
+from pagesim.engine.kernel_loop import N_DIRTY, N_RESIDENT, N_SWAP_USED, N_ZRAM_STORED, _free_pages
 from pagesim.engine.memory import KernelConfig, watermarks
 from pagesim.policies.registry import make_policy
 from pagesim.trace import KIND_ANON, KIND_FILE, OP_FREE, OP_READ, OP_WRITE, Trace
@@ -348,3 +349,33 @@ def test_a_workloads_cgroup_limit_applies_without_being_passed() -> None:
     assert limited.node["resident_file"] == 76
     wider = simulate_kernel(trace, make_policy("lru"), cfg, cgroup_limits=[200])
     assert wider.node["resident_file"] == 172
+
+
+def test_the_flusher_writes_back_the_pages_dirtied_first_over_the_background_threshold() -> None:
+    """vm.dirty_background_ratio = 1 % of 1000 pages: 10 dirty file pages are allowed. Whole-page
+    writes of 15 new file pages: from the 11th on, each write puts the node over 10 and the
+    flusher writes back the page dirtied first (pages 0..4): 5 pages written, 10 still dirty,
+    all 15 resident (nothing was evicted). Page 0 written again is dirty anew and queued behind
+    the others, so the next flush takes page 5, not page 0."""
+    cfg = KernelConfig(memory_pages=1000, readahead_pages=0, dirty_background_ratio=1)
+    run = KernelRun(_trace(list(range(15)) + [0], KIND_FILE, OP_WRITE), make_policy("lru"), cfg)
+    run.advance(15)
+    assert run.counters["flusher_writeback"] == 5 and run.counters["pgpgout"] == 5
+    assert int(run.framework.node[N_DIRTY]) == 10 and run.result().node["resident_file"] == 15
+    assert [int(run.states[0].resident[p]) & DIRTY for p in range(6)] == [0] * 5 + [DIRTY]
+    run.advance()  # page 0 again: 11 dirty, the flusher takes page 5
+    assert run.counters["flusher_writeback"] == 6 and int(run.framework.node[N_DIRTY]) == 10
+    assert int(run.states[0].resident[0]) & DIRTY and not int(run.states[0].resident[5]) & DIRTY
+    off = KernelConfig(memory_pages=1000, readahead_pages=0, dirty_background_ratio=0)
+    quiet = simulate_kernel(_trace(list(range(15)), KIND_FILE, OP_WRITE), make_policy("lru"), off)
+    assert quiet.counters["flusher_writeback"] == 0 and quiet.counters["pgpgout"] == 0
+
+
+def test_a_cgroup_over_its_own_background_threshold_is_flushed() -> None:
+    """A cgroup of memory.max 100 pages in a node of 1000, ratio 10 %: the node allows 100 dirty
+    pages, the cgroup 10; 15 written pages in it: 5 written back."""
+    cfg = KernelConfig(memory_pages=1000, readahead_pages=0, dirty_background_ratio=10)
+    r = simulate_kernel(
+        _trace(list(range(15)), KIND_FILE, OP_WRITE), make_policy("lru"), cfg, cgroup_limits=[100]
+    )
+    assert r.counters["flusher_writeback"] == 5

@@ -80,6 +80,7 @@ ZERO_FILL = 42
 PGFREE_BY_OWNER = 43
 DIRTY_WRITEBACK = 44
 STOPPED = 45
+FLUSHED = 46
 N_KERNEL_COUNTERS = 64
 
 KERNEL_COUNTERS: dict[str, tuple[int, str]] = {
@@ -104,5 +105,6 @@ KERNEL_COUNTERS: dict[str, tuple[int, str]] = {
     "zero_fill": (ZERO_FILL, "anon first touches (zero-filled, no I/O)"),
     "pgfree_by_owner": (PGFREE_BY_OWNER, "pages freed by their owner (munmap, exit, truncate)"),
     "dirty_writeback": (DIRTY_WRITEBACK, "evictions that had to write a dirty page first"),
+    "flusher_writeback": (FLUSHED, "dirty file pages written back by the flusher (background)"),
     "stopped_accesses": (STOPPED, "accesses not run: the run stopped when its first task finished"),
 }

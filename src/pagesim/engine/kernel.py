@@ -39,6 +39,7 @@ from pagesim.engine.kernel_loop import (
     F_TOTAL_NS,
     F_ZERO_NS,
     FILE_DEV,
+    N_DIRTY_BG,
     N_HAS_SWAP,
     N_LAST_OOM_TAG,
     N_LAT_BUCKETS,
@@ -331,6 +332,8 @@ class KernelRun(Stepper):
         if stop not in ("all", "first"):
             raise ValueError(f"the trace's source['stop'] must be 'all' or 'first', got {stop!r}")
         node[N_STOP] = 1 if stop == "first" else 0
+        if c.dirty_background_ratio > 0:
+            node[N_DIRTY_BG] = max(int(c.memory_pages * c.dirty_background_ratio / 100), 1)
         tag_ra = np.full((n_tags, 3), -1, dtype=np.int64)
         tag_ra[:, 1] = 0
         order = np.argsort(self.tag, kind="stable").astype(np.int64)
@@ -379,6 +382,12 @@ class KernelRun(Stepper):
             tag_reclaimed=np.zeros(n_tags, dtype=np.int64),
             heap=np.zeros(n_tags + 1, dtype=np.int64),
             heap_pos=np.full(n_tags + 1, -1, dtype=np.int64),
+            dirty_ring=np.zeros(n_pages, dtype=np.int64),
+            in_ring=np.zeros(n_pages, dtype=np.uint8),
+            dirty_cg=np.zeros(limits.shape[0], dtype=np.int64),
+            dirty_bg_cg=np.maximum(
+                (np.minimum(limits, c.memory_pages) * c.dirty_background_ratio / 100).astype(np.int64), 1
+            ),
         )
 
     def _arrays(self) -> tuple[Any, ...]:

@@ -35,12 +35,18 @@ swap copy is still valid (``pswpout``), and kept if swap is full. Every evicted 
 shadow entry (``s.shadow``, written by the policy's ``removed`` hook) until it is faulted back
 or freed.
 
+Writeback: a file page turns dirty on a write; when the node's dirty file pages exceed
+``dirty_background_ratio`` of memory, or a cgroup's exceed it of its ``memory.max``, the flusher
+writes back the pages dirtied first (:func:`_flush`) until they are under it again (no task
+waits for it; ``pgpgout``, ``flusher_writeback``).
+
 Known simplifications (for future work)
 ---------------------------------------
-One node, one zone; readahead reads only pages that occur in the trace (``ra_next``); dirty file
-pages are written back synchronously by the reclaimer instead of by the flusher; file pages
-are never mapped (mmap'd file access is not modelled yet); device queues are not modelled
-(each request is timed alone).
+One node, one zone; readahead reads only pages that occur in the trace (``ra_next``); a dirty
+file page reclaim meets is written back by the reclaimer at once (the kernel parks it with
+PG_reclaim until the flusher has written it); the flusher has no ``dirty_expire`` (30 s) and
+writes no faster than tasks dirty; file pages are never mapped (mmap'd file access is not
+modelled yet); device queues are not modelled (each request is timed alone).
 """
 
 from __future__ import annotations
@@ -147,7 +153,11 @@ N_LAST_SCANNED = 19  #: pages the last reclaim batch's policy reported looking a
 N_KSWAPD_FAILURES = 20  #: kswapd runs in a row that gave up (``pgdat->kswapd_failures``)
 N_NEXT_SLOT = 21  #: the next swap slot handed out (a device address)
 N_STOP = 22  #: 1: the run stops when its first task is done (``stop = first``); 2: stopping now
-N_LEN = 23
+N_DIRTY = 23  #: dirty file pages in memory (NR_FILE_DIRTY)
+N_DIRTY_BG = 24  #: the node's background writeback threshold, pages (0: no flusher)
+N_RING_HEAD = 25  #: oldest entry of ``fw.dirty_ring``
+N_RING_N = 26  #: entries in ``fw.dirty_ring``
+N_LEN = 27
 
 #: kswapd stays asleep after this many failed runs until some reclaim frees a page
 #: (``MAX_RECLAIM_RETRIES``, mm/internal.h; ``wakeup_kswapd`` skips a hopeless node).
@@ -227,6 +237,10 @@ class KFramework(NamedTuple):
     tag_reclaimed: np.ndarray  #: int64 (n_tags,) pages its episode has freed so far
     heap: np.ndarray  #: int64 (n_tags + 1,) the scheduler's min-heap of actors
     heap_pos: np.ndarray  #: int64 (n_tags + 1,) each actor's slot in ``heap``, -1 if absent
+    dirty_ring: np.ndarray  #: int64 (n_pages,) file pages in the order they were dirtied (a ring)
+    in_ring: np.ndarray  #: uint8 (n_pages,) 1 while the page has an entry in ``dirty_ring``
+    dirty_cg: np.ndarray  #: int64 (n_cgroups,) dirty file pages charged to each cgroup
+    dirty_bg_cg: np.ndarray  #: int64 (n_cgroups,) each cgroup's background threshold, pages
 
 
 # ---------------------------------------------------------------------------- devices and memory
@@ -297,6 +311,9 @@ def _kremove(ss, fw, r, out, removed, page, reason, t):  # type: ignore[no-untyp
         fw.node[N_RES_ANON] -= 1
     else:
         fw.node[N_RES_FILE] -= 1
+        if s.resident[page] & DIRTY:
+            fw.node[N_DIRTY] -= 1
+            fw.dirty_cg[cg] -= 1
     s.resident[page] = 0
     s.cgroup_of[page] = -1
     fw.used[cg] -= 1
@@ -614,6 +631,44 @@ def _kill_rest(fw, out, tag):  # type: ignore[no-untyped-def]
     fw.task_pos[tag] = fw.task_first[tag + 1] - 1  # keeps _actor_row valid
     _heap_remove(fw, tag)
     return rest
+
+
+@kernel
+def _dirtied(fw, page, cg):  # type: ignore[no-untyped-def]
+    """A file page of cgroup ``cg`` turned dirty: count it, queue it for the flusher."""
+    fw.node[N_DIRTY] += 1
+    fw.dirty_cg[cg] += 1
+    if fw.in_ring[page] == 0:
+        size = fw.dirty_ring.shape[0]
+        fw.dirty_ring[(fw.node[N_RING_HEAD] + fw.node[N_RING_N]) % size] = page
+        fw.node[N_RING_N] += 1
+        fw.in_ring[page] = 1
+
+
+@kernel
+def _flush(s, fw, out, cg):  # type: ignore[no-untyped-def]
+    """Background writeback (the flusher, ``wb_start_background_writeback``): while the node's
+    or cgroup ``cg``'s dirty file pages are over their background threshold, write back the
+    pages dirtied first. The flusher's I/O is not waited for by any task (device queues are not
+    modelled). Returns the pages written."""
+    size = fw.dirty_ring.shape[0]
+    n = 0
+    while fw.node[N_RING_N] > 0 and (
+        fw.node[N_DIRTY] > fw.node[N_DIRTY_BG] or fw.dirty_cg[cg] > fw.dirty_bg_cg[cg]
+    ):
+        page = fw.dirty_ring[fw.node[N_RING_HEAD]]
+        fw.node[N_RING_HEAD] = (fw.node[N_RING_HEAD] + 1) % size
+        fw.node[N_RING_N] -= 1
+        fw.in_ring[page] = 0
+        v = s.resident[page]
+        if v != 0 and (v & ANON) == 0 and (v & DIRTY) != 0:
+            s.resident[page] = v & (FLAG_MASK ^ DIRTY)
+            fw.node[N_DIRTY] -= 1
+            fw.dirty_cg[s.cgroup_of[page]] -= 1
+            n += 1
+    out[C.PGPGOUT] += n
+    out[C.FLUSHED] += n
+    return n
 
 
 @kernel
@@ -1054,6 +1109,8 @@ def run_kernel(  # type: ignore[no-untyped-def]
                 out[C.HITS] += 1
             v |= REFERENCED
             if o == 1:
+                if (v & (DIRTY | ANON)) == 0:
+                    _dirtied(fw, p, s.cgroup_of[p])
                 v |= DIRTY
                 if v & SWAPCACHE:
                     v &= FLAG_MASK ^ SWAPCACHE
@@ -1130,6 +1187,8 @@ def run_kernel(  # type: ignore[no-untyped-def]
                         _release_swap(fw, q)
                 else:
                     fw.node[N_RES_FILE] += 1
+                    if flags & DIRTY:
+                        _dirtied(fw, q, cg)
                     if q != p or o != 1:
                         out[C.PGPGIN] += 1
                     if fw.shadowed[q]:
@@ -1157,6 +1216,9 @@ def run_kernel(  # type: ignore[no-untyped-def]
             a[A_REFAULT] = 0
         if mark_accessed and s.resident[p] != 0:
             accessed(ss, s.cgroup_of[p], a)
+        if o == 1 and not is_anon and fw.node[N_DIRTY_BG] > 0:
+            if fw.node[N_DIRTY] > fw.node[N_DIRTY_BG] or fw.dirty_cg[cg] > fw.dirty_bg_cg[cg]:
+                _flush(s, fw, out, cg)
         _finish_access(fw, tg, cpu_ns, stall, fault, major)
         _wake_kswapd(fw, out, fw.clock[tg])
         _next_task_access(fw, tg, release)

@@ -157,6 +157,11 @@ class KernelConfig:
         so a worker that goes faster does more operations instead of finishing early and
         leaving its memory to the others. ``"auto"`` (default): the trace's ``source["stop"]``
         if it has one (``stress-vm`` says ``first``), else ``all``.
+    dirty_background_ratio : float
+        ``vm.dirty_background_ratio`` in % (default 10; cache_ext's LevelDB runs set 1): when
+        the dirty file pages of the node, or of a cgroup against its ``memory.max``, exceed it,
+        the flusher writes back the pages dirtied first until they are under it again; no task
+        waits for it. 0: no flusher (dirty pages are written only when reclaim evicts them).
     """
 
     memory_pages: int = 65536
@@ -172,6 +177,7 @@ class KernelConfig:
     swappiness: int = 60
     schedule: str = "time"
     stop: str = "auto"
+    dirty_background_ratio: float = 10.0
     extra: dict[str, Any] = field(default_factory=dict)
 
     def device(self, which: Any) -> Device | None:
@@ -190,6 +196,10 @@ class KernelConfig:
             raise ValueError(f"memory must be at least 64 pages, got {self.memory_pages}")
         if self.schedule not in SCHEDULES:
             raise ValueError(f"unknown schedule {self.schedule!r}; known: {', '.join(SCHEDULES)}")
+        if not 0 <= self.dirty_background_ratio <= 100:
+            raise ValueError(
+                f"dirty_background_ratio must be within 0..100, got {self.dirty_background_ratio}"
+            )
         if self.stop not in STOPS:
             raise ValueError(f"unknown stop {self.stop!r}; known: {', '.join(STOPS)}")
         if not 0 <= self.swappiness <= 200:
