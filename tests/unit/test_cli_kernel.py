@@ -12,6 +12,7 @@ from pagesim.cli._kernel import parse_memory, split_workload
 from pagesim.engine.kernel import simulate_kernel
 from pagesim.engine.memory import KernelConfig
 from pagesim.policies.registry import make_policy
+from pagesim.trace import Trace
 from pagesim.workloads.kernel import make_kernel_workload
 
 SMALL = "stress-vm?memory_pages=400&passes=2&workers=2"
@@ -109,3 +110,29 @@ def test_sample_every_puts_the_time_series_in_json() -> None:
     n = 2 * 2 * 220  # workers x passes x region (400 * 9000/8192 / 2 = 220 pages)
     assert series["access"] == [float(x) for x in range(0, n, 400)] + [float(n)]
     assert len(series["free"]) == len(series["access"]) and series["pswpout"][-1] >= series["pswpout"][0]
+
+
+def test_compare_in_kernel_mode_runs_a_trace_file_on_a_node_of_each_size(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """``pagesim compare TRACE --mode kernel``: each --size is the node's memory, the trace is
+    file reads; the JSON records are the library's results for that node."""
+    path = tmp_path / "loop.txt"
+    ids = [i % 300 for i in range(2000)]
+    path.write_text("\n".join(map(str, ids)) + "\n")
+    result = CliRunner().invoke(
+        app,
+        ["compare", str(path), "--mode", "kernel", "--size", "200", "--size", "50%", "-p", "lru", "--json"],
+    )
+    assert result.exit_code == 0, result.output
+    records = [json.loads(line) for line in result.stdout.strip().splitlines()]
+    assert [r["workload_params"]["memory_pages"] for r in records] == [200, 150]
+    trace = Trace.from_ids(ids)
+    for rec in records:
+        direct = simulate_kernel(
+            trace, make_policy("lru"), KernelConfig(memory_pages=rec["workload_params"]["memory_pages"])
+        )
+        assert rec["pgpgin"] == direct.counters["pgpgin"] and rec["misses"] == direct.counters["misses"]
+    assert records[0]["pgpgin"] > 300  # a 300-page loop through 200 pages of memory refaults
+    small = CliRunner().invoke(app, ["compare", str(path), "--mode", "kernel", "--size", "10"])
+    assert small.exit_code != 0 and "at least 64" in small.output
+    bad = CliRunner().invoke(app, ["compare", str(path), "--mode", "kernal", "--size", "100"])
+    assert bad.exit_code != 0 and "cache, kernel" in bad.output

@@ -13,6 +13,7 @@ from pagesim.cli._common import (
     reader_options,
     run_comparison,
 )
+from pagesim.cli._kernel import kernel_compare
 
 SIZE_HELP = (
     "Cache size: pages (5000), or a percentage of the unique pages the trace touches (10%); "
@@ -58,12 +59,29 @@ def compare_command(
     interpreted: bool = typer.Option(
         False, "--interpreted", help="Run policies as plain Python (slow; debugging)."
     ),
+    mode: str = typer.Option(
+        "cache",
+        "--mode",
+        metavar="cache|kernel",
+        help="cache: one eviction per miss (the default); kernel: each size is a node's memory, "
+        "with watermarks, kswapd, readahead and the time model (pagesim run --help; default "
+        "policies linux-lru,mglru). A trace without kind/op columns is file reads.",
+    ),
+    swap: str = typer.Option("zram", "--swap", metavar="DEVICE", help="Kernel mode: swap device."),
+    file_device: str = typer.Option(
+        "ssd", "--file-device", metavar="DEVICE", help="Kernel mode: file device."
+    ),
 ) -> None:
     """Compare policies on a trace at one or more cache sizes."""
     with handled_errors():
+        if mode not in ("cache", "kernel"):
+            raise ValueError(f"unknown mode {mode!r}; known modes: cache, kernel")
         for text in size:
             parse_size(text)  # fail on a bad size before reading a large trace
         t = load_trace(trace, fmt, reader_options(reader))
+        if mode == "kernel":
+            kernel_compare(t, trace, size, policy, sets, as_json, swap, file_device)
+            return
         run_comparison(
             t,
             trace,

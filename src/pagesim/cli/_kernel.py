@@ -12,7 +12,7 @@ from typing import Any
 
 from rich.console import Console
 
-from pagesim.analysis.compare import split_policy_names
+from pagesim.analysis.compare import resolve_size, split_policy_names
 from pagesim.cli._common import COMPILE_NOTICE_DELAY, load_policies, stderr_line
 from pagesim.cli._params import parse_value
 from pagesim.engine.kernel import KernelResult, KernelRun
@@ -20,6 +20,7 @@ from pagesim.engine.memory import DEVICES, KernelConfig
 from pagesim.policies.base import Policy
 from pagesim.policies.registry import policy_names
 from pagesim.report.kernel import kernel_record, kernel_table, task_table
+from pagesim.trace import Trace
 from pagesim.workloads.kernel import KERNEL_WORKLOADS, make_kernel_workload
 
 #: Default policies of a kernel-mode run, those registered.
@@ -158,6 +159,56 @@ def kernel_run(
     )
 
 
+def kernel_compare(
+    trace: Trace,
+    trace_name: str,
+    sizes: Sequence[str],
+    policies: Sequence[str] | None,
+    sets: Sequence[str] | None,
+    as_json: bool,
+    swap: str = "zram",
+    file_device: str = "ssd",
+) -> None:
+    """``pagesim compare TRACE --mode kernel``: each size is a node's memory; each policy runs
+    the trace there in kernel mode (a trace without ``kind``/``op`` columns is file reads, each
+    task its ``tag``, one if none) and one table per size is printed (or JSON lines).
+
+    Raises
+    ------
+    ValueError
+        For a size below 64 pages (a node needs its watermarks) or an unknown device.
+    """
+    if policies:
+        policy_arg = ",".join(split_policy_names(policies) or ())
+    else:
+        known = set(policy_names())
+        policy_arg = ",".join(p for p in DEFAULT_KERNEL_POLICIES if p in known)
+    chosen = load_policies([policy_arg], sets)
+    out = Console(file=sys.stdout, width=max(shutil.get_terminal_size().columns, 130), soft_wrap=False)
+    for text in sizes:
+        memory_pages = resolve_size(text, trace)
+        if memory_pages < 64:
+            raise ValueError(
+                f"--size {text} is {memory_pages} pages; kernel mode needs a node of at least 64"
+            )
+        config = KernelConfig(memory_pages=memory_pages, swap=swap, file_device=file_device)
+        config.validated()
+        results = []
+        for pol in chosen:
+            instance = pol if isinstance(pol, Policy) else pol()
+            results.append(_run_with_notice(trace, instance, config))
+        if as_json:
+            for r in results:
+                print(json.dumps(kernel_record(r, trace_name, {"memory_pages": memory_pages, "size": text})))
+            continue
+        share = 100.0 * memory_pages / max(trace.n_pages, 1)
+        out.print(
+            kernel_table(
+                results, f"{trace_name}: node of {memory_pages:,} pages ({share:.3g} % of its pages)"
+            )
+        )
+
+
 def repeat_command(
     name: str,
     params: dict[str, Any],
@@ -178,4 +229,4 @@ def repeat_command(
     return " ".join(parts)
 
 
-__all__ = ["DEVICES", "kernel_run", "parse_memory", "split_workload"]
+__all__ = ["DEVICES", "kernel_compare", "kernel_run", "parse_memory", "split_workload"]

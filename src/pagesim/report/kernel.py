@@ -18,13 +18,15 @@ def kernel_table(results: Sequence[KernelResult], title: str) -> Table:
     """One row per policy: swap traffic per operation, refaults, reclaim, OOM, time model.
 
     Columns are the seeds' measures (pswpin and pswpout per operation, throughput, the longest
-    fault) and the vmstat counters that explain them.
+    fault), file pages read per operation (pgpgin: demand and readahead) and the vmstat counters
+    that explain them.
     """
     table = Table(title=title, title_justify="left")
     columns = [
         ("policy", "left"),
         ("swap-in/op", "right"),
         ("swap-out/op", "right"),
+        ("file in/op", "right"),
         ("refaults", "right"),
         ("reclaim k/d", "right"),
         ("oom", "right"),
@@ -42,6 +44,7 @@ def kernel_table(results: Sequence[KernelResult], title: str) -> Table:
             r.policy,
             f"{r.per_op('pswpin'):.3f}",
             f"{r.per_op('pswpout'):.3f}",
+            f"{r.per_op('pgpgin'):.3f}",
             f"{c['workingset_refault_anon'] + c['workingset_refault_file']:,}",
             f"{c['pgsteal_kswapd']:,}/{c['pgsteal_direct']:,}",
             str(c["oom_kill"]),
