@@ -379,3 +379,41 @@ def test_a_cgroup_over_its_own_background_threshold_is_flushed() -> None:
         _trace(list(range(15)), KIND_FILE, OP_WRITE), make_policy("lru"), cfg, cgroup_limits=[100]
     )
     assert r.counters["flusher_writeback"] == 5
+
+
+def test_kcompressd_takes_swap_writes_off_kswapd_until_its_queue_is_full() -> None:
+    """kcompressd (queue depth 2), zram compression 2,500 ns a page, kswapd's batch starting at
+    t = 0: the first two pages are queued (kswapd pays nothing; the thread is busy until 5,000);
+    the third finds the queue full and kswapd writes it itself (2,500). A batch starting at
+    2,500 finds one page left in the queue: its page is queued (busy until 7,500). Direct
+    reclaim always writes its own pages."""
+    from pagesim.core.state import RECLAIM_DIRECT, RECLAIM_KSWAPD
+    from pagesim.engine.kernel_loop import F_BATCH_T0, F_KC_BUSY, N_RECLAIMER, _swap_out_ns
+
+    run = KernelRun(
+        _trace([0], KIND_ANON, OP_WRITE), make_policy("lru"), KernelConfig(memory_pages=1000, kcompressd=2)
+    )
+    fw, out = run.framework, run.out
+    fw.node[N_RECLAIMER] = RECLAIM_KSWAPD
+    fw.f[F_BATCH_T0] = 0.0
+    assert [_swap_out_ns.py_func(fw, out) for _ in range(3)] == [0.0, 0.0, 2500.0]
+    assert fw.f[F_KC_BUSY] == 5000.0 and run.counters["kcompressd_pages"] == 2
+    fw.f[F_BATCH_T0] = 2500.0
+    assert _swap_out_ns.py_func(fw, out) == 0.0 and fw.f[F_KC_BUSY] == 7500.0
+    fw.node[N_RECLAIMER] = RECLAIM_DIRECT
+    assert _swap_out_ns.py_func(fw, out) == 2500.0
+
+
+def test_kcompressd_shortens_kswapd_on_stress_vm() -> None:
+    """The same stress-vm with and without kcompressd: kswapd hands pages to it (counted) and
+    spends less time per page it reclaims; a policy's own depth is used when the config says
+    nothing (the default policies ask for none)."""
+    tr = make_kernel_workload("stress-vm", memory_pages=2048, passes=3, workers=4)
+    base = simulate_kernel(tr, make_policy("lru"), KernelConfig(memory_pages=2048))
+    kc = simulate_kernel(tr, make_policy("lru"), KernelConfig(memory_pages=2048, kcompressd=24))
+    assert base.counters["kcompressd_pages"] == 0 and kc.counters["kcompressd_pages"] > 0
+    per_page = [r.kswapd_ns / max(r.counters["pgsteal_kswapd"], 1) for r in (base, kc)]
+    assert per_page[1] < per_page[0]
+    assert kc.node["kcompressd_ns"] == 2500 * kc.counters["kcompressd_pages"]
+    with pytest.raises(ValueError, match="kcompressd"):
+        KernelConfig(kcompressd=-1).validated()

@@ -81,6 +81,7 @@ PGFREE_BY_OWNER = 43
 DIRTY_WRITEBACK = 44
 STOPPED = 45
 FLUSHED = 46
+KCOMPRESSD = 47
 N_KERNEL_COUNTERS = 64
 
 KERNEL_COUNTERS: dict[str, tuple[int, str]] = {
@@ -106,5 +107,6 @@ KERNEL_COUNTERS: dict[str, tuple[int, str]] = {
     "pgfree_by_owner": (PGFREE_BY_OWNER, "pages freed by their owner (munmap, exit, truncate)"),
     "dirty_writeback": (DIRTY_WRITEBACK, "evictions that had to write a dirty page first"),
     "flusher_writeback": (FLUSHED, "dirty file pages written back by the flusher (background)"),
+    "kcompressd_pages": (KCOMPRESSD, "anon pages kswapd handed to kcompressd to write to swap"),
     "stopped_accesses": (STOPPED, "accesses not run: the run stopped when its first task finished"),
 }

@@ -28,6 +28,7 @@ from pagesim.engine import counters as C
 from pagesim.engine.kernel_loop import (
     F_CPU_NS,
     F_DIRECT_NS,
+    F_KC_NS,
     F_KSWAPD_NS,
     F_LEN,
     F_MAX_FAULT,
@@ -41,6 +42,7 @@ from pagesim.engine.kernel_loop import (
     FILE_DEV,
     N_DIRTY_BG,
     N_HAS_SWAP,
+    N_KC_DEPTH,
     N_LAST_OOM_TAG,
     N_LAT_BUCKETS,
     N_LEN,
@@ -332,6 +334,8 @@ class KernelRun(Stepper):
         if stop not in ("all", "first"):
             raise ValueError(f"the trace's source['stop'] must be 'all' or 'first', got {stop!r}")
         node[N_STOP] = 1 if stop == "first" else 0
+        depth = c.kcompressd if c.kcompressd is not None else self.policies[0].kcompressd_depth()
+        node[N_KC_DEPTH] = max(int(depth), 0)
         if c.dirty_background_ratio > 0:
             node[N_DIRTY_BG] = max(int(c.memory_pages * c.dirty_background_ratio / 100), 1)
         tag_ra = np.full((n_tags, 3), -1, dtype=np.int64)
@@ -451,6 +455,7 @@ class KernelRun(Stepper):
                 "zram_stored": int(fw.node[N_ZRAM_STORED]),
                 "oom_victim_tag": int(fw.node[N_LAST_OOM_TAG]),
                 "total_ns": int(fw.f[F_TOTAL_NS]),
+                "kcompressd_ns": int(fw.f[F_KC_NS]),
             },
             tasks={
                 "ops": fw.tag_ops.tolist(),

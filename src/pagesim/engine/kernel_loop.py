@@ -51,6 +51,7 @@ modelled yet); device queues are not modelled (each request is timed alone).
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -157,7 +158,9 @@ N_DIRTY = 23  #: dirty file pages in memory (NR_FILE_DIRTY)
 N_DIRTY_BG = 24  #: the node's background writeback threshold, pages (0: no flusher)
 N_RING_HEAD = 25  #: oldest entry of ``fw.dirty_ring``
 N_RING_N = 26  #: entries in ``fw.dirty_ring``
-N_LEN = 27
+N_KC_DEPTH = 27  #: kcompressd's queue depth (0: no kcompressd)
+N_RECLAIMER = 28  #: who runs the current reclaim batch (RECLAIM_*)
+N_LEN = 29
 
 #: kswapd stays asleep after this many failed runs until some reclaim frees a page
 #: (``MAX_RECLAIM_RETRIES``, mm/internal.h; ``wakeup_kswapd`` skips a hopeless node).
@@ -176,7 +179,10 @@ F_TOTAL_NS = 8
 F_NOW = 9  #: model time of the last access, ns
 F_RMAP_NS = 10  #: per young bit tested through the reverse map
 F_PTE_NS = 11  #: per PTE a page-table walker reads
-F_LEN = 12
+F_KC_BUSY = 12  #: model time until which kcompressd is busy with its queue, ns
+F_KC_NS = 13  #: kcompressd's work in all, ns
+F_BATCH_T0 = 14  #: model time the current reclaim batch started, ns
+F_LEN = 15
 
 # per-tag readahead state
 RA_LAST = 0  #: last file page the tag read
@@ -283,6 +289,31 @@ def _write_ns(fw, d, n):  # type: ignore[no-untyped-def]
 
 
 @kernel
+def _swap_out_ns(fw, out):  # type: ignore[no-untyped-def]
+    """What writing one anon page to swap costs the reclaimer.
+
+    With kcompressd (``N_KC_DEPTH`` > 0; kcompressd-unofficial, CAST's ``kcompressd``) kswapd
+    hands the page to a per-node thread, a FIFO server that compresses and writes one page in
+    the time the reclaimer would have, and goes on (enqueueing costs nothing here); with the
+    queue full, kswapd first processes the oldest queued page itself (so it pays one page's
+    time and the queue keeps its length). Direct reclaim writes its pages itself. The page
+    counts as freed at once: at most ``depth`` pages are held by the queue.
+    """
+    ns = _write_ns(fw, SWAP_DEV, 1)
+    depth = fw.node[N_KC_DEPTH]
+    if depth <= 0 or fw.node[N_RECLAIMER] != RECLAIM_KSWAPD or ns <= 0.0:
+        return ns
+    t0 = fw.f[F_BATCH_T0]
+    queued = math.ceil((fw.f[F_KC_BUSY] - t0) / ns) if fw.f[F_KC_BUSY] > t0 else 0
+    if queued >= depth:
+        return ns
+    fw.f[F_KC_BUSY] = max(fw.f[F_KC_BUSY], t0) + ns
+    fw.f[F_KC_NS] += ns
+    out[C.KCOMPRESSD] += 1
+    return 0.0
+
+
+@kernel
 def _release_swap(fw, page):  # type: ignore[no-untyped-def]
     if fw.swapped[page] != 0:
         fw.swapped[page] = 0
@@ -338,7 +369,7 @@ def _evict_page(ss, fw, r, out, removed, page, reason, t):  # type: ignore[no-un
                 fw.addr[page] = fw.node[N_NEXT_SLOT]  # slots are handed out in order
                 fw.node[N_NEXT_SLOT] += 1
             fw.swapped[page] = 1
-            fw.f[F_COST] += _write_ns(fw, SWAP_DEV, 1)
+            fw.f[F_COST] += _swap_out_ns(fw, out)
             out[C.PSWPOUT] += 1
     elif v & DIRTY:
         fw.f[F_COST] += _write_ns(fw, FILE_DEV, 1)
@@ -728,6 +759,8 @@ def _reclaim_step(ss, fw, a, r, out, evict, removed, actor, cg, reclaimer, t):  
     a[A_WANT_OOM] = 0
     fw.f[F_COST] = 0.0
     rk = RECLAIM_KSWAPD if kswapd else reclaimer
+    fw.node[N_RECLAIMER] = rk
+    fw.f[F_BATCH_T0] = fw.clock[actor]
     fw.node[N_LAST_SCANNED] = 0
     request = SWAP_CLUSTER_MAX
     if not kswapd:

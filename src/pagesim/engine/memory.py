@@ -162,6 +162,12 @@ class KernelConfig:
         the dirty file pages of the node, or of a cgroup against its ``memory.max``, exceed it,
         the flusher writes back the pages dirtied first until they are under it again; no task
         waits for it. 0: no flusher (dirty pages are written only when reclaim evicts them).
+    kcompressd : int or None
+        Queue depth of a per-node kcompressd thread (kcompressd-unofficial's ``vm.kcompressd``,
+        default there 24): kswapd hands anon pages bound for swap to it and goes on, paying
+        the write itself only when the queue is full. 0: none (a stock kernel). None
+        (default): what the node's policy asks for (:meth:`Policy.kcompressd_depth`; CAST's
+        ``kcompressd`` knob, 24), else none.
     """
 
     memory_pages: int = 65536
@@ -178,6 +184,7 @@ class KernelConfig:
     schedule: str = "time"
     stop: str = "auto"
     dirty_background_ratio: float = 10.0
+    kcompressd: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     def device(self, which: Any) -> Device | None:
@@ -200,6 +207,8 @@ class KernelConfig:
             raise ValueError(
                 f"dirty_background_ratio must be within 0..100, got {self.dirty_background_ratio}"
             )
+        if self.kcompressd is not None and not 0 <= self.kcompressd <= 256:
+            raise ValueError(f"kcompressd must be within 0..256 (queue depth), got {self.kcompressd}")
         if self.stop not in STOPS:
             raise ValueError(f"unknown stop {self.stop!r}; known: {', '.join(STOPS)}")
         if not 0 <= self.swappiness <= 200:

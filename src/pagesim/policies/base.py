@@ -138,6 +138,14 @@ class Policy:
             The cache's capacity in its units (pages, or bytes with size-aware traces).
         """
 
+    def kcompressd_depth(self) -> int:
+        """Queue depth of the node's kcompressd this policy asks for in kernel mode (0: none).
+
+        Used when ``KernelConfig.kcompressd`` is left at None (CAST's ``kcompressd`` knob); the
+        default asks for none, as a stock kernel has none.
+        """
+        return 0
+
     def readouts(self, s: State) -> dict[str, float]:
         """The policy's own state worth plotting over time (MGLRU's max_seq, CAST's decay...).
 
