@@ -40,8 +40,25 @@ never read (n = 0) has the lowest key there is, :data:`KEY_UNREAD`.
 from __future__ import annotations
 
 import math
+from typing import Any, TypeVar
 
-from pagesim.core.jit import kernel
+import numba
+
+from pagesim.core.jit import JIT_OPTIONS
+
+F = TypeVar("F")
+
+
+def cast_kernel(func: F) -> F:
+    """Compile ``func`` like :func:`pagesim.core.jit.kernel`, without numba's reference counting.
+
+    CAST's functions allocate nothing and take arrays out of the state tuple on nearly every
+    line; the runtime's atomic reference counts on them are pure cost (as for the engine's
+    runners, :func:`pagesim.core.jit.runner`). The decisions do not depend on it.
+    """
+    opts: dict[str, Any] = dict(JIT_OPTIONS)
+    return numba.njit(_nrt=False, **opts)(func)  # type: ignore[no-any-return]
+
 
 # ---- the word's fields
 COUNT_MASK = 0xFF
@@ -74,7 +91,7 @@ SHADOW_MARK = 1 << 62
 SHADOW_E_MASK = (1 << 30) - 1
 
 
-@kernel
+@cast_kernel
 def pack(t, g1, g2, tag, n):  # type: ignore[no-untyped-def]
     """The word of tick ``t`` (mod 4096), gap classes ``g1``/``g2``, owner ``tag``, count ``n``."""
     return (
@@ -86,43 +103,43 @@ def pack(t, g1, g2, tag, n):  # type: ignore[no-untyped-def]
     )
 
 
-@kernel
+@cast_kernel
 def word_count(w):  # type: ignore[no-untyped-def]
     """Read count (0..255)."""
     return w & COUNT_MASK
 
 
-@kernel
+@cast_kernel
 def word_tag(w):  # type: ignore[no-untyped-def]
     """Owner tag (0: in no M)."""
     return (w >> TAG_SHIFT) & TAG_MASK
 
 
-@kernel
+@cast_kernel
 def word_g1(w):  # type: ignore[no-untyped-def]
     """Class of the gap before the last read."""
     return (w >> G1_SHIFT) & GAP_MASK
 
 
-@kernel
+@cast_kernel
 def word_g2(w):  # type: ignore[no-untyped-def]
     """Class of the gap before that."""
     return (w >> G2_SHIFT) & GAP_MASK
 
 
-@kernel
+@cast_kernel
 def word_tick(w):  # type: ignore[no-untyped-def]
     """The last read's tick modulo 4096."""
     return (w >> T_SHIFT) & T_MASK
 
 
-@kernel
+@cast_kernel
 def with_tag(w, tag):  # type: ignore[no-untyped-def]
     """The word with its owner tag replaced (a plain store of the result is the write)."""
     return (w & (WORD_MASK ^ (TAG_MASK << TAG_SHIFT))) | ((tag & TAG_MASK) << TAG_SHIFT)
 
 
-@kernel
+@cast_kernel
 def gap_class(g):  # type: ignore[no-untyped-def]
     """0 for g <= 0, else min(15, bit_length(g)): g in [2^(c-1), 2^c)."""
     if g <= 0:
@@ -134,7 +151,7 @@ def gap_class(g):  # type: ignore[no-untyped-def]
     return c
 
 
-@kernel
+@cast_kernel
 def gap_ticks(c):  # type: ignore[no-untyped-def]
     """The gap a class stands for: 0, or 2^(c-1) ticks (the lower end, within a factor of two)."""
     if c <= 0:
@@ -142,19 +159,19 @@ def gap_ticks(c):  # type: ignore[no-untyped-def]
     return float(1 << (c - 1))
 
 
-@kernel
+@cast_kernel
 def last_read(w, now):  # type: ignore[no-untyped-def]
     """E: the last read's tick, unwrapped against the clock ``now``."""
     return now - ((now - word_tick(w)) & T_MASK)
 
 
-@kernel
+@cast_kernel
 def half_life_ticks(le):  # type: ignore[no-untyped-def]
     """H = 2^(10 - le) ticks (C * 2^(8 - le) pages with C = memory, a tick = memory / 4)."""
     return 2.0 ** (10 - le)
 
 
-@kernel
+@cast_kernel
 def score(w, le):  # type: ignore[no-untyped-def]
     """The LRFU score at the last read (module docstring); 0.0 for a page never read."""
     n = word_count(w)
@@ -181,7 +198,7 @@ def score(w, le):  # type: ignore[no-untyped-def]
     return s
 
 
-@kernel
+@cast_kernel
 def key_of(w, now, le):  # type: ignore[no-untyped-def]
     """floor(16 (E / H + log2 S)): the rank of a page, in 1/16 half-life steps."""
     n = word_count(w)
@@ -192,7 +209,7 @@ def key_of(w, now, le):  # type: ignore[no-untyped-def]
     return int(math.floor(x + 1e-9))
 
 
-@kernel
+@cast_kernel
 def read_word(w, now):  # type: ignore[no-untyped-def]
     """The word after a read at tick ``now``: T = now, gaps shifted, count + 1 (saturating)."""
     n = word_count(w)
@@ -203,13 +220,13 @@ def read_word(w, now):  # type: ignore[no-untyped-def]
     return pack(now, gap_class(g), word_g1(w), tag, min(n + 1, MAX_COUNT))
 
 
-@kernel
+@cast_kernel
 def new_word(now, n):  # type: ignore[no-untyped-def]
     """A newcomer's word: taken in at ``now``, ``n`` reads (1 for a fault, 0 for readahead)."""
     return pack(now, 0, 0, 0, n)
 
 
-@kernel
+@cast_kernel
 def clamp_word(w, now):  # type: ignore[no-untyped-def]
     """The word with its last read moved forward to at most MAX_AGE ticks before ``now``."""
     if (now - word_tick(w)) & T_MASK <= MAX_AGE:
@@ -218,7 +235,7 @@ def clamp_word(w, now):  # type: ignore[no-untyped-def]
     return (w & (WORD_MASK ^ (T_MASK << T_SHIFT))) | (t << T_SHIFT)
 
 
-@kernel
+@cast_kernel
 def to_shadow(w, now):  # type: ignore[no-untyped-def]
     """The shadow entry of an evicted page: its word without the tag and its last read whole."""
     e = last_read(w, now)
@@ -227,7 +244,7 @@ def to_shadow(w, now):  # type: ignore[no-untyped-def]
     return SHADOW_MARK | ((e & SHADOW_E_MASK) << 32) | with_tag(w, 0)
 
 
-@kernel
+@cast_kernel
 def from_shadow(sh, now):  # type: ignore[no-untyped-def]
     """The word a shadow entry gives back at ``now`` (age clamped to MAX_AGE); 0 if none."""
     if (sh & SHADOW_MARK) == 0:
@@ -242,13 +259,13 @@ def from_shadow(sh, now):  # type: ignore[no-untyped-def]
     return (w & (WORD_MASK ^ (T_MASK << T_SHIFT))) | (((now - age) & T_MASK) << T_SHIFT)
 
 
-@kernel
+@cast_kernel
 def frame_hash(p):  # type: ignore[no-untyped-def]
     """A 32-bit multiplicative (Fibonacci) hash of the page frame: the tie order of a loop."""
     return (p * 2654435761) & WORD_MASK
 
 
-@kernel
+@cast_kernel
 def rank_tb(w, p, seq):  # type: ignore[no-untyped-def]
     """Second rank of a page after its key (lower goes first).
 
@@ -268,7 +285,7 @@ TB_NEWCOMER = (1 << 40) - 1
 # ---- the clock of pressure (globals are passed as the policy's gi and slot numbers)
 
 
-@kernel
+@cast_kernel
 def clock_quarter(memory):  # type: ignore[no-untyped-def]
     """Pages per tick: a quarter of what memory holds, at least 1."""
     q = memory // 4

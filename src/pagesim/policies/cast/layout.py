@@ -31,6 +31,16 @@ N_PM = 6
 # ---- the sweep
 N_BLOCKS = 256  #: blocks of the per-lruvec bitmap
 N_CAND = 128  #: candidates the sweep keeps (the lowest keys)
+#: The candidates: a sorted window of entries [head, head + n) in BUF_CAP entries per type, each
+#: BUF_W consecutive slots (page, key, word, tie rank), so that dropping the lowest is a step of
+#: the head and an insertion moves one contiguous block; the window is moved back to entry 0
+#: when it reaches the end.
+BUF_W = 4
+BUF_CAP = 2 * N_CAND
+BUF_PAGE = 0
+BUF_KEY = 1
+BUF_WORD = 2
+BUF_TB = 3
 ENOUGH_MAX = 32  #: the sweep stops once it holds this many keys below the quantile (or fewer, below)
 QUANTILE_DIV = 16  #: the 1/16 quantile of the last pass
 
@@ -65,7 +75,8 @@ G_ISO = _g + 36  #: ... and their ids (32 slots)
 G_SLACK = G_ISO + 32  #: pages the current evict call is asked for (W's excess that meets M)
 G_HISTORY = G_SLACK + 1  #: parameter history: a refault gets back the word its shadow kept
 G_LEAVE = G_HISTORY + 1  #: parameter walker_leave: the walker leaves set a young bit that would add nothing
-_s = G_LEAVE + 1
+G_BUFHEAD = G_LEAVE + 1  #: + type: the entry the lowest candidate sits at (the buffer's window starts there)
+_s = G_BUFHEAD + 2
 # counters (readouts)
 G_SWEEPS = _s  #: sweeps run
 G_WORDS = _s + 1  #: state words read by the sweep
@@ -79,8 +90,8 @@ G_WWIN = _s + 8  #: W's tail outranked M's lowest: into M
 G_WLOST = _s + 9  #: W's tail evicted
 G_PICK = _s + 10  #: + type: pages proposed per type
 G_BITMAP = _s + 12  #: N_BLOCKS slots: 1 if the block may hold a page of M
-G_BUF = G_BITMAP + N_BLOCKS  #: per type 4 * N_CAND: page, key, word, tie rank
-_c = G_BUF + 2 * 4 * N_CAND
+G_BUF = G_BITMAP + N_BLOCKS  #: per type BUF_CAP entries of BUF_W slots: page, key, word, tie rank
+_c = G_BUF + 2 * BUF_W * BUF_CAP
 # ---- the controllers (tune.py)
 G_DAUTO = _c  #: decay_auto: the controllers set the decay and W's share
 G_SAUTO = _c + 1  #: the split controller on (0: the split stays at G_SPLIT, parameter split_permille)
@@ -146,10 +157,6 @@ P_FEN = 2 * SMAX
 TYPE_SIZE = P_FEN + TF + 1
 N_GLOBALS = G_TYPEBIG + 2 * TYPE_SIZE - GI_USER
 
-BUF_PAGE = 0
-BUF_KEY = N_CAND
-BUF_WORD = 2 * N_CAND
-BUF_TB = 3 * N_CAND
 
 # ---- s.gf slots
 F_CREDIT = 0  #: + type: the type-choice credits
@@ -157,4 +164,8 @@ F_WAIT_SUM = 2  #: + type: refault waits' sum, ns (halved as it ages)
 F_WAIT_N = 4  #: + type: refault waits' number (halved with the sum)
 F_MRC = 6  #: + 12 * type: the MRC: hits first reached at size (k+1)/10 of memory (k 0..9), accesses (10)
 F_SPLIT_COST = F_MRC + 24  #: 9 slots: the weighed misses of anon share 1/10..9/10 at the last decision
-N_FLOATS = F_SPLIT_COST + 9
+#: 16 log2(score) by (decay level, count, gap classes), filled on first use (0.0: not yet): the
+#: score depends on nothing else, and reading it back gives the very double key_of computes.
+F_KEYTAB = F_SPLIT_COST + 9
+KEYTAB_LEVELS = 14
+N_FLOATS = F_KEYTAB + KEYTAB_LEVELS * 256 * 256

@@ -129,7 +129,6 @@ from typing import Any
 
 import numpy as np
 
-from pagesim.core.jit import kernel
 from pagesim.core.lists import list_add, list_add_tail, list_create, list_del, list_pages
 from pagesim.core.state import (
     A_CGROUP,
@@ -161,6 +160,7 @@ from pagesim.policies.cast.core import (
     MIN_DECAY,
     SHADOW_MARK,
     TB_NEWCOMER,
+    cast_kernel,
     clamp_word,
     clock_quarter,
     frame_hash,
@@ -176,12 +176,15 @@ from pagesim.policies.cast.core import (
 )
 from pagesim.policies.cast.layout import (
     ANON_T,
+    BUF_CAP,
     BUF_KEY,
     BUF_PAGE,
     BUF_TB,
+    BUF_W,
     BUF_WORD,
     ENOUGH_MAX,
     F_CREDIT,
+    F_KEYTAB,
     F_SPLIT_COST,
     F_WAIT_N,
     FILE_T,
@@ -191,6 +194,7 @@ from pagesim.policies.cast.layout import (
     G_BLKSZ,
     G_BUDGET,
     G_BUF,
+    G_BUFHEAD,
     G_BUFLEN,
     G_CAP,
     G_CG,
@@ -274,6 +278,7 @@ from pagesim.policies.cast.tune import (
     anon_share,
     decay_level,
     estimate_swappiness,
+    key_fast,
     miss_cost,
     mrc_misses,
     node_swappiness,
@@ -298,29 +303,29 @@ HARVESTS_PER_TICK = 16  #: the sample's young bits are taken this many times a t
 # ------------------------------------------------------------------------------------ helpers
 
 
-@kernel
+@cast_kernel
 def _mytag(s, t):  # type: ignore[no-untyped-def]
     """This lruvec's tag for M of type ``t`` (1..14)."""
     return 1 + t + 2 * (s.gi[G_CG] % 7)
 
 
-@kernel
+@cast_kernel
 def _type_of(s, p):  # type: ignore[no-untyped-def]
     return ANON_T if s.resident[p] & ANON else FILE_T
 
 
-@kernel
+@cast_kernel
 def _w_len(s, t):  # type: ignore[no-untyped-def]
     return s.lhd[s.gi[G_LIST + t], LEN]
 
 
-@kernel
+@cast_kernel
 def _less(k1, tb1, k2, tb2):  # type: ignore[no-untyped-def]
     """Rank order: lower key first, then lower tie rank."""
     return k1 < k2 or (k1 == k2 and tb1 < tb2)
 
 
-@kernel
+@cast_kernel
 def _update_memory(s, a):  # type: ignore[no-untyped-def]
     if a[A_MODE] == MODE_KERNEL and a[A_MEMORY] > 0:
         s.gi[G_MEM] = a[A_MEMORY]
@@ -329,7 +334,7 @@ def _update_memory(s, a):  # type: ignore[no-untyped-def]
 # ------------------------------------------------------------------------------------ the clock
 
 
-@kernel
+@cast_kernel
 def _clamp_all(s):  # type: ignore[no-untyped-def]
     """Move every last read older than 2048 ticks forward to 2048 (the tick field wraps at 4096)."""
     now = s.gi[G_NOW]
@@ -339,7 +344,7 @@ def _clamp_all(s):  # type: ignore[no-untyped-def]
             s.pm[p, WORD] = clamp_word(w, now)
 
 
-@kernel
+@cast_kernel
 def clock_in(s):  # type: ignore[no-untyped-def]
     """A page taken in: count it; every quarter of memory the walker runs and the clock ticks."""
     s.gi[G_IN] += 1
@@ -361,7 +366,7 @@ def clock_in(s):  # type: ignore[no-untyped-def]
             tune_tick(s)
 
 
-@kernel
+@cast_kernel
 def clock_free(s):  # type: ignore[no-untyped-def]
     """A page freed by its owner: taken off the intake (down to minus memory)."""
     s.gi[G_FREED] += 1
@@ -373,73 +378,100 @@ def clock_free(s):  # type: ignore[no-untyped-def]
 # ------------------------------------------------------------------------------------ candidates
 
 
-@kernel
-def _buf_set(s, t, i, p, key, w, tb):  # type: ignore[no-untyped-def]
-    base = G_BUF + t * 4 * N_CAND
-    s.gi[base + BUF_PAGE + i] = p
-    s.gi[base + BUF_KEY + i] = key
-    s.gi[base + BUF_WORD + i] = w
-    s.gi[base + BUF_TB + i] = tb
+@cast_kernel
+def _buf_at(s, t, i):  # type: ignore[no-untyped-def]
+    """Index in ``s.gi`` of the candidate of rank ``i`` (0 = lowest) of type ``t``."""
+    return G_BUF + BUF_W * (t * BUF_CAP + s.gi[G_BUFHEAD + t] + i)
 
 
-@kernel
-def _buf_move(s, t, src, dst):  # type: ignore[no-untyped-def]
-    base = G_BUF + t * 4 * N_CAND
-    s.gi[base + BUF_PAGE + dst] = s.gi[base + BUF_PAGE + src]
-    s.gi[base + BUF_KEY + dst] = s.gi[base + BUF_KEY + src]
-    s.gi[base + BUF_WORD + dst] = s.gi[base + BUF_WORD + src]
-    s.gi[base + BUF_TB + dst] = s.gi[base + BUF_TB + src]
+@cast_kernel
+def _buf_takes(gi, t, key, tb):  # type: ignore[no-untyped-def]
+    """Would :func:`buf_insert` keep a page ranked (key, tb)? (``gi`` alone: the sweep asks it
+    of every page it reads.)"""
+    n = gi[G_BUFLEN + t]
+    if n < N_CAND:
+        return True
+    last = G_BUF + BUF_W * (t * BUF_CAP + gi[G_BUFHEAD + t] + N_CAND - 1)
+    return _less(key, tb, gi[last + BUF_KEY], gi[last + BUF_TB])
 
 
-@kernel
+@cast_kernel
 def buf_insert(s, t, p, key, w, tb):  # type: ignore[no-untyped-def]
-    """Keep ``p`` among the 128 lowest (sorted, lowest first); False if it ranks above them all."""
-    base = G_BUF + t * 4 * N_CAND
+    """Keep ``p`` among the 128 lowest (sorted, lowest first); False if it ranks above them all.
+
+    Placed after every candidate it does not rank below (so equal ranks keep the order found).
+    """
     n = s.gi[G_BUFLEN + t]
     if n >= N_CAND:
-        last = N_CAND - 1
-        if not _less(key, tb, s.gi[base + BUF_KEY + last], s.gi[base + BUF_TB + last]):
+        last = _buf_at(s, t, N_CAND - 1)
+        if not _less(key, tb, s.gi[last + BUF_KEY], s.gi[last + BUF_TB]):
             return False
-        s.pm[s.gi[base + BUF_PAGE + last], INBUF] = 0
+        s.pm[s.gi[last + BUF_PAGE], INBUF] = 0
         n = N_CAND - 1
-    i = n
-    while i > 0 and _less(key, tb, s.gi[base + BUF_KEY + i - 1], s.gi[base + BUF_TB + i - 1]):
-        _buf_move(s, t, i - 1, i)
-        i -= 1
-    _buf_set(s, t, i, p, key, w, tb)
+    if s.gi[G_BUFHEAD + t] + n >= BUF_CAP:  # the window reached the end: back to entry 0
+        src = _buf_at(s, t, 0)
+        dst = G_BUF + BUF_W * t * BUF_CAP
+        for k in range(BUF_W * n):
+            s.gi[dst + k] = s.gi[src + k]
+        s.gi[G_BUFHEAD + t] = 0
+    base = _buf_at(s, t, 0)
+    # binary search: the first candidate that ranks above p
+    lo = 0
+    hi = n
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        e = base + BUF_W * mid
+        if _less(key, tb, s.gi[e + BUF_KEY], s.gi[e + BUF_TB]):
+            hi = mid
+        else:
+            lo = mid + 1
+    e = base + BUF_W * lo
+    k = base + BUF_W * n - 1
+    while k >= e:
+        s.gi[k + BUF_W] = s.gi[k]
+        k -= 1
+    s.gi[e + BUF_PAGE] = p
+    s.gi[e + BUF_KEY] = key
+    s.gi[e + BUF_WORD] = w
+    s.gi[e + BUF_TB] = tb
     s.gi[G_BUFLEN + t] = n + 1
     s.pm[p, INBUF] = 1
     return True
 
 
-@kernel
+@cast_kernel
 def buf_pop(s, t):  # type: ignore[no-untyped-def]
     """Drop the lowest candidate."""
-    base = G_BUF + t * 4 * N_CAND
     n = s.gi[G_BUFLEN + t]
     if n <= 0:
         return
-    s.pm[s.gi[base + BUF_PAGE], INBUF] = 0
-    for i in range(1, n):
-        _buf_move(s, t, i, i - 1)
+    s.pm[s.gi[_buf_at(s, t, 0) + BUF_PAGE], INBUF] = 0
     s.gi[G_BUFLEN + t] = n - 1
+    if n == 1:
+        s.gi[G_BUFHEAD + t] = 0
+    else:
+        s.gi[G_BUFHEAD + t] += 1
 
 
-@kernel
-def _buf_below(s, t):  # type: ignore[no-untyped-def]
-    """Candidates whose key is at or below the last pass's quantile."""
-    if s.gi[G_QVALID + t] == 0:
+@cast_kernel
+def _buf_below(gi, t):  # type: ignore[no-untyped-def]
+    """Candidates whose key is at or below the last pass's quantile (the keys are sorted)."""
+    if gi[G_QVALID + t] == 0:
         return 0
-    base = G_BUF + t * 4 * N_CAND
-    q = s.gi[G_Q + t]
-    k = 0
-    for i in range(s.gi[G_BUFLEN + t]):
-        if s.gi[base + BUF_KEY + i] <= q:
-            k += 1
-    return k
+    base = G_BUF + BUF_W * (t * BUF_CAP + gi[G_BUFHEAD + t])
+    q = gi[G_Q + t]
+    lo = 0
+    hi = gi[G_BUFLEN + t]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if gi[base + BUF_W * mid + BUF_KEY] <= q:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
-@kernel
+@cast_kernel
 def _select(s, col, n, k):  # type: ignore[no-untyped-def]
     """The k-th smallest of ``s.pm[0:n, col]`` (0-based), reordering them in place (Hoare)."""
     lo = 0
@@ -468,7 +500,7 @@ def _select(s, col, n, k):  # type: ignore[no-untyped-def]
     return s.pm[k, col]
 
 
-@kernel
+@cast_kernel
 def _end_pass(s, t):  # type: ignore[no-untyped-def]
     """The cursor wrapped: the pass's 1/16 quantile becomes the threshold."""
     k = s.gi[G_PASSN + t]
@@ -479,7 +511,7 @@ def _end_pass(s, t):  # type: ignore[no-untyped-def]
     s.gi[G_PASSES + t] += 1
 
 
-@kernel
+@cast_kernel
 def _enough(s, t):  # type: ignore[no-untyped-def]
     """Keys below the quantile the sweep stops at: 32, or |M| / 32 when M is smaller."""
     e = s.gi[G_MSIZE + t] // (2 * QUANTILE_DIV)
@@ -488,7 +520,7 @@ def _enough(s, t):  # type: ignore[no-untyped-def]
     return min(e, ENOUGH_MAX)
 
 
-@kernel
+@cast_kernel
 def sweep(s, t):  # type: ignore[no-untyped-def]
     """Sweep state words from the cursor, block by block, keeping the 128 lowest keys of M[t]."""
     n = s.pm.shape[0]
@@ -513,7 +545,7 @@ def sweep(s, t):  # type: ignore[no-untyped-def]
                 any_m = True
                 if tg != tag or s.pm[p, ISO] != 0:
                     continue
-                key = key_of(w, now, le)
+                key = key_fast(s.gf, w, now, le)
                 k = s.gi[G_PASSN + t]
                 if k < n:
                     s.pm[k, col] = key
@@ -521,7 +553,8 @@ def sweep(s, t):  # type: ignore[no-untyped-def]
                 if s.pm[p, INBUF] == 0:
                     seq = s.gi[G_SEQ]
                     s.gi[G_SEQ] = seq + 1
-                    if buf_insert(s, t, p, key, w, rank_tb(w, p, seq)):
+                    tb = rank_tb(w, p, seq)
+                    if _buf_takes(s.gi, t, key, tb) and buf_insert(s, t, p, key, w, tb):
                         s.gi[G_FOUND] += 1
             s.gi[G_WORDS] += hi - c
             s.gi[G_VISITED] += hi - c
@@ -534,29 +567,29 @@ def sweep(s, t):  # type: ignore[no-untyped-def]
             _end_pass(s, t)
         else:
             s.gi[G_CURSOR + t] = hi
-        if s.gi[G_QVALID + t] != 0 and _buf_below(s, t) >= enough:
+        if s.gi[G_QVALID + t] != 0 and _buf_below(s.gi, t) >= enough:
             break
 
 
-@kernel
+@cast_kernel
 def m_lowest(s, t):  # type: ignore[no-untyped-def]
     """M's lowest page of type ``t``, checked (not yet taken), or -1; sweeps when needed."""
-    base = G_BUF + t * 4 * N_CAND
     cg = s.gi[G_CG]
     while True:
         n = s.gi[G_BUFLEN + t]
-        need = n == 0 or (s.gi[G_QVALID + t] != 0 and s.gi[base + BUF_KEY] > s.gi[G_Q + t])
+        need = n == 0 or (s.gi[G_QVALID + t] != 0 and s.gi[_buf_at(s, t, 0) + BUF_KEY] > s.gi[G_Q + t])
         if need and s.gi[G_BUDGET + t] > 0 and s.gi[G_MSIZE + t] > 0:
             sweep(s, t)
             n = s.gi[G_BUFLEN + t]
         if n == 0:
             return -1
-        p = s.gi[base + BUF_PAGE]
+        e = _buf_at(s, t, 0)
+        p = s.gi[e + BUF_PAGE]
         ok = (
             s.resident[p] != 0
             and s.cgroup_of[p] == cg
             and s.pm[p, ISO] == 0
-            and s.pm[p, WORD] == s.gi[base + BUF_WORD]
+            and s.pm[p, WORD] == s.gi[e + BUF_WORD]
         )
         if ok and not check_young(s, p):
             return p
@@ -567,7 +600,7 @@ def m_lowest(s, t):  # type: ignore[no-untyped-def]
 # ------------------------------------------------------------------------------------ W and M
 
 
-@kernel
+@cast_kernel
 def _join_m(s, t, p):  # type: ignore[no-untyped-def]
     """Page ``p`` (off every list) joins M of type ``t``."""
     s.pm[p, WORD] = with_tag(s.pm[p, WORD], _mytag(s, t))
@@ -575,7 +608,7 @@ def _join_m(s, t, p):  # type: ignore[no-untyped-def]
     s.gi[G_BITMAP + p // s.gi[G_BLKSZ]] = 1
 
 
-@kernel
+@cast_kernel
 def _isolate(s, p):  # type: ignore[no-untyped-def]
     s.pm[p, ISO] = 1
     k = s.gi[G_NISO]
@@ -584,7 +617,7 @@ def _isolate(s, p):  # type: ignore[no-untyped-def]
         s.gi[G_NISO] = k + 1
 
 
-@kernel
+@cast_kernel
 def _w_tail_rank(s, p):  # type: ignore[no-untyped-def]
     w = s.pm[p, WORD]
     if word_count(w) <= 1:
@@ -592,7 +625,7 @@ def _w_tail_rank(s, p):  # type: ignore[no-untyped-def]
     return (1 << 40) | frame_hash(p)
 
 
-@kernel
+@cast_kernel
 def take(s, t):  # type: ignore[no-untyped-def]
     """The next page of type ``t`` to go (W's tail vs M's lowest), isolated; -1 if none."""
     lid = s.gi[G_LIST + t]
@@ -610,14 +643,14 @@ def take(s, t):  # type: ignore[no-untyped-def]
     wl = s.lhd[lid, LEN]
     ml = s.gi[G_MSIZE + t]
     over = wl > 0 and 1000 * wl > w_share(s, t) * (wl + ml)
-    base = G_BUF + t * 4 * N_CAND
     if over or ml == 0:
         wt = s.lhd[lid, TAIL]
         check_young(s, wt)
         m = m_lowest(s, t) if ml > 0 else -1
         if m >= 0:
-            wk = key_of(s.pm[wt, WORD], s.gi[G_NOW], decay_level(s, t))
-            if not _less(wk, _w_tail_rank(s, wt), s.gi[base + BUF_KEY], s.gi[base + BUF_TB]):
+            wk = key_fast(s.gf, s.pm[wt, WORD], s.gi[G_NOW], decay_level(s, t))
+            e = _buf_at(s, t, 0)
+            if not _less(wk, _w_tail_rank(s, wt), s.gi[e + BUF_KEY], s.gi[e + BUF_TB]):
                 buf_pop(s, t)  # M's lowest goes; W's tail joins M
                 s.gi[G_TAKEN] += 1
                 list_del(s, wt)
@@ -644,7 +677,7 @@ def take(s, t):  # type: ignore[no-untyped-def]
     return -1
 
 
-@kernel
+@cast_kernel
 def _putback(s):  # type: ignore[no-untyped-def]
     """Pages the last call proposed that are still here: W's back to its tail, in order."""
     for i in range(s.gi[G_NISO] - 1, -1, -1):
@@ -656,7 +689,7 @@ def _putback(s):  # type: ignore[no-untyped-def]
     s.gi[G_NISO] = 0
 
 
-@kernel
+@cast_kernel
 def _choose(s, can_anon, can_file):  # type: ignore[no-untyped-def]
     """The type the next page comes from: both pressed by ``sw`` in proportion to their pages."""
     if not can_anon:
@@ -685,7 +718,7 @@ def _choose(s, can_anon, can_file):  # type: ignore[no-untyped-def]
 # ------------------------------------------------------------------------------------ hooks
 
 
-@kernel
+@cast_kernel
 def _init(s, a):  # type: ignore[no-untyped-def]
     cg = a[A_CGROUP]
     s.gi[G_CG] = cg
@@ -703,13 +736,13 @@ def _init(s, a):  # type: ignore[no-untyped-def]
     for g in (G_ACC, G_NOW, G_IN, G_OUT, G_FREED, G_SEQ, G_NISO, G_VISITED):
         s.gi[g] = 0
     for t in range(2):
-        for g in (G_MSIZE, G_CURSOR, G_BUFLEN, G_Q, G_QVALID, G_PASSN, G_PASSES, G_BUDGET, G_PICK):
+        for g in (G_MSIZE, G_CURSOR, G_BUFLEN, G_BUFHEAD, G_Q, G_QVALID, G_PASSN, G_PASSES, G_BUDGET, G_PICK):
             s.gi[g + t] = 0
     for g in range(G_SWEEPS, G_PICK):
         s.gi[g] = 0
     for b in range(N_BLOCKS):
         s.gi[G_BITMAP + b] = 0
-    for i in range(s.gf.shape[0]):
+    for i in range(F_KEYTAB):  # the key table stays: it holds values, never state
         s.gf[i] = 0.0
     if a[A_MODE] != MODE_KERNEL:
         s.gi[G_SAUTO] = 0  # one type: no split
@@ -721,7 +754,7 @@ def _init(s, a):  # type: ignore[no-untyped-def]
     return 0
 
 
-@kernel
+@cast_kernel
 def _added(s, a):  # type: ignore[no-untyped-def]
     p = a[A_PAGE]
     _update_memory(s, a)
@@ -753,7 +786,7 @@ def _added(s, a):  # type: ignore[no-untyped-def]
     return 0
 
 
-@kernel
+@cast_kernel
 def _accessed(s, a):  # type: ignore[no-untyped-def]
     p = a[A_PAGE]
     if s.resident[p] == 0:
@@ -763,7 +796,7 @@ def _accessed(s, a):  # type: ignore[no-untyped-def]
     return 0
 
 
-@kernel
+@cast_kernel
 def _evict(s, a):  # type: ignore[no-untyped-def]
     request = min(a[A_REQUEST], MAX_CANDIDATES)
     _update_memory(s, a)
@@ -831,7 +864,7 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
     return count
 
 
-@kernel
+@cast_kernel
 def _removed(s, r):  # type: ignore[no-untyped-def]
     p = r[A_PAGE]
     w = s.pm[p, WORD]
@@ -1055,9 +1088,10 @@ class CAST(Policy):
     @staticmethod
     def candidates(s: Any, t: int = FILE_T) -> list[tuple[int, int]]:
         """The sweep's candidates of type ``t``, lowest first: (page, key)."""
-        base = G_BUF + t * 4 * N_CAND
+        base = G_BUF + BUF_W * (t * BUF_CAP + int(s.gi[G_BUFHEAD + t]))
         n = int(s.gi[G_BUFLEN + t])
-        return [(int(s.gi[base + BUF_PAGE + i]), int(s.gi[base + BUF_KEY + i])) for i in range(n)]
+        rows = [base + BUF_W * i for i in range(n)]
+        return [(int(s.gi[e + BUF_PAGE]), int(s.gi[e + BUF_KEY])) for e in rows]
 
     def check_invariants(self, s: Any) -> None:
         """Every resident page of this lruvec is in W (untagged), in M (tagged) or isolated."""

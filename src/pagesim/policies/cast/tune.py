@@ -75,27 +75,35 @@ from __future__ import annotations
 
 import math
 
-from pagesim.core.jit import kernel
 from pagesim.core.state import GI_SWAPPINESS, LEN
 from pagesim.policies.cast.core import (
+    KEY_SHIFT0,
+    KEY_UNREAD,
     MAX_DECAY,
     MIN_DECAY,
     TB_NEWCOMER,
+    cast_kernel,
     frame_hash,
     key_of,
+    last_read,
     new_word,
     rank_tb,
     read_word,
+    score,
     word_count,
 )
 from pagesim.policies.cast.layout import (
     ANON_T,
+    BUF_CAP,
+    BUF_W,
+    F_KEYTAB,
     F_MRC,
     F_SPLIT_COST,
     F_WAIT_N,
     F_WAIT_SUM,
     G_BIG,
     G_BUF,
+    G_BUFHEAD,
     G_BUFLEN,
     G_DAUTO,
     G_DMOVE,
@@ -125,7 +133,6 @@ from pagesim.policies.cast.layout import (
     G_WPM,
     HEAP,
     INBUF,
-    N_CAND,
     N_SIM_T,
     O_HK,
     O_HT,
@@ -180,22 +187,49 @@ READ = 1
 PREFETCH = 0
 
 
+# ------------------------------------------------------------------------------------ the key
+
+
+@cast_kernel
+def key_fast(gf, w, now, le):  # type: ignore[no-untyped-def]
+    """:func:`~pagesim.policies.cast.core.key_of`, the same integer, with ``16 log2(score)``
+    read from a table in ``gf`` (the state's ``s.gf``, filled on first use): the score depends
+    only on the decay level, the count and the two gap classes, and a page read once has score 1
+    (log 0). Takes ``gf`` alone, not the state: it is called for every word the sweep reads."""
+    n = word_count(w)
+    if n == 0:
+        return KEY_UNREAD
+    if n == 1:
+        lg = 0.0  # 16 log2(1.0)
+    elif MIN_DECAY <= le <= MAX_DECAY:
+        i = F_KEYTAB + (((le - MIN_DECAY) * 256 + n) << 8) + ((w >> 12) & 0xFF)
+        lg = gf[i]
+        if lg == 0.0:
+            lg = 16.0 * math.log2(score(w, le))
+            gf[i] = lg
+    else:
+        return key_of(w, now, le)
+    e = last_read(w, now)
+    x = float(e) * 2.0 ** (le - KEY_SHIFT0) + lg
+    return int(math.floor(x + 1e-9))
+
+
 # ------------------------------------------------------------------------------------ plain readouts
 
 
-@kernel
+@cast_kernel
 def decay_level(s, t):  # type: ignore[no-untyped-def]
     """The decay level (1..14) type ``t`` ranks by."""
     return s.gi[G_LE + t]
 
 
-@kernel
+@cast_kernel
 def w_share(s, t):  # type: ignore[no-untyped-def]
     """W's share of type ``t``'s pages, permille."""
     return s.gi[G_WPM + t]
 
 
-@kernel
+@cast_kernel
 def node_swappiness(s):  # type: ignore[no-untyped-def]
     """vm.swappiness, or the policy's override."""
     if s.gi[G_SWP] >= 0:
@@ -203,13 +237,13 @@ def node_swappiness(s):  # type: ignore[no-untyped-def]
     return s.gi[GI_SWAPPINESS]
 
 
-@kernel
+@cast_kernel
 def type_pages(s, t):  # type: ignore[no-untyped-def]
     """Pages of type ``t`` on this lruvec's lists (W and M)."""
     return s.lhd[s.gi[G_LIST + t], LEN] + s.gi[G_MSIZE + t]
 
 
-@kernel
+@cast_kernel
 def anon_share(s):  # type: ignore[no-untyped-def]
     """Anon's share of the pages on the lists, permille (500 when there are none)."""
     a = type_pages(s, ANON_T)
@@ -219,7 +253,7 @@ def anon_share(s):  # type: ignore[no-untyped-def]
     return (1000 * a) // (a + f)
 
 
-@kernel
+@cast_kernel
 def press_of(share, split):  # type: ignore[no-untyped-def]
     """The swappiness that presses anon (share ``share`` permille) toward ``split``: 1..199."""
     x = min(max(split, 1), 999)
@@ -229,7 +263,7 @@ def press_of(share, split):  # type: ignore[no-untyped-def]
     return int(min(max(round(sw), 1), MAX_SWAPPINESS - 1))
 
 
-@kernel
+@cast_kernel
 def pressure_swappiness(s):  # type: ignore[no-untyped-def]
     """The swappiness reclaim presses anon and file with, held within 1..199.
 
@@ -244,7 +278,7 @@ def pressure_swappiness(s):  # type: ignore[no-untyped-def]
 # ------------------------------------------------------------------------------------ costs
 
 
-@kernel
+@cast_kernel
 def note_wait(s, t, wait_ns, lru_pages):  # type: ignore[no-untyped-def]
     """One refault wait of type ``t``; both sums halve once waits reach the LRUs' pages."""
     s.gf[F_WAIT_SUM + t] += wait_ns
@@ -254,7 +288,7 @@ def note_wait(s, t, wait_ns, lru_pages):  # type: ignore[no-untyped-def]
         s.gf[F_WAIT_N + t] *= 0.5
 
 
-@kernel
+@cast_kernel
 def refault_cost(s, t):  # type: ignore[no-untyped-def]
     """``(prior + sum of waits) / (1 + waits)``, ns: the wait alone (see :func:`miss_cost`)."""
     sw = node_swappiness(s)
@@ -263,7 +297,7 @@ def refault_cost(s, t):  # type: ignore[no-untyped-def]
     return (prior + s.gf[F_WAIT_SUM + t]) / (1.0 + s.gf[F_WAIT_N + t])
 
 
-@kernel
+@cast_kernel
 def miss_cost(s, t):  # type: ignore[no-untyped-def]
     """What a miss of type ``t`` costs: its refault wait, plus writing a page out for anon."""
     c = refault_cost(s, t)
@@ -272,7 +306,7 @@ def miss_cost(s, t):  # type: ignore[no-untyped-def]
     return c
 
 
-@kernel
+@cast_kernel
 def estimate_swappiness(s):  # type: ignore[no-untyped-def]
     """The swappiness the measured costs amount to: 200 * file / (anon + file)."""
     ca = miss_cost(s, 0)
@@ -285,7 +319,7 @@ def estimate_swappiness(s):  # type: ignore[no-untyped-def]
 # ------------------------------------------------------------------------------------ the sample
 
 
-@kernel
+@cast_kernel
 def sample_rate(memory, sample_pages):  # type: ignore[no-untyped-def]
     """The sample's share of page ids, /65536 (module docstring's rule)."""
     if sample_pages > 0:
@@ -297,7 +331,7 @@ def sample_rate(memory, sample_pages):  # type: ignore[no-untyped-def]
     return max(1, (65536 * target) // memory)
 
 
-@kernel
+@cast_kernel
 def choose_sample(s):  # type: ignore[no-untyped-def]
     """Mark the sampled page ids (by block of 64) in ``pm[:, SIDX]``: -2 sampled, -1 not."""
     rate = s.gi[G_RATE]
@@ -307,7 +341,7 @@ def choose_sample(s):  # type: ignore[no-untyped-def]
         s.pm[p, SIDX] = -2 if ((frame_hash(b) >> 16) & 0xFFFF) < rate else -1
 
 
-@kernel
+@cast_kernel
 def _slot(s, p, t):  # type: ignore[no-untyped-def]
     """Page ``p``'s sample slot of type ``t``, given out on first sight; -1 if not sampled."""
     x = s.pm[p, SIDX]
@@ -328,31 +362,31 @@ def _slot(s, p, t):  # type: ignore[no-untyped-def]
 # ------------------------------------------------------------------------------------ one simulated cache
 
 
-@kernel
+@cast_kernel
 def _sv(j):  # type: ignore[no-untyped-def]
     """Index of sim ``j``'s scalars."""
     return G_SIM + j * SIM_NS
 
 
-@kernel
+@cast_kernel
 def _sb(j):  # type: ignore[no-untyped-def]
     """Base of sim ``j``'s arrays."""
     return G_BIG + j * SIM_SIZE
 
 
-@kernel
+@cast_kernel
 def _page_of(s, t, x):  # type: ignore[no-untyped-def]
     return s.gi[G_TYPEBIG + t * TYPE_SIZE + P_PAGE + x]
 
 
-@kernel
+@cast_kernel
 def _heap_less(s, b, i, k):  # type: ignore[no-untyped-def]
     ki = s.gi[b + O_HK + i]
     kk = s.gi[b + O_HK + k]
     return ki < kk or (ki == kk and s.gi[b + O_HT + i] < s.gi[b + O_HT + k])
 
 
-@kernel
+@cast_kernel
 def _heap_swap(s, b, i, k):  # type: ignore[no-untyped-def]
     for o in (O_HK, O_HT, O_HX, O_HW):
         tmp = s.gi[b + o + i]
@@ -360,7 +394,7 @@ def _heap_swap(s, b, i, k):  # type: ignore[no-untyped-def]
         s.gi[b + o + k] = tmp
 
 
-@kernel
+@cast_kernel
 def _heap_down(s, b, i, n):  # type: ignore[no-untyped-def]
     while True:
         c = 2 * i + 1
@@ -374,7 +408,7 @@ def _heap_down(s, b, i, n):  # type: ignore[no-untyped-def]
         i = c
 
 
-@kernel
+@cast_kernel
 def _heap_push_raw(s, j, key, tb, x, w):  # type: ignore[no-untyped-def]
     b = _sb(j)
     v = _sv(j)
@@ -392,13 +426,13 @@ def _heap_push_raw(s, j, key, tb, x, w):  # type: ignore[no-untyped-def]
         i = par
 
 
-@kernel
+@cast_kernel
 def _m_rank(s, j, t, x, w):  # type: ignore[no-untyped-def]
     """Tie rank in a sim's M: the order of joining M for a page read once, else the frame hash."""
     return rank_tb(w, _page_of(s, t, x), s.gi[_sb(j) + O_SS + x])
 
 
-@kernel
+@cast_kernel
 def _rebuild_heap(s, j, t):  # type: ignore[no-untyped-def]
     """Re-key sim ``j``'s M from its live pages (heap full of stale entries, or a new level)."""
     b = _sb(j)
@@ -409,20 +443,20 @@ def _rebuild_heap(s, j, t):  # type: ignore[no-untyped-def]
     for x in range(s.gi[G_NSAMP + t]):
         if s.gi[b + O_SL + x] == 2:
             w = s.gi[b + O_SW + x]
-            _heap_push_raw(s, j, key_of(w, now, le), _m_rank(s, j, t, x, w), x, w)
+            _heap_push_raw(s, j, key_fast(s.gf, w, now, le), _m_rank(s, j, t, x, w), x, w)
 
 
-@kernel
+@cast_kernel
 def _heap_push(s, j, t, x, w):  # type: ignore[no-untyped-def]
     v = _sv(j)
     if s.gi[v + S_HLEN] >= HEAP:
         _rebuild_heap(s, j, t)
         if s.gi[v + S_HLEN] >= HEAP:
             return
-    _heap_push_raw(s, j, key_of(w, s.gi[G_NOW], s.gi[v + S_LE]), _m_rank(s, j, t, x, w), x, w)
+    _heap_push_raw(s, j, key_fast(s.gf, w, s.gi[G_NOW], s.gi[v + S_LE]), _m_rank(s, j, t, x, w), x, w)
 
 
-@kernel
+@cast_kernel
 def _heap_top(s, j):  # type: ignore[no-untyped-def]
     """Sim ``j``'s lowest live page of M (stale entries dropped), or -1."""
     b = _sb(j)
@@ -435,7 +469,7 @@ def _heap_top(s, j):  # type: ignore[no-untyped-def]
     return -1
 
 
-@kernel
+@cast_kernel
 def _heap_pop(s, j):  # type: ignore[no-untyped-def]
     b = _sb(j)
     v = _sv(j)
@@ -447,7 +481,7 @@ def _heap_pop(s, j):  # type: ignore[no-untyped-def]
     _heap_down(s, b, 0, n)
 
 
-@kernel
+@cast_kernel
 def _ring_compact(s, j):  # type: ignore[no-untyped-def]
     """Drop the W ring's stale entries (pages freed out of W)."""
     b = _sb(j)
@@ -464,7 +498,7 @@ def _ring_compact(s, j):  # type: ignore[no-untyped-def]
     s.gi[v + S_RTAIL] = h + k
 
 
-@kernel
+@cast_kernel
 def _w_tail(s, j):  # type: ignore[no-untyped-def]
     """Sim ``j``'s oldest live page of W (stale entries dropped), or -1."""
     b = _sb(j)
@@ -478,12 +512,12 @@ def _w_tail(s, j):  # type: ignore[no-untyped-def]
     return -1
 
 
-@kernel
+@cast_kernel
 def _w_pop(s, j):  # type: ignore[no-untyped-def]
     s.gi[_sv(j) + S_RHEAD] += 1
 
 
-@kernel
+@cast_kernel
 def _join_m(s, j, t, x):  # type: ignore[no-untyped-def]
     """W's tail ``x`` (already popped) joins sim ``j``'s M."""
     b = _sb(j)
@@ -497,7 +531,7 @@ def _join_m(s, j, t, x):  # type: ignore[no-untyped-def]
     _heap_push(s, j, t, x, s.gi[b + O_SW + x])
 
 
-@kernel
+@cast_kernel
 def _drop(s, j, x):  # type: ignore[no-untyped-def]
     """``x`` leaves sim ``j`` (its ring or heap entry goes stale)."""
     b = _sb(j)
@@ -511,14 +545,14 @@ def _drop(s, j, x):  # type: ignore[no-untyped-def]
     s.gi[b + O_SW + x] = 0
 
 
-@kernel
+@cast_kernel
 def _w_tail_rank(s, t, x, w):  # type: ignore[no-untyped-def]
     if word_count(w) <= 1:
         return TB_NEWCOMER
     return (1 << 40) | frame_hash(_page_of(s, t, x))
 
 
-@kernel
+@cast_kernel
 def sim_evict(s, j, t):  # type: ignore[no-untyped-def]
     """One page leaves sim ``j`` by the main cache's rule (W's tail vs M's lowest)."""
     b = _sb(j)
@@ -544,7 +578,7 @@ def sim_evict(s, j, t):  # type: ignore[no-untyped-def]
         m = _heap_top(s, j)
         if m >= 0:
             w = s.gi[b + O_SW + wt]
-            wk = key_of(w, s.gi[G_NOW], s.gi[v + S_LE])
+            wk = key_fast(s.gf, w, s.gi[G_NOW], s.gi[v + S_LE])
             mk = s.gi[b + O_HK]
             mt = s.gi[b + O_HT]
             wtb = _w_tail_rank(s, t, wt, w)
@@ -568,7 +602,7 @@ def sim_evict(s, j, t):  # type: ignore[no-untyped-def]
         _drop(s, j, wt)
 
 
-@kernel
+@cast_kernel
 def sim_access(s, j, t, x, kind):  # type: ignore[no-untyped-def]
     """Slot ``x`` read (``kind`` 1) or read ahead (0) in sim ``j``: 1 if it was there, else 0."""
     b = _sb(j)
@@ -608,7 +642,7 @@ def sim_access(s, j, t, x, kind):  # type: ignore[no-untyped-def]
     return 0
 
 
-@kernel
+@cast_kernel
 def sim_reset(s, j, le, wpm):  # type: ignore[no-untyped-def]
     """Sim ``j`` empty, at level ``le`` (off unless within 1..14) and W share ``wpm``."""
     b = _sb(j)
@@ -626,7 +660,7 @@ def sim_reset(s, j, le, wpm):  # type: ignore[no-untyped-def]
 # ------------------------------------------------------------------------------------ the MRC
 
 
-@kernel
+@cast_kernel
 def _fen_add(s, t, i, d):  # type: ignore[no-untyped-def]
     base = G_TYPEBIG + t * TYPE_SIZE + P_FEN
     while i <= TF:
@@ -634,7 +668,7 @@ def _fen_add(s, t, i, d):  # type: ignore[no-untyped-def]
         i += i & (-i)
 
 
-@kernel
+@cast_kernel
 def _fen_sum(s, t, i):  # type: ignore[no-untyped-def]
     base = G_TYPEBIG + t * TYPE_SIZE + P_FEN
     r = 0
@@ -644,7 +678,7 @@ def _fen_sum(s, t, i):  # type: ignore[no-untyped-def]
     return r
 
 
-@kernel
+@cast_kernel
 def _mrc_renumber(s, t):  # type: ignore[no-untyped-def]
     """Stamps used up: renumber the live ones 1..k in their order (a live stamp's new number is
     the tree's count of live stamps up to it), rebuild the tree. No allocation."""
@@ -665,13 +699,13 @@ def _mrc_renumber(s, t):  # type: ignore[no-untyped-def]
     s.gi[G_MRCTS + t] = k
 
 
-@kernel
+@cast_kernel
 def mrc_unit(s):  # type: ignore[no-untyped-def]
     """A tenth of memory in the sample's pages (at least 1)."""
     return max(1, (s.gi[G_MEM] * s.gi[G_RATE]) // (65536 * 10))
 
 
-@kernel
+@cast_kernel
 def mrc_access(s, t, x, kind):  # type: ignore[no-untyped-def]
     """Slot ``x`` read (1) or read ahead (0): its stack distance into the curve; to the top."""
     tb = G_TYPEBIG + t * TYPE_SIZE
@@ -694,7 +728,7 @@ def mrc_access(s, t, x, kind):  # type: ignore[no-untyped-def]
     s.gi[G_MRCTS + t] = ts + 1
 
 
-@kernel
+@cast_kernel
 def mrc_misses(s, t, k):  # type: ignore[no-untyped-def]
     """Type ``t``'s misses in the curve at size k/10 of memory (k 0..10)."""
     f = F_MRC + 12 * t
@@ -704,7 +738,7 @@ def mrc_misses(s, t, k):  # type: ignore[no-untyped-def]
     return s.gf[f + 10] - h
 
 
-@kernel
+@cast_kernel
 def split_choice(s, cur):  # type: ignore[no-untyped-def]
     """The anon share (tenths, 1..9) the curves and costs choose, starting from ``cur``.
 
@@ -735,7 +769,7 @@ def split_choice(s, cur):  # type: ignore[no-untyped-def]
 # ------------------------------------------------------------------------------------ tests
 
 
-@kernel
+@cast_kernel
 def sign_test(plus, minus):  # type: ignore[no-untyped-def]
     """+1 if ``plus`` beats ``minus`` by two standard deviations of a fair coin's difference
     (``plus - minus > 2 sqrt(plus + minus)``, at least 16 disagreements), -1 the reverse, else 0."""
@@ -753,7 +787,7 @@ def sign_test(plus, minus):  # type: ignore[no-untyped-def]
 # ------------------------------------------------------------------------------------ driving
 
 
-@kernel
+@cast_kernel
 def decay_offset(i):  # type: ignore[no-untyped-def]
     """Sim ``i``'s offset from the centre decay: 0, -1, +1, -2, +2, -4, +4, -8, +8."""
     if i == 0:
@@ -763,7 +797,7 @@ def decay_offset(i):  # type: ignore[no-untyped-def]
     return 1 << ((i - 2) // 2)
 
 
-@kernel
+@cast_kernel
 def _centre_sims(s, t):  # type: ignore[no-untyped-def]
     """Re-level type ``t``'s sims around the centre decay and W share (pages kept, heaps re-keyed)."""
     le = s.gi[G_LE + t]
@@ -791,18 +825,19 @@ def _centre_sims(s, t):  # type: ignore[no-untyped-def]
         s.gi[G_SIMMINUS + t * N_SIM_T + i] = 0
 
 
-@kernel
+@cast_kernel
 def _reset_sweep(s, t):  # type: ignore[no-untyped-def]
     """The real cache's decay changed: its candidates' keys are stale; sweep afresh."""
-    base = G_BUF + t * 4 * N_CAND
+    base = G_BUF + t * BUF_W * BUF_CAP + BUF_W * s.gi[G_BUFHEAD + t]
     for i in range(s.gi[G_BUFLEN + t]):
-        s.pm[s.gi[base + i], INBUF] = 0
+        s.pm[s.gi[base + BUF_W * i], INBUF] = 0
     s.gi[G_BUFLEN + t] = 0
+    s.gi[G_BUFHEAD + t] = 0
     s.gi[G_QVALID + t] = 0
     s.gi[G_PASSN + t] = 0
 
 
-@kernel
+@cast_kernel
 def tune_init(s):  # type: ignore[no-untyped-def]
     """The sample chosen, every sim empty and centred, the curves empty."""
     choose_sample(s)
@@ -826,7 +861,7 @@ def tune_init(s):  # type: ignore[no-untyped-def]
     s.gi[G_TICKS] = 0
 
 
-@kernel
+@cast_kernel
 def tune_feed(s, p, t, kind):  # type: ignore[no-untyped-def]
     """Page ``p`` of type ``t`` read (1) or read ahead (0): the sims and the curve, if sampled."""
     if s.pm[p, SIDX] == -1 or (s.gi[G_DAUTO] == 0 and s.gi[G_SAUTO] == 0):
@@ -862,7 +897,7 @@ def tune_feed(s, p, t, kind):  # type: ignore[no-untyped-def]
             s.gi[G_SIMMINUS + j0 + SIM_WPLUS] += 1
 
 
-@kernel
+@cast_kernel
 def tune_free(s, p, t):  # type: ignore[no-untyped-def]
     """Page ``p`` freed by its owner: it leaves every sim and the curve's order."""
     x = s.pm[p, SIDX]
@@ -879,7 +914,7 @@ def tune_free(s, p, t):  # type: ignore[no-untyped-def]
         s.gi[tb + P_LAST + x] = 0
 
 
-@kernel
+@cast_kernel
 def decide_decay(s, t):  # type: ignore[no-untyped-def]
     """Move type ``t``'s decay to the sim that beats the centre by the sign test; True if moved."""
     best = -1
@@ -904,7 +939,7 @@ def decide_decay(s, t):  # type: ignore[no-untyped-def]
     return True
 
 
-@kernel
+@cast_kernel
 def decide_w(s, t):  # type: ignore[no-untyped-def]
     """Step W's share 100 permille toward the better of W- and W+ once the test decides."""
     j = t * N_SIM_T + SIM_WPLUS
@@ -922,7 +957,7 @@ def decide_w(s, t):  # type: ignore[no-untyped-def]
     return True
 
 
-@kernel
+@cast_kernel
 def decide_split(s):  # type: ignore[no-untyped-def]
     """Set or move the split (anon's share, permille) from the curves; True if it moved."""
     if s.gf[F_MRC + 10] + s.gf[F_MRC + 12 + 10] <= 0.0:
@@ -939,7 +974,7 @@ def decide_split(s):  # type: ignore[no-untyped-def]
     return True
 
 
-@kernel
+@cast_kernel
 def tune_decide(s):  # type: ignore[no-untyped-def]
     """The tests decide: decay (else W's share) per type, then the split."""
     for t in range(2):
@@ -955,7 +990,7 @@ def tune_decide(s):  # type: ignore[no-untyped-def]
                 s.gf[F_MRC + i] *= 0.5
 
 
-@kernel
+@cast_kernel
 def tune_tick(s):  # type: ignore[no-untyped-def]
     """Once a tick: the sims' capacity follows the lists; the tests decide; the curves age."""
     s.gi[G_TICKS] += 1

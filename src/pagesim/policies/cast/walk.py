@@ -32,9 +32,8 @@ reads anon pages only.
 
 from __future__ import annotations
 
-from pagesim.core.jit import kernel
 from pagesim.core.state import ANON, FLAG_MASK, YOUNG
-from pagesim.policies.cast.core import last_read, read_word
+from pagesim.policies.cast.core import cast_kernel, last_read, read_word
 from pagesim.policies.cast.layout import (
     ANON_T,
     G_CG,
@@ -58,7 +57,7 @@ LOOK_AROUND = 64  #: PTEs the look-around reads around a young candidate
 PTE_TABLE = 512  #: PTEs per page table (the look-around stays within one)
 
 
-@kernel
+@cast_kernel
 def take_young(s, p, now, leave):  # type: ignore[no-untyped-def]
     """If ``p`` is a resident anon page of this lruvec with its young bit set (or held by the
     sample's harvest): clear it and record a read at ``now`` (unless its last read is ``now``).
@@ -86,7 +85,7 @@ def take_young(s, p, now, leave):  # type: ignore[no-untyped-def]
     return True
 
 
-@kernel
+@cast_kernel
 def harvest_sample(s):  # type: ignore[no-untyped-def]
     """The sampled anon pages' young bits, taken 16 times a tick (PROT_NONE's stand-in): each
     one set is a read for the controllers; it is held (``SAMPLE_HELD``) for the walker and
@@ -107,7 +106,7 @@ def harvest_sample(s):  # type: ignore[no-untyped-def]
         s.pm[p, SIDX] = (sx & SLOT_MASK) | SAMPLE_HELD
 
 
-@kernel
+@cast_kernel
 def walk(s):  # type: ignore[no-untyped-def]
     """The walker: take every young bit of this lruvec's resident anon pages; returns how many."""
     now = s.gi[G_NOW]
@@ -120,7 +119,7 @@ def walk(s):  # type: ignore[no-untyped-def]
     return found
 
 
-@kernel
+@cast_kernel
 def look_around(s, p):  # type: ignore[no-untyped-def]
     """Reclaim found ``p`` young: take the young bits of the 64 pages around it (same table)."""
     now = s.gi[G_NOW]
@@ -137,7 +136,7 @@ def look_around(s, p):  # type: ignore[no-untyped-def]
     return found
 
 
-@kernel
+@cast_kernel
 def check_young(s, p):  # type: ignore[no-untyped-def]
     """Reclaim's check of a candidate: a young bit is a read (and a look-around). True if young."""
     if take_young(s, p, s.gi[G_NOW], False):
