@@ -1,6 +1,7 @@
 """CAST's speed in kernel mode beside linux-lru's, on the same run (issue 4).
 
-Not a test: run by hand (see bench/README.md). Builds the workload once (``stress-vm`` at its
+Not a test: run by hand, ``python bench/cast_speed.py [--repeat N] [--workload 'stress-vm?seed=1']
+[--set name=value]``. Builds the workload once (``stress-vm`` at its
 scaled default unless ``--workload`` says otherwise), runs each policy once to compile or load its
 runner, then runs CAST (every controller on: its defaults) and linux-lru in turn, ``--repeat``
 times each, interleaved so that both see the same load, and prints each one's simulated accesses
