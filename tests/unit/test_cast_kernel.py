@@ -14,6 +14,7 @@ from pagesim.engine.memory import KernelConfig
 from pagesim.policies.cast.core import word_count, word_g1, word_tick
 from pagesim.policies.cast.layout import WORD
 from pagesim.policies.cast.policy import CAST
+from pagesim.policies.registry import make_policy
 from pagesim.trace import Trace
 from pagesim.workloads.kernel import make_kernel_workload
 
@@ -156,3 +157,14 @@ def test_a_swap_in_is_a_sample_of_anon_refault_cost() -> None:
     # a miss of anon also costs writing a page out (swapout_ns, 2,500 ns by default)
     assert r["miss_cost_anon_ns"] == r["cost_anon_ns"] + 2_500
     assert r["estimate_swappiness"] == 200 * 60_000 / (r["cost_anon_ns"] + 2_500 + 60_000)
+
+
+def test_cast_runs_the_node_with_kcompressd_at_its_depth() -> None:
+    """CAST's ``kcompressd`` knob (24; -100..100, |k| the depth) sets the engine's per-node
+    swap-out thread: kswapd hands it pages on stress-vm; 0 turns it off."""
+    assert make_policy("cast").kcompressd_depth() == 24
+    assert make_policy("cast", kcompressd=-8).kcompressd_depth() == 8
+    tr = make_kernel_workload("stress-vm", memory_pages=2048, passes=3, workers=4)
+    on = simulate_kernel(tr, make_policy("cast"), KernelConfig(memory_pages=2048))
+    off = simulate_kernel(tr, make_policy("cast", kcompressd=0), KernelConfig(memory_pages=2048))
+    assert on.counters["kcompressd_pages"] > 0 and off.counters["kcompressd_pages"] == 0

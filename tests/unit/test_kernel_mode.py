@@ -417,3 +417,32 @@ def test_kcompressd_shortens_kswapd_on_stress_vm() -> None:
     assert kc.node["kcompressd_ns"] == 2500 * kc.counters["kcompressd_pages"]
     with pytest.raises(ValueError, match="kcompressd"):
         KernelConfig(kcompressd=-1).validated()
+
+
+def test_belady_in_kernel_mode_knows_every_pages_next_access() -> None:
+    """A clairvoyant policy gets ``a[A_NEXT]`` in kernel mode too and is told every access
+    (a mapped anon hit included), so at the end each resident page's key is its next access in
+    trace order (NEVER after its last). On an anon loop of 1,500 pages through a 1,024-page
+    node (swap on an SSD, so swapped pages take no memory) LRU swaps every page of passes 2 and 3
+    back in (3,000), OPT at least the 2 x 476 pages that cannot fit and under half of LRU's."""
+    from pagesim.core.state import NEVER
+    from pagesim.policies.belady import NEXT_USE
+
+    ids = list(range(1500)) * 3
+    trace = _trace(ids, KIND_ANON, OP_WRITE)
+    cfg = KernelConfig(memory_pages=1024, schedule="trace", swap="ssd")
+    run = KernelRun(trace, make_policy("opt"), cfg)
+    run.advance()
+    s = run.states[0]
+    resident = np.flatnonzero(s.resident)
+    assert resident.size > 500
+    assert all(int(s.pm[p, NEXT_USE]) == NEVER for p in resident)  # after the last pass
+    half = KernelRun(trace, make_policy("opt"), cfg)
+    half.advance(2000)  # in pass 2: each resident page's next access is in pass 2 or 3
+    s = half.states[0]
+    for p in np.flatnonzero(s.resident)[:50]:
+        want = 1500 + p if p >= 500 else 3000 + p
+        assert int(s.pm[p, NEXT_USE]) == want
+    opt = run.result().counters["pswpin"]
+    lru = simulate_kernel(trace, make_policy("lru"), cfg).counters["pswpin"]
+    assert lru == 3000 and 2 * 476 <= opt < lru / 2

@@ -41,6 +41,7 @@ from pagesim.engine.kernel_loop import (
     F_ZERO_NS,
     FILE_DEV,
     N_DIRTY_BG,
+    N_HAS_NEXT,
     N_HAS_SWAP,
     N_KC_DEPTH,
     N_LAST_OOM_TAG,
@@ -171,6 +172,13 @@ def release_times(trace: Trace) -> np.ndarray:
     if trace.source.get("time_unit", "ns") != "ns":
         raise ValueError("release times must be in ns (source['time_unit'] == 'ns')")
     return np.ascontiguousarray(trace.time, dtype=np.int64)
+
+
+def _first_access(page: np.ndarray, n_pages: int) -> np.ndarray:
+    """Each page's first access (row), NEVER for a page the trace never reads."""
+    first = np.full(n_pages, np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(first, page, np.arange(page.shape[0], dtype=np.int64))
+    return first
 
 
 def device_addresses(trace: Trace, n_pages: int) -> np.ndarray:
@@ -334,6 +342,13 @@ class KernelRun(Stepper):
         if stop not in ("all", "first"):
             raise ValueError(f"the trace's source['stop'] must be 'all' or 'first', got {stop!r}")
         node[N_STOP] = 1 if stop == "first" else 0
+        if any(cls.needs_next_access for cls in self.classes):
+            node[N_HAS_NEXT] = 1
+            next_use = np.ascontiguousarray(self.trace.next_access(), dtype=np.int64)
+            upcoming = _first_access(self.page, n_pages)
+        else:
+            next_use = np.zeros(0, dtype=np.int64)
+            upcoming = np.zeros(0, dtype=np.int64)
         depth = c.kcompressd if c.kcompressd is not None else self.policies[0].kcompressd_depth()
         node[N_KC_DEPTH] = max(int(depth), 0)
         if c.dirty_background_ratio > 0:
@@ -388,6 +403,8 @@ class KernelRun(Stepper):
             heap_pos=np.full(n_tags + 1, -1, dtype=np.int64),
             dirty_ring=np.zeros(n_pages, dtype=np.int64),
             in_ring=np.zeros(n_pages, dtype=np.uint8),
+            next_use=next_use,
+            upcoming=upcoming,
             dirty_cg=np.zeros(limits.shape[0], dtype=np.int64),
             dirty_bg_cg=np.maximum(
                 (np.minimum(limits, c.memory_pages) * c.dirty_background_ratio / 100).astype(np.int64), 1

@@ -67,6 +67,7 @@ from pagesim.core.state import (
     A_MEMORY,
     A_MODE,
     A_N_PAGES,
+    A_NEXT,
     A_NOW_NS,
     A_OP,
     A_PAGE,
@@ -160,7 +161,8 @@ N_RING_HEAD = 25  #: oldest entry of ``fw.dirty_ring``
 N_RING_N = 26  #: entries in ``fw.dirty_ring``
 N_KC_DEPTH = 27  #: kcompressd's queue depth (0: no kcompressd)
 N_RECLAIMER = 28  #: who runs the current reclaim batch (RECLAIM_*)
-N_LEN = 29
+N_HAS_NEXT = 29  #: 1 if a policy is clairvoyant (Belady): ``a[A_NEXT]`` filled, told every access
+N_LEN = 30
 
 #: kswapd stays asleep after this many failed runs until some reclaim frees a page
 #: (``MAX_RECLAIM_RETRIES``, mm/internal.h; ``wakeup_kswapd`` skips a hopeless node).
@@ -245,6 +247,8 @@ class KFramework(NamedTuple):
     heap_pos: np.ndarray  #: int64 (n_tags + 1,) each actor's slot in ``heap``, -1 if absent
     dirty_ring: np.ndarray  #: int64 (n_pages,) file pages in the order they were dirtied (a ring)
     in_ring: np.ndarray  #: uint8 (n_pages,) 1 while the page has an entry in ``dirty_ring``
+    next_use: np.ndarray  #: int64 (n,) or (0,): each access's next access to its page (trace order)
+    upcoming: np.ndarray  #: int64 (n_pages,) or (0,): each page's next access not yet run
     dirty_cg: np.ndarray  #: int64 (n_cgroups,) dirty file pages charged to each cgroup
     dirty_bg_cg: np.ndarray  #: int64 (n_cgroups,) each cgroup's background threshold, pages
 
@@ -1100,6 +1104,10 @@ def run_kernel(  # type: ignore[no-untyped-def]
         a[A_REFAULT] = 0
         a[A_WAIT_NS] = 0
         consumed += 1
+        has_next = fw.node[N_HAS_NEXT] != 0
+        if has_next:
+            fw.upcoming[p] = fw.next_use[t]
+            a[A_NEXT] = fw.next_use[t]
         if o == 2:  # the owner frees the page: no shadow entry, swap slot released
             if s.resident[p] & ANON and fw.owner_tag[p] >= 0:
                 fw.tag_anon[fw.owner_tag[p]] -= 1
@@ -1235,6 +1243,8 @@ def run_kernel(  # type: ignore[no-untyped-def]
                 if fw.owner_tag[q] < 0:
                     fw.owner_tag[q] = tg
                 a[A_PAGE] = q
+                if has_next:
+                    a[A_NEXT] = fw.upcoming[q]
                 a[A_READAHEAD] = fw.fill_ra[i]
                 a[A_REFAULT] = fw.shadowed[q]
                 if q != p:
@@ -1245,9 +1255,13 @@ def run_kernel(  # type: ignore[no-untyped-def]
                 fw.shadowed[q] = 0
             stall += read_ns
             a[A_PAGE] = p
+            if has_next:
+                a[A_NEXT] = fw.upcoming[p]
             a[A_READAHEAD] = 0
             a[A_REFAULT] = 0
-        if mark_accessed and s.resident[p] != 0:
+        # A clairvoyant policy is a reference, not a kernel policy: it is told every access
+        # (a mapped hit too), so its next-use keys stay exact.
+        if (mark_accessed or has_next) and s.resident[p] != 0:
             accessed(ss, s.cgroup_of[p], a)
         if o == 1 and not is_anon and fw.node[N_DIRTY_BG] > 0:
             if fw.node[N_DIRTY] > fw.node[N_DIRTY_BG] or fw.dirty_cg[cg] > fw.dirty_bg_cg[cg]:

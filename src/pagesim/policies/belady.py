@@ -22,6 +22,11 @@ Complexity  O(log n) per access and per eviction; 4 int64 columns per page.
 Deviations  Ties (only between pages never used again) go to whichever the heap holds at the
             root; every choice among them gives the same miss count. With several cgroups each
             runs its own instance and heap: OPT within each cgroup's own capacity.
+            Kernel mode: next use is the page's next access in trace order, and the engine tells
+            the policy of every access (a mapped anon hit too); it is exact OPT only where the
+            accesses run in trace order and reclaim evicts one page at a time. With model-time
+            scheduling (tasks interleave by their clocks), batches of 32, readahead and
+            ``stop = first`` it is a clairvoyant reference, close to the bound, not the bound.
 Peers       libCacheSim 0.3.5 ``Belady`` on oracleGeneral traces (its only source of next-access
             times): identical miss counts on cloudPhysicsIO and LIRS traces converted with
             ``write_trace(..., format="oracle")`` (tests/crosscheck).

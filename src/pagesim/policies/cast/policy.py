@@ -89,7 +89,7 @@ Parameters  (the seed's knobs, tune.py for the controllers)
             stops decay_auto); w_permille = -1 ("measured", starting at 100; 0..1000 sets it
             and stops decay_auto); split_permille = -1 (the split controller chooses anon's
             share; 1..999 holds it there); clean_min_ratio = 10 (% of memory; 0 none);
-            kcompressd = 24 (-100..100; a readout only, see Deviations); swapout_ns = 2500 (the
+            kcompressd = 24 (-100..100; the node's kcompressd queue depth |k|, 0 off); swapout_ns = 2500 (the
             cost of writing anon out, added to anon's miss cost); sample_pages = 0 (the rule in
             tune.py); swappiness_override = -1 (the node's vm.swappiness); walker = True;
             history = False (Choice 6); walker_leave = True (Choice 10).
@@ -109,9 +109,10 @@ Complexity  O(1) per read and per page taken in, plus the walker once a tick (O(
             shadow int64 per evicted page.
 Deviations  1. One clock per lruvec (instances share nothing); it ticks on the node's memory,
                so with one cgroup it is the seed's per-node clock.
-            2. kcompressd is a readout only: the engine charges zram compression to the
-               reclaimer's clock; a per-node thread that takes it off kswapd needs engine support
-               (a queue whose service time runs on its own clock). enabled=0 is not modelled.
+            2. kcompressd: the engine's per-node thread (``KernelConfig.kcompressd``) takes
+               the depth |kcompressd| from :meth:`CAST.kcompressd_depth` (the sign, "only while
+               CAST is on" or "whatever runs", makes no difference while CAST runs the node).
+               enabled=0 is not modelled.
                The sample's anon reads are seen by young-bit harvests 16 times a tick, not by
                PROT_NONE faults (walk.py); the cost of writing anon out is a parameter.
             3. The sweep reads page ids 0..n-1 of the trace, not the node's PFNs; the bitmap's
@@ -967,6 +968,10 @@ class CAST(Policy):
         s.gi[G_HISTORY] = 1 if self.values["history"] else 0
         s.gi[G_LEAVE] = 1 if self.values["walker_leave"] else 0
         s.gi[G_CAP] = max(1, int(capacity))
+
+    def kcompressd_depth(self) -> int:
+        """The node's kcompressd queue depth: |kcompressd| (0: none)."""
+        return abs(int(self.values["kcompressd"]))
 
     def readouts(self, s: Any) -> dict[str, float]:
         """The seed's readouts: decay, w_permille, clock, sweep, walker; W and M per type."""
