@@ -40,10 +40,19 @@ LCS_NAMES = {
     "ce-fifo": "FIFO",
     "ce-s3fifo": "S3FIFO",
     "ce-lhd": "LHD",
+    "ce-lfu": "LFU",
+    "s3fifo": "S3FIFO",
+    "arc": "ARC",
+    "2q": "TwoQ",
+    "lirs": "LIRS",
+    "sieve": "Sieve",
+    "w-tinylfu": "WTinyLFU",
 }
 #: pairs whose rules differ (cache_ext's coded S3-FIFO and integer, windowed LHD against the
 #: papers' versions in libCacheSim): their miss counts are shown, not expected to agree
-DIFFERENT_RULES = {"ce-s3fifo", "ce-lhd"}
+DIFFERENT_RULES = {"ce-s3fifo", "ce-lhd", "ce-lfu", "w-tinylfu"}
+#: the suite of issue 5: cache_ext's policies and the classics with a libCacheSim peer
+SUITE = "ce-fifo,ce-s3fifo,ce-lhd,ce-lfu,fifo,lfu,s3fifo,arc,lirs,sieve,2q,w-tinylfu"
 
 
 def zipf_ids(n: int, pages: int, alpha: float, seed: int) -> np.ndarray:
@@ -96,7 +105,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=10_000_000, help="accesses (default 10M)")
     ap.add_argument("--pages", type=int, default=1_000_000, help="distinct pages (default 1M)")
-    ap.add_argument("--policies", default="lru,fifo,clock,lfu,opt", help="comma-separated pagesim names")
+    ap.add_argument(
+        "--policies",
+        default="lru,fifo,clock,lfu,opt",
+        help="comma-separated pagesim names; 'suite' = issue 5's list (cache_ext's and the classics)",
+    )
+    ap.add_argument("--repeat", type=int, default=1, help="runs per policy and simulator; the fastest counts")
     ap.add_argument("--alpha", type=float, default=1.0)
     ap.add_argument("--cache-frac", type=float, default=0.1, help="cache size as a fraction of --pages")
     ap.add_argument("--seed", type=int, default=42)
@@ -112,7 +126,8 @@ def main(argv: list[str] | None = None) -> int:
 
     console = Console(width=130)
     known = set(policy_names())
-    wanted = [p.strip().lower() for p in args.policies.split(",") if p.strip()]
+    names = SUITE if args.policies.strip().lower() == "suite" else args.policies
+    wanted = [p.strip().lower() for p in names.split(",") if p.strip()]
     skipped = [p for p in wanted if p not in known or p not in LCS_NAMES]
     policies = [p for p in wanted if p not in skipped]
     capacity = max(1, int(args.pages * args.cache_frac))
@@ -154,17 +169,19 @@ def main(argv: list[str] | None = None) -> int:
             table.add_column(col, justify="left" if col == "policy" else "right")
         for name in policies:
             simulate(trace.head(1000), make_policy(name), 10)  # compile or load the runner first
-            r = simulate(trace, make_policy(name), capacity)
-            reader = lcs.TraceReader(
-                str(oracle), lcs.TraceType.ORACLE_GENERAL_TRACE, lcs.ReaderInitParam(ignore_obj_size=True)
-            )
-            cache = getattr(lcs, LCS_NAMES[name])(capacity)
-            t4 = time.perf_counter()
-            miss_ratio, _ = cache.process_trace(reader)
-            lcs_seconds = time.perf_counter() - t4
-            lcs_misses = round(miss_ratio * trace.n_requests)
-            ps_rate = r.accesses_per_second / 1e6
-            lcs_rate = trace.n_requests / lcs_seconds / 1e6
+            ps_rate = lcs_rate = 0.0
+            for _ in range(max(args.repeat, 1)):
+                r = simulate(trace, make_policy(name), capacity)
+                ps_rate = max(ps_rate, r.accesses_per_second / 1e6)
+                reader = lcs.TraceReader(
+                    str(oracle), lcs.TraceType.ORACLE_GENERAL_TRACE, lcs.ReaderInitParam(ignore_obj_size=True)
+                )
+                cache = getattr(lcs, LCS_NAMES[name])(capacity)
+                t4 = time.perf_counter()
+                miss_ratio, _ = cache.process_trace(reader)
+                lcs_seconds = time.perf_counter() - t4
+                lcs_misses = round(miss_ratio * trace.n_requests)
+                lcs_rate = max(lcs_rate, trace.n_requests / lcs_seconds / 1e6)
             agree = "yes" if lcs_misses == r.misses else f"NO ({r.misses - lcs_misses:+,})"
             if name in DIFFERENT_RULES:
                 agree = f"other rules ({r.misses - lcs_misses:+,})"
