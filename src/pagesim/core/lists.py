@@ -283,15 +283,39 @@ def list_iterate(s, a, lid, verdict, count, continue_mode, continue_list, evict_
     return count
 
 
+@kernel
+def _rotate(s, lid, last, after):  # type: ignore[no-untyped-def]
+    """Move the run from the head to ``last`` (``after`` follows it, not -1) behind the tail.
+
+    Six link writes, whatever the run's length: the run keeps its order, so this is the same end
+    state as unlinking its nodes one by one from the head and appending each at the tail.
+    """
+    first = s.lhd[lid, HEAD]
+    tail = s.lhd[lid, TAIL]
+    s.lhd[lid, HEAD] = after
+    s.lst[after, PREV] = -1
+    s.lst[tail, NEXT] = first
+    s.lst[first, PREV] = tail
+    s.lst[last, NEXT] = -1
+    s.lhd[lid, TAIL] = last
+
+
 @kernel_inline
 def list_sample(s, a, lid, score, request, sample_size, partial):  # type: ignore[no-untyped-def]
     """Batch scoring: score ``request`` groups of ``sample_size`` head nodes, propose each minimum.
 
-    The ``request * sample_size`` nodes nearest the head are detached, scored by
-    ``score(s, a, page) -> int64``, the lowest of each consecutive group (strict ``<``: ties go to
-    the node nearer the head) is written to ``s.cand[g]`` with its score in ``s.scores[g]``, and
-    every sampled node, winners included, is re-attached at the tail in its original order
-    (cache_ext ``list_sample``, spec §2.6c).
+    The ``request * sample_size`` nodes nearest the head are scored by
+    ``score(s, a, page) -> int64`` (they are written to ``s.sample`` in list order), the lowest of
+    each consecutive group (strict ``<``: ties go to the node nearer the head) is written to
+    ``s.cand[g]`` with its score in ``s.scores[g]``, and every sampled node, winners included,
+    ends at the tail in its original order (cache_ext ``list_sample``, spec §2.6c).
+
+    cache_ext detaches the window before scoring and re-attaches it at the tail afterwards; here
+    the window is walked and scored in one pass, in place, and then moved behind the tail as one
+    run (six link writes, not two unlinks and links per node; the walk to the next node is
+    issued before each score, so the score's loads overlap the list's pointer chase). The end
+    state, the candidates and the scores are the same. Score functions must not touch the lists
+    (cache_ext's callbacks may not call list kfuncs either).
 
     Returns
     -------
@@ -309,25 +333,31 @@ def list_sample(s, a, lid, score, request, sample_size, partial):  # type: ignor
         if not partial or n == 0:
             return 0
         k = n
-    for j in range(k):
-        page = s.lhd[lid, HEAD]
+    page = s.lhd[lid, HEAD]
+    groups = 0
+    j = 0
+    while j < k:
+        hi = min(j + sample_size, k)
+        nxt = s.lst[page, NEXT]
         s.sample[j] = page
-        _unlink(s, page)
-    groups = (k + sample_size - 1) // sample_size
-    for g in range(groups):
-        lo = g * sample_size
-        hi = min(lo + sample_size, k)
-        best = s.sample[lo]
-        best_score = score(s, a, best)
-        for j in range(lo + 1, hi):
-            v = score(s, a, s.sample[j])
+        best = page
+        best_score = score(s, a, page)
+        page = nxt
+        j += 1
+        while j < hi:
+            nxt = s.lst[page, NEXT]
+            s.sample[j] = page
+            v = score(s, a, page)
             if v < best_score:
                 best_score = v
-                best = s.sample[j]
-        s.cand[g] = best
-        s.scores[g] = best_score
-    for j in range(k):
-        _link_tail(s, lid, s.sample[j])
+                best = page
+            page = nxt
+            j += 1
+        s.cand[groups] = best
+        s.scores[groups] = best_score
+        groups += 1
+    if k < n:
+        _rotate(s, lid, s.sample[k - 1], page)
     return groups
 
 
