@@ -552,3 +552,87 @@ def test_iterate_aborts_on_unknown_verdict(api: SimpleNamespace) -> None:
     s.pm[3, 0] = EVICT
     api.iterate(s, acc(), lid, 0, SKIP, -1, SKIP, -1)
     assert visits(s) == [0, 1]
+
+
+# ------------------------------------------------------------------------- indexed sample
+
+RING, SLOT = 2, 3  #: pm columns of the index in the tests below
+G_IX = 4  #: gi slots of the index
+
+
+@kernel
+def _sample_indexed_compiled(s, a, lid, request, sample_size, partial):  # type: ignore[no-untyped-def]
+    return L.list_sample_indexed(s, a, lid, _score, request, sample_size, partial, G_IX, RING, SLOT)
+
+
+def _twin_states(n_pages: int) -> tuple[Any, Any]:
+    one = make_state(n_pages, 1, n_int_fields=4, n_int_globals=16)
+    one.resident[:] = 1
+    two = make_state(n_pages, 1, n_int_fields=4, n_int_globals=16)
+    two.resident[:] = 1
+    return one, two
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_sample_indexed_same_as_sample(seed: int) -> None:
+    """Random adds, removals, samples (partial or not, several sizes) and moves the index is not
+    told about: list_sample_indexed gives list_sample's candidates, scores and list order."""
+    rng = np.random.default_rng(seed)
+    n = 300
+    plain, indexed = _twin_states(n)
+    lp = L.list_create(plain, 0)
+    li = L.list_create(indexed, 0)
+    L.index_reset(indexed, G_IX, SLOT)
+    scores = rng.integers(0, 5, n)
+    plain.pm[:, 0] = scores
+    indexed.pm[:, 0] = scores
+    inside: set[int] = set()
+    for step in range(3000):
+        op = rng.random()
+        if op < 0.4 and len(inside) < n:
+            p = int(rng.choice([q for q in range(n) if q not in inside]))
+            assert L.list_add_tail(plain, lp, p) == 0
+            assert L.index_add_tail(indexed, li, p, G_IX, RING, SLOT) == 0
+            inside.add(p)
+        elif op < 0.6 and inside:
+            p = int(rng.choice(sorted(inside)))
+            L.index_removed(indexed, p, G_IX, RING, SLOT)
+            L.list_del(plain, p)
+            L.list_del(indexed, p)
+            inside.discard(p)
+        elif op < 0.62 and inside:  # a move the index does not see: it must notice and rebuild
+            p = int(rng.choice(sorted(inside)))
+            L.list_move(plain, lp, p, False)
+            L.list_move(indexed, li, p, False)
+        else:
+            req, size, part = int(rng.integers(1, 4)), int(rng.integers(1, 7)), bool(rng.random() < 0.7)
+            got_p = _sample_compiled(plain, acc(), lp, req, size, part)
+            got_i = _sample_indexed_compiled(indexed, acc(), li, req, size, part)
+            assert got_p == got_i, step
+            assert plain.cand[: max(got_p, 0)].tolist() == indexed.cand[: max(got_i, 0)].tolist(), step
+            assert plain.scores[: max(got_p, 0)].tolist() == indexed.scores[: max(got_i, 0)].tolist()
+        assert pages(plain, lp) == pages(indexed, li), step
+    assert L.check_lists(indexed) == 0
+
+
+def test_sample_indexed_interpreted() -> None:
+    """The same functions as plain Python: a short hand-worked run (rotation as list_sample)."""
+    memo: dict[int, Any] = {}
+    add = interpreted(L.index_add_tail, memo)
+    reset = interpreted(L.index_reset, memo)
+    removed = interpreted(L.index_removed, memo)
+    sm = interpreted(L.list_sample_indexed, memo)
+    score = interpreted(_score, memo)
+    _, s = _twin_states(10)
+    lid = L.list_create(s, 0)
+    reset(s, G_IX, SLOT)
+    for p in range(10):
+        add(s, lid, p, G_IX, RING, SLOT)
+    s.pm[:, 0] = [5, 3, 4, 9, 1, 7, 0, 0, 0, 0]
+    assert sm(s, acc(), lid, score, 2, 3, False, G_IX, RING, SLOT) == 2
+    assert s.cand[:2].tolist() == [1, 4] and s.scores[:2].tolist() == [3, 1]
+    assert pages(s, lid) == [6, 7, 8, 9, 0, 1, 2, 3, 4, 5]
+    removed(s, 7, G_IX, RING, SLOT)
+    L.list_del(s, 7)
+    assert sm(s, acc(), lid, score, 1, 3, False, G_IX, RING, SLOT) == 1
+    assert s.cand[0] == 6 and pages(s, lid) == [0, 1, 2, 3, 4, 5, 6, 8, 9]
