@@ -25,8 +25,11 @@ Parameters  sample_size = 20 (pages per group): cache_ext's S (N = 32 x 20 = 640
             groups of S and a shorter last one). False is cache_ext's rule: ``list_sample`` then
             fails and the framework's fallback evicts everything (see Deviations 1).
             fault_read = True: count the missed access as the first read (cache mode only).
-Complexity  O(1) per hit; per eviction O(request x S) (20 pages scored and re-linked).
-            Per page: one list node and one int64.
+Complexity  O(1) per hit; per eviction O(request x S) (20 pages scored, the window moved to the
+            tail in O(1)). The list's order is also kept by position (``pm`` columns ring and
+            slot, ``core.lists.list_sample_indexed``) so that the sampled pages are read without
+            walking the links one at a time; the list stays the truth (same candidates).
+            Per page: one list node and three int64.
 Deviations  1. A list shorter than the sample leaves every eviction to the fallback in cache_ext
                (the real runs had millions of pages, never fewer than 640); with small caches that
                would make the policy the default one, so ``partial=True`` samples what there is.
@@ -46,28 +49,39 @@ from typing import Any
 import numpy as np
 
 from pagesim.core.jit import kernel
-from pagesim.core.lists import list_add_tail, list_create, list_pages, list_sample
+from pagesim.core.lists import (
+    index_add_tail,
+    index_removed,
+    index_reset,
+    list_create,
+    list_pages,
+    list_sample_indexed,
+)
 from pagesim.core.state import A_CGROUP, A_MODE, A_PAGE, A_REQUEST, DIRTY, GI_USER, MODE_CACHE, NEVER
 from pagesim.policies.base import Policy
 
 ACCESSES = 0  #: pm column
+RING = 1  #: pm column: the list's order by position (the index of core.lists.list_sample_indexed)
+SLOT = 2  #: pm column: the page's position in RING
 
 G_LIST = GI_USER
 G_SAMPLE = GI_USER + 1  #: parameter sample_size
 G_PARTIAL = GI_USER + 2  #: parameter partial
 G_FAULT_READ = GI_USER + 3  #: parameter fault_read
+G_INDEX = GI_USER + 4  #: two slots: the index's first position and span
 
 
 @kernel
 def _init(s, a):  # type: ignore[no-untyped-def]
     s.gi[G_LIST] = list_create(s, a[A_CGROUP])
+    index_reset(s, G_INDEX, SLOT)
     return 0 if s.gi[G_LIST] >= 0 else -1
 
 
 @kernel
 def _added(s, a):  # type: ignore[no-untyped-def]
     p = a[A_PAGE]
-    list_add_tail(s, s.gi[G_LIST], p)
+    index_add_tail(s, s.gi[G_LIST], p, G_INDEX, RING, SLOT)
     s.pm[p, ACCESSES] = 1
     if s.gi[G_FAULT_READ] != 0 and a[A_MODE] == MODE_CACHE:
         s.pm[p, ACCESSES] += 1
@@ -82,6 +96,7 @@ def _accessed(s, a):  # type: ignore[no-untyped-def]
 
 @kernel
 def _removed(s, r):  # type: ignore[no-untyped-def]
+    index_removed(s, r[A_PAGE], G_INDEX, RING, SLOT)
     s.pm[r[A_PAGE], ACCESSES] = 0
     return 0
 
@@ -95,7 +110,9 @@ def _score(s, a, page):  # type: ignore[no-untyped-def]
 
 @kernel
 def _evict(s, a):  # type: ignore[no-untyped-def]
-    n = list_sample(s, a, s.gi[G_LIST], _score, a[A_REQUEST], s.gi[G_SAMPLE], s.gi[G_PARTIAL] != 0)
+    n = list_sample_indexed(
+        s, a, s.gi[G_LIST], _score, a[A_REQUEST], s.gi[G_SAMPLE], s.gi[G_PARTIAL] != 0, G_INDEX, RING, SLOT
+    )
     return max(n, 0)
 
 
@@ -105,8 +122,8 @@ class CeLFU(Policy):
     name = "ce-lfu"
     description = "cache_ext LFU: least accessed of each 20 pages sampled at the head (windowed)"
     params = {"sample_size": 20, "partial": True, "fault_read": True}
-    int_fields = ("accesses",)
-    int_globals = 4
+    int_fields = ("accesses", "ring", "slot")
+    int_globals = 6
     proposes_batches = True
     init = staticmethod(_init)
     added = staticmethod(_added)

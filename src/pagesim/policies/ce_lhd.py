@@ -43,7 +43,10 @@ Parameters  sample_size = 16 (pages per group): cache_ext's S (the paper's N = 5
             (False: cache_ext's ``list_sample`` yields nothing then; see ce-lfu).
             fault_read = True: the missed access also counts as a read (cache mode only).
 Complexity  O(1) per access; O(request x S) per eviction; O(16 x 16 384) per reconfiguration,
-            once every 2^20 events. Memory: three int64 per page; 3 x 16 x 16 384 int64 (6 MiB).
+            once every 2^20 events. The list's order is also kept by position (``pm`` columns
+            ring and slot) so that ``core.lists.list_sample_indexed`` reads the sampled pages
+            without walking the links one at a time (same candidates). Memory: five int64 per
+            page; 3 x 16 x 16 384 int64 (6 MiB).
 Deviations  1. Reconfiguration runs synchronously when the countdown expires; cache_ext's
                userspace loader polls a ring buffer and runs it a little later, racing with the
                hooks (spec §7 suggests the synchronous model).
@@ -69,7 +72,14 @@ from typing import Any
 import numpy as np
 
 from pagesim.core.jit import kernel
-from pagesim.core.lists import list_add_tail, list_create, list_pages, list_sample
+from pagesim.core.lists import (
+    index_add_tail,
+    index_removed,
+    index_reset,
+    list_create,
+    list_pages,
+    list_sample_indexed,
+)
 from pagesim.core.state import A_CGROUP, A_MODE, A_PAGE, A_REQUEST, DIRTY, GI_USER, MODE_CACHE, NEVER
 from pagesim.policies.base import Policy
 
@@ -83,6 +93,8 @@ DENSITY_THRESHOLD = SCALE // 100000  #: events needed for a density (10 scaled u
 LAST_ACCESS = 0
 LAST_HIT_AGE = 1
 LAST_LAST_HIT_AGE = 2
+RING = 3  #: the list's order by position (the index of core.lists.list_sample_indexed)
+SLOT = 4  #: the page's position in RING
 
 # gi slots
 G_LIST = GI_USER
@@ -97,6 +109,7 @@ G_PERIOD = GI_USER + 8  #: parameter reconfigure_events
 G_SAMPLE = GI_USER + 9
 G_PARTIAL = GI_USER + 10
 G_FAULT_READ = GI_USER + 11
+G_INDEX = GI_USER + 12  #: two slots: the index's first position and span
 G_TABLES = GI_USER + 16
 TABLE = HIT_AGE_CLASSES * MAX_AGE
 G_HITS = G_TABLES  #: hits[class * MAX_AGE + age]
@@ -206,6 +219,7 @@ def _tick(s):  # type: ignore[no-untyped-def]
 @kernel
 def _init(s, a):  # type: ignore[no-untyped-def]
     s.gi[G_LIST] = list_create(s, a[A_CGROUP])
+    index_reset(s, G_INDEX, SLOT)
     return 0 if s.gi[G_LIST] >= 0 else -1
 
 
@@ -230,7 +244,7 @@ def _accessed(s, a):  # type: ignore[no-untyped-def]
 @kernel
 def _added(s, a):  # type: ignore[no-untyped-def]
     p = a[A_PAGE]
-    list_add_tail(s, s.gi[G_LIST], p)
+    index_add_tail(s, s.gi[G_LIST], p, G_INDEX, RING, SLOT)
     s.pm[p, LAST_ACCESS] = s.gi[G_TIME]
     s.pm[p, LAST_HIT_AGE] = 0
     s.pm[p, LAST_LAST_HIT_AGE] = MAX_AGE
@@ -247,6 +261,7 @@ def _removed(s, r):  # type: ignore[no-untyped-def]
     p = r[A_PAGE]
     s.gi[G_EVICTIONS + _class(s, p) * MAX_AGE + _age(s, p)] += SCALE
     s.gi[G_OBJECTS] -= 1
+    index_removed(s, p, G_INDEX, RING, SLOT)
     s.pm[p, LAST_ACCESS] = 0
     s.pm[p, LAST_HIT_AGE] = 0
     s.pm[p, LAST_LAST_HIT_AGE] = 0
@@ -265,7 +280,9 @@ def _score(s, a, page):  # type: ignore[no-untyped-def]
 
 @kernel
 def _evict(s, a):  # type: ignore[no-untyped-def]
-    n = list_sample(s, a, s.gi[G_LIST], _score, a[A_REQUEST], s.gi[G_SAMPLE], s.gi[G_PARTIAL] != 0)
+    n = list_sample_indexed(
+        s, a, s.gi[G_LIST], _score, a[A_REQUEST], s.gi[G_SAMPLE], s.gi[G_PARTIAL] != 0, G_INDEX, RING, SLOT
+    )
     return max(n, 0)
 
 
@@ -288,7 +305,7 @@ class CeLHD(Policy):
         "partial": True,
         "fault_read": True,
     }
-    int_fields = ("last_access", "last_hit_age", "last_last_hit_age")
+    int_fields = ("last_access", "last_hit_age", "last_last_hit_age", "ring", "slot")
     int_globals = 16 + 3 * TABLE
     float_globals = 1
     proposes_batches = True
