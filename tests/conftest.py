@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -11,8 +12,11 @@ from hypothesis import settings
 settings.register_profile("ci", deadline=None, max_examples=50)
 settings.load_profile("ci")
 
-#: Real traces live beside the repository, never inside it (see ../shared/traces/PROVENANCE.md).
-SHARED_TRACES = Path(__file__).resolve().parents[1].parent / "shared" / "traces"
+#: Real traces live beside the repository, never inside it (see ../shared/traces/PROVENANCE.md);
+#: a checkout elsewhere points to them with PAGESIM_TRACES.
+SHARED_TRACES = Path(
+    os.environ.get("PAGESIM_TRACES") or Path(__file__).resolve().parents[1].parent / "shared" / "traces"
+)
 
 
 @pytest.fixture(scope="session")

@@ -9,6 +9,7 @@ pagesim's own writer. libCacheSim reports only miss ratios: misses = round(ratio
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -18,8 +19,10 @@ from pagesim.trace import Trace, read_trace, write_trace
 
 libcachesim = pytest.importorskip("libcachesim")
 
-#: The real traces, beside the repository (see ../shared/traces/PROVENANCE.md).
-TRACES = Path(__file__).resolve().parents[2].parent / "shared" / "traces"
+#: The real traces, beside the repository (see ../shared/traces/PROVENANCE.md), or PAGESIM_TRACES.
+TRACES = Path(
+    os.environ.get("PAGESIM_TRACES") or Path(__file__).resolve().parents[2].parent / "shared" / "traces"
+)
 
 #: Suffix of traces already in libCacheSim's oracleGeneral format.
 ORACLE_SUFFIX = ".oracleGeneral.bin"

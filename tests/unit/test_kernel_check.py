@@ -188,7 +188,10 @@ def test_json_output_carries_every_measure(tmp_path: Path) -> None:
     assert np.isclose(loop["kernel"], 3000, rtol=TOLERANCE)
 
 
-REAL_TRACE = Path(__file__).resolve().parents[2].parent / "shared" / "traces" / "libcachesim"
+REAL_TRACE = (
+    Path(os.environ.get("PAGESIM_TRACES") or Path(__file__).resolve().parents[2].parent / "shared" / "traces")
+    / "libcachesim"
+)
 REAL_TRACE = REAL_TRACE / "cloudPhysicsIO.oracleGeneral.bin"
 
 

@@ -112,6 +112,10 @@ def run_command(
     Sizes in % are of the pages the workload actually touches (91,424 for the default zipf).
     """
     with handled_errors():
+        if sample_every < 0:
+            raise ValueError(
+                f"--sample-every must be 0 (off) or a positive number of accesses, got {sample_every}"
+            )
         if mode not in (*MODES, "auto"):
             raise ValueError(f"unknown mode {mode!r}; known modes: {', '.join(MODES)}")
         if mode == "kernel" or (mode == "auto" and _is_kernel_workload(workload)):
