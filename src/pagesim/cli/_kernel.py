@@ -141,8 +141,8 @@ def kernel_run(
         for r in results:
             print(json.dumps(kernel_record(r, name, all_params)))
         return
-    # the table has ten columns: give it room even when stdout is not a terminal
-    out = Console(file=sys.stdout, width=max(shutil.get_terminal_size().columns, 130), soft_wrap=False)
+    # the table has eleven columns: give it room even when stdout is not a terminal
+    out = Console(file=sys.stdout, width=max(shutil.get_terminal_size().columns, 150), soft_wrap=False)
     gib = memory_pages * 4096 / (1 << 30)
     out.print(
         f"{name}: {trace.n_requests:,} accesses, {trace.n_pages:,} pages; node {memory_pages:,} pages "
@@ -184,7 +184,7 @@ def kernel_compare(
         known = set(policy_names())
         policy_arg = ",".join(p for p in DEFAULT_KERNEL_POLICIES if p in known)
     chosen = load_policies([policy_arg], sets)
-    out = Console(file=sys.stdout, width=max(shutil.get_terminal_size().columns, 130), soft_wrap=False)
+    out = Console(file=sys.stdout, width=max(shutil.get_terminal_size().columns, 150), soft_wrap=False)
     for text in sizes:
         memory_pages = resolve_size(text, trace)
         if memory_pages < 64:
