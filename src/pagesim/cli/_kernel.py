@@ -99,6 +99,19 @@ def _run_with_notice(trace: Any, policy: Policy, config: KernelConfig, sample_ev
     return run.result()
 
 
+def _kernel_policies(
+    policies: Sequence[str] | None, sets: Sequence[str] | None
+) -> tuple[str, list[type[Policy] | Policy]]:
+    """``--policy`` as one comma-separated argument (the kernel defaults if none) and the loaded
+    policies with ``--set`` applied."""
+    if policies:
+        policy_arg = ",".join(split_policy_names(policies) or ())
+    else:
+        known = set(policy_names())
+        policy_arg = ",".join(p for p in DEFAULT_KERNEL_POLICIES if p in known)
+    return policy_arg, load_policies([policy_arg], sets)
+
+
 def kernel_run(
     workload: str,
     policies: Sequence[str] | None,
@@ -126,12 +139,7 @@ def kernel_run(
         schedule=schedule,
     )
     config.validated()
-    if policies:
-        policy_arg = ",".join(split_policy_names(policies) or ())
-    else:
-        known = set(policy_names())
-        policy_arg = ",".join(p for p in DEFAULT_KERNEL_POLICIES if p in known)
-    chosen = load_policies([policy_arg], sets)
+    policy_arg, chosen = _kernel_policies(policies, sets)
     all_params = {**KERNEL_WORKLOADS[name].defaults, **params}
     results = []
     for pol in chosen:
@@ -178,12 +186,7 @@ def kernel_compare(
     ValueError
         For a size below 64 pages (a node needs its watermarks) or an unknown device.
     """
-    if policies:
-        policy_arg = ",".join(split_policy_names(policies) or ())
-    else:
-        known = set(policy_names())
-        policy_arg = ",".join(p for p in DEFAULT_KERNEL_POLICIES if p in known)
-    chosen = load_policies([policy_arg], sets)
+    policy_arg, chosen = _kernel_policies(policies, sets)
     out = Console(file=sys.stdout, width=max(shutil.get_terminal_size().columns, 150), soft_wrap=False)
     for text in sizes:
         memory_pages = resolve_size(text, trace)
