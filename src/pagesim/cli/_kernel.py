@@ -99,6 +99,12 @@ def _run_with_notice(trace: Any, policy: Policy, config: KernelConfig, sample_ev
     return run.result()
 
 
+def _check_file_device(file_device: str) -> None:
+    """Kernel mode reads file pages from a device: ``none`` would make every read free."""
+    if file_device not in DEVICES:
+        raise ValueError(f"unknown --file-device {file_device!r}; known: {', '.join(DEVICES)}")
+
+
 def _kernel_policies(
     policies: Sequence[str] | None, sets: Sequence[str] | None
 ) -> tuple[str, list[type[Policy] | Policy]]:
@@ -139,6 +145,7 @@ def kernel_run(
         schedule=schedule,
     )
     config.validated()
+    _check_file_device(file_device)
     policy_arg, chosen = _kernel_policies(policies, sets)
     all_params = {**KERNEL_WORKLOADS[name].defaults, **params}
     results = []
@@ -186,6 +193,7 @@ def kernel_compare(
     ValueError
         For a size below 64 pages (a node needs its watermarks) or an unknown device.
     """
+    _check_file_device(file_device)
     policy_arg, chosen = _kernel_policies(policies, sets)
     out = Console(file=sys.stdout, width=max(shutil.get_terminal_size().columns, 150), soft_wrap=False)
     for text in sizes:

@@ -214,10 +214,7 @@ class KernelConfig:
         if not 0 <= self.swappiness <= 200:
             raise ValueError(f"swappiness must be within 0..200, got {self.swappiness}")
         self.device(self.swap)
-        if self.device(self.file_device) is None:
-            raise ValueError(
-                f"file_device must be a device ({', '.join(DEVICES)}): file pages are read from it"
-            )
+        self.device(self.file_device)
         swap_pages = self.memory_pages if self.swap_pages is None else self.swap_pages
         return replace(self, swap_pages=0 if self.device(self.swap) is None else swap_pages)
 
