@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from typer.testing import CliRunner
@@ -136,3 +137,15 @@ def test_compare_in_kernel_mode_runs_a_trace_file_on_a_node_of_each_size(tmp_pat
     assert small.exit_code != 0 and "at least 64" in small.output
     bad = CliRunner().invoke(app, ["compare", str(path), "--mode", "kernal", "--size", "100"])
     assert bad.exit_code != 0 and "cache, kernel" in bad.output
+
+
+def test_counters_table_shows_the_raw_vmstat_counters_of_each_policy() -> None:
+    """``--counters``: every counter that is not zero for some policy, with the library's value."""
+    result = CliRunner().invoke(app, ["run", SMALL, "--policy", "lru", "--counters"])
+    assert result.exit_code == 0, result.output
+    trace = make_kernel_workload("stress-vm", memory_pages=400, passes=2, workers=2)
+    direct = simulate_kernel(trace, make_policy("lru"), KernelConfig(memory_pages=400))
+    for name in ("pswpin", "pswpout", "pgsteal_direct", "allocstall", "zero_fill"):
+        assert direct.counters[name] > 0
+        assert re.search(rf"{name}\s+\S\s+{direct.counters[name]:,}\s", result.stdout), name
+    assert "latency p50 us" in result.stdout

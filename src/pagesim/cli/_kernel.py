@@ -19,7 +19,7 @@ from pagesim.engine.kernel import KernelResult, KernelRun
 from pagesim.engine.memory import DEVICES, KernelConfig
 from pagesim.policies.base import Policy
 from pagesim.policies.registry import policy_names
-from pagesim.report.kernel import kernel_record, kernel_table, task_table
+from pagesim.report.kernel import counter_table, kernel_record, kernel_table, task_table
 from pagesim.trace import Trace
 from pagesim.workloads.kernel import KERNEL_WORKLOADS, make_kernel_workload
 
@@ -130,6 +130,7 @@ def kernel_run(
     show_tasks: bool = False,
     schedule: str = "time",
     sample_every: int = 0,
+    show_counters: bool = False,
 ) -> None:
     """Generate ``workload``, run each policy on the node, print the table (or JSON lines)."""
     name, params = split_workload(workload)
@@ -164,6 +165,8 @@ def kernel_run(
         f"({gib:.3g} GiB), swap {swap}, file device {file_device}, swappiness {swappiness}"
     )
     out.print(kernel_table(results, f"{name} in kernel mode"))
+    if show_counters:
+        out.print(counter_table(results, f"{name}: vmstat counters"))
     if show_tasks:
         for r in results:
             out.print(task_table(r))

@@ -92,6 +92,9 @@ def run_command(
     tasks: bool = typer.Option(
         False, "--tasks", help="Kernel mode: a table per policy of each task's waits."
     ),
+    counters: bool = typer.Option(
+        False, "--counters", help="Kernel mode: every non-zero vmstat counter and p50/p99/max latency."
+    ),
     schedule: str = typer.Option(
         "time",
         "--schedule",
@@ -121,7 +124,7 @@ def run_command(
         if mode == "kernel" or (mode == "auto" and _is_kernel_workload(workload)):
             kernel_run(
                 workload, policy, sets, as_json, memory, swap, file_device, swappiness, tasks, schedule,
-                sample_every,
+                sample_every, counters,
             )  # fmt: skip
             return
         name = workload.removeprefix("workload:").partition("?")[0]

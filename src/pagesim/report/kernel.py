@@ -7,6 +7,8 @@ from typing import Any
 
 from rich.table import Table
 
+from pagesim.core.state import STAT_NAMES
+from pagesim.engine.counters import KERNEL_COUNTERS
 from pagesim.engine.kernel import KernelResult
 
 
@@ -53,6 +55,23 @@ def kernel_table(results: Sequence[KernelResult], title: str) -> Table:
             _us(r.longest_fault_ns),
             f"{speed:.1f}",
         )
+    return table
+
+
+def counter_table(results: Sequence[KernelResult], title: str) -> Table:
+    """Every /proc/vmstat-named counter that is not zero for some policy (the engine's and those
+    the policies report: pgactivate, pgrefill...), one column per policy, then the latency
+    percentiles (us): the raw figures behind :func:`kernel_table`."""
+    table = Table(title=title, title_justify="left")
+    table.add_column("counter", justify="left")
+    for r in results:
+        table.add_column(r.policy, justify="right")
+    for name in (*KERNEL_COUNTERS, *STAT_NAMES, "rmap_walks", "ptes_walked"):
+        values = [r.counters.get(name, 0) for r in results]
+        if any(values):
+            table.add_row(name, *(f"{v:,}" for v in values))
+    for q in ("p50", "p99", "max"):
+        table.add_row(f"latency {q} us", *(_us(r.latency_ns[q]) for r in results))
     return table
 
 
