@@ -149,3 +149,10 @@ def test_counters_table_shows_the_raw_vmstat_counters_of_each_policy() -> None:
         assert direct.counters[name] > 0
         assert re.search(rf"{name}\s+\S\s+{direct.counters[name]:,}\s", result.stdout), name
     assert "latency p50 us" in result.stdout
+
+
+def test_a_node_without_a_file_device_is_refused() -> None:
+    """File pages are read from a device; ``none`` would make every read free."""
+    with pytest.raises(ValueError, match="file_device"):
+        KernelConfig(file_device="none").validated()
+    KernelConfig(swap="none").validated()  # no swap is a real configuration

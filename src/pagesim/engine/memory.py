@@ -130,7 +130,8 @@ class KernelConfig:
     swap_pages : int
         Swap size in pages (default: as large as memory).
     file_device : str or Device
-        Where file pages are read from and written to.
+        Where file pages are read from and written to (``none`` is refused: a read would
+        cost nothing).
     readahead_pages : int
         ``ra_pages``: the largest readahead window (default 32 = 128 KiB).
     cpu_ns_per_access, zero_fill_ns, reclaim_ns_per_page : float
@@ -214,7 +215,8 @@ class KernelConfig:
         if not 0 <= self.swappiness <= 200:
             raise ValueError(f"swappiness must be within 0..200, got {self.swappiness}")
         self.device(self.swap)
-        self.device(self.file_device)
+        if self.device(self.file_device) is None:
+            raise ValueError(f"file_device must be one of {', '.join(DEVICES)}: file pages are read from it")
         swap_pages = self.memory_pages if self.swap_pages is None else self.swap_pages
         return replace(self, swap_pages=0 if self.device(self.swap) is None else swap_pages)
 
