@@ -233,8 +233,8 @@ def test_clean_file_floor_and_the_cgroup_limit_exemption() -> None:
 
 
 def test_knobs_and_readouts() -> None:
-    """The seed's knobs: setting decay or w_permille stops decay_auto; enabled=0 is refused
-    (not modelled); describe() prints the estimate and tune blocks."""
+    """The seed's knobs: setting decay or w_permille stops decay_auto; a malformed enabled
+    schedule is refused; describe() prints the estimate and tune blocks."""
     pol, s = _state(decay=6)
     r = pol.readouts(s)
     assert r["decay_auto"] == 0 and r["decay_anon"] == 6 and r["clean_min_ratio"] == 10
@@ -244,8 +244,8 @@ def test_knobs_and_readouts() -> None:
     assert r["decay_auto"] == 1 and r["decay_file"] == 8 and r["w_permille_file"] == 100
     text = pol.describe(s)
     assert text.startswith("estimate:\nshare ") and "\ntune:\nanon decay 8 w_permille 100" in text
-    with pytest.raises(ValueError, match="enabled=0"):
-        _state(enabled=False)
+    with pytest.raises(ValueError, match="enabled"):
+        _state(enabled="2@100")
     with pytest.raises(ValueError, match="split_permille"):
         _state(split_permille=1000)
 

@@ -14,17 +14,39 @@ from typing import Any
 import numpy as np
 
 from pagesim.core.state import (
+    A_CAPACITY,
+    A_CGROUP,
+    A_FREE,
+    A_HIT,
+    A_KIND,
+    A_MEMORY,
+    A_MODE,
+    A_OP,
+    A_PAGE,
+    A_READAHEAD,
+    A_REASON,
+    A_REFAULT,
+    A_SWAP_FREE,
+    A_TAG,
+    A_TIME,
+    A_USED,
+    A_WAIT_NS,
     ACC_LEN,
+    ANON,
     GI_SWAPPINESS,
     MAX_CANDIDATES,
+    MODE_KERNEL,
     N_STAT,
+    REASON_FREED,
     STAT_NAMES,
     WORK_PTES,
     WORK_RMAP,
+    State,
     make_state,
     state_sharing_lists,
 )
 from pagesim.engine import counters as C
+from pagesim.engine.build import interpreted, interpreted_runner, runner_for
 from pagesim.engine.kernel_loop import (
     F_CPU_NS,
     F_DIRECT_NS,
@@ -63,9 +85,10 @@ from pagesim.engine.kernel_loop import (
     KFramework,
     _free_pages,
 )
-from pagesim.engine.loop import new_cfg
+from pagesim.engine.loop import CFG_HAS_ADMIT, new_cfg
 from pagesim.engine.memory import D_LEN, KernelConfig, watermarks
-from pagesim.engine.simulate import Stepper, _policies_per_cgroup
+from pagesim.engine.simulate import PolicyError, Stepper, _policies_per_cgroup
+from pagesim.engine.switch import release_lists, switch_order
 from pagesim.policies.base import Policy
 from pagesim.trace import Trace
 
@@ -311,8 +334,137 @@ class KernelRun(Stepper):
         self.a = np.zeros(ACC_LEN, dtype=np.int64)
         self.r = np.zeros(ACC_LEN, dtype=np.int64)
         self.out = np.zeros(C.N_KERNEL_COUNTERS, dtype=np.int64)
+        self._running = list(self.policies)  #: the policy each cgroup runs now
+        self._own_states = list(self.states)  #: each cgroup's own policy's latest state
+        self._retired: list[State] = []  #: states replaced by a switch (their counters stay)
+        self._plan = self._plan_switches()
+        self.switch_log: list[dict[str, Any]] = []
         self._start_up(interpreted)
         self.prepare_seconds = time.perf_counter() - t0
+
+    def _plan_switches(self) -> list[tuple[int, int, Policy | None]]:
+        """Every cgroup's :meth:`Policy.switches`, in the order they happen; refuses what cannot be."""
+        plan: list[tuple[int, int, Policy | None]] = []
+        for cg, pol in enumerate(self.policies):
+            last = -1
+            for at, target in pol.switches():
+                if int(at) < 0 or int(at) <= last:
+                    raise ValueError(
+                        f"{pol.policy_name()}: switches must come at increasing access counts >= 0, "
+                        f"got {at} after {last}"
+                    )
+                if target is not None and not isinstance(target, Policy):
+                    raise TypeError(f"{pol.policy_name()}: a switch's target must be a Policy or None")
+                last = int(at)
+                plan.append((last, cg, target))
+        plan.sort(key=lambda e: (e[0], e[1]))
+        names = {p.policy_name() for p in self.policies}
+        names |= {t.policy_name() for _, _, t in plan if t is not None}
+        for pol in [*self.policies, *(t for _, _, t in plan if t is not None)]:
+            clash = sorted(set(pol.never_with) & names)
+            if clash:
+                raise ValueError(
+                    f"{pol.policy_name()} and {clash[0]} are never on in one node at once (switching "
+                    f"one on while the other is on is refused, EBUSY); run them in separate runs"
+                )
+        return plan
+
+    def advance(self, n_accesses: int | None = None) -> int:
+        """Process the next ``n_accesses`` accesses, switching policies where planned; return ``done``."""
+        end = self.n if n_accesses is None else min(self.n, self.done + max(int(n_accesses), 0))
+        self._switch_due()
+        while self._plan and self._plan[0][0] < end and self.done < end:
+            super().advance(self._plan[0][0] - self.done)
+            self._switch_due()
+        if end > self.done:
+            super().advance(end - self.done)
+        return self.done
+
+    def _switch_due(self) -> None:
+        while self._plan and self._plan[0][0] <= self.done:
+            _, cg, target = self._plan.pop(0)
+            self._switch(cg, target)
+
+    def _hook(self, cls: type[Policy], name: str) -> Callable[..., Any]:
+        hook = getattr(cls, name)
+        return interpreted(hook) if self.mode == "interpreted" else hook
+
+    def _switch(self, cg: int, target: Policy | None) -> None:
+        """Hand cgroup ``cg``'s pages from the policy it runs to ``target`` (None: its own, anew).
+
+        See :mod:`pagesim.engine.switch`. Raises PolicyError if the new policy's ``init`` fails.
+        """
+        new = self.policies[cg] if target is None else target
+        old, old_state = self._running[cg], self.states[cg]
+        fw, a, r = self.framework, self.a, self.r
+        st = state_sharing_lists(self.states[0], **new.state_shape())
+        st.gi[GI_SWAPPINESS] = self.config.swappiness
+        new.configure(st, int(fw.cap[cg]))
+        pages = switch_order(old_state, cg)
+        self._hook_fields(a, cg)
+        r[:] = a
+        r[A_REASON] = REASON_FREED
+        removed = self._hook(type(old), "removed")
+        for p in pages:
+            r[A_PAGE] = p
+            r[A_KIND] = 1 if old_state.resident[p] & ANON else 0
+            removed(old_state, r)
+        release_lists(old_state, cg, pages)
+        code = int(self._hook(type(new), "init")(st, a))
+        if code != 0:
+            raise PolicyError(new.label(), self.done, RuntimeError(f"init returned {code} at a switch"), "")
+        added, accessed = self._hook(type(new), "added"), self._hook(type(new), "accessed")
+        for p in pages:
+            anon = (st.resident[p] & ANON) != 0
+            a[A_PAGE] = p
+            a[A_KIND] = 1 if anon else 0
+            a[A_TAG] = max(int(fw.owner_tag[p]), 0)
+            added(st, a)
+            if not anon:
+                accessed(st, a)
+        self._retired.append(old_state)
+        self.states = tuple(st if k == cg else s for k, s in enumerate(self.states))
+        self.state = self.states[0]
+        self._running[cg] = new
+        if target is None:
+            self._own_states[cg] = st
+        self.classes = tuple(type(p) for p in self._running)
+        fw.one_by_one[cg] = 0 if type(new).proposes_batches else 1
+        fw.no_fallback[cg] = 0 if type(new).uses_fallback else 1
+        self.cfg[CFG_HAS_ADMIT] = 1 if any(c.has_admit() for c in self.classes) else 0
+        if cg == 0 and self.config.kcompressd is None:
+            own = self.policies[0]
+            depth = (
+                own.kcompressd_depth()
+                if new is own
+                else max(new.kcompressd_depth(), own.kcompressd_while_off())
+            )
+            fw.node[N_KC_DEPTH] = max(int(depth), 0)
+        self._run = (
+            interpreted_runner(self.classes, "kernel")
+            if self.mode == "interpreted"
+            else runner_for(self.classes, "kernel")
+        )
+        self.switch_log.append(
+            {"access": self.done, "cgroup": cg, "to": new.label(), "pages": int(pages.size)}
+        )
+
+    def _hook_fields(self, a: np.ndarray, cg: int) -> None:
+        """The access fields a hook reads besides the page: mode, memory, the cgroup's charge."""
+        fw = self.framework
+        a[A_MODE] = MODE_KERNEL
+        a[A_CGROUP] = cg
+        a[A_TIME] = self.done
+        a[A_MEMORY] = fw.node[N_TOTAL]
+        a[A_CAPACITY] = fw.cap[cg]
+        a[A_USED] = fw.used[cg]
+        a[A_FREE] = _free_pages(fw)
+        a[A_SWAP_FREE] = fw.node[N_SWAP_TOTAL] - fw.node[N_SWAP_USED] if fw.node[N_HAS_SWAP] else 0
+        a[A_OP] = 0
+        a[A_HIT] = 1
+        a[A_READAHEAD] = 0
+        a[A_REFAULT] = 0
+        a[A_WAIT_NS] = 0
 
     def _framework(self, n_pages: int, n_tags: int, limits: np.ndarray) -> KFramework:
         c = self.config
@@ -426,7 +578,7 @@ class KernelRun(Stepper):
         counts = {name: int(self.out[slot]) for name, (slot, _) in C.COUNTERS.items()}
         counts.update({name: int(self.out[slot]) for name, (slot, _) in C.KERNEL_COUNTERS.items()})
         stat = np.zeros(N_STAT, dtype=np.int64)
-        for st in self.states:
+        for st in (*self.states, *self._retired):
             stat += st.stat
         counts.update({name: int(stat[i]) for i, name in enumerate(STAT_NAMES)})
         counts["rmap_walks"] = int(self.states[0].work[WORK_RMAP])
@@ -446,7 +598,9 @@ class KernelRun(Stepper):
             "pswpin": float(self.out[C.PSWPIN]),
             "pswpout": float(self.out[C.PSWPOUT]),
         }
-        row.update({k: float(v) for k, v in self.policies[0].readouts(self.states[0]).items()})
+        row.update({k: float(v) for k, v in self.policies[0].readouts(self._own_states[0]).items()})
+        if self.policies[0].switches():
+            row["enabled"] = 1.0 if self._running[0] is self.policies[0] else 0.0
         for key, value in row.items():
             self.series.setdefault(key, []).append(value)
 

@@ -214,6 +214,12 @@ class Run(Stepper):
         n_cgroups = _n_cgroups(trace)
         self.capacities = _capacities_per_cgroup(capacity, n_cgroups)
         self.policies = _policies_per_cgroup(policy, n_cgroups)
+        switching = [p.policy_name() for p in self.policies if p.switches()]
+        if switching:
+            raise ValueError(
+                f"{switching[0]}: switching policies during a run (cast's enabled) needs kernel mode "
+                "(simulate_kernel, pagesim run)"
+            )
         self.policy = self.policies[0]
         self.capacity = int(self.capacities[0])
         self.classes = tuple(type(p) for p in self.policies)

@@ -72,6 +72,9 @@ class Policy:
         policy evicts the rest. False for the kernel's own policies (linux-lru, mglru, CAST),
         which have nothing under them: a short batch makes reclaim retry at a higher priority
         and, when nothing gives at all, the OOM killer acts.
+    never_with : tuple of str
+        Names of policies never on in the same node at once with this one (CAST and MGLRU:
+        switching one on while the other is on is refused); kernel mode refuses such a run.
     params : dict
         Parameter names and defaults; ``Policy(**kw)`` overrides them, unknown names raise.
     """
@@ -85,6 +88,7 @@ class Policy:
     needs_next_access: ClassVar[bool] = False
     proposes_batches: ClassVar[bool] = False
     uses_fallback: ClassVar[bool] = True
+    never_with: ClassVar[tuple[str, ...]] = ()
     params: ClassVar[dict[str, Any]] = {}
 
     init: Callable[..., Any] = staticmethod(noop_hook)
@@ -145,6 +149,25 @@ class Policy:
         default asks for none, as a stock kernel has none.
         """
         return 0
+
+    def kcompressd_while_off(self) -> int:
+        """kcompressd's depth while another policy runs in this one's place (:meth:`switches`).
+
+        CAST's knob below 0 keeps kcompressd "whatever runs"; the default: none.
+        """
+        return 0
+
+    def switches(self) -> list[tuple[int, Policy | None]]:
+        """Run-time switches of the cgroup this policy runs (kernel mode; CAST's ``enabled``).
+
+        Returns
+        -------
+        list of (int, Policy or None)
+            ``(at, policy)``: once ``at`` accesses have run (``at`` >= 0, increasing), the
+            cgroup's pages pass to ``policy``, or back to this one when None (with a fresh
+            state); :mod:`pagesim.engine.switch`. The default: none.
+        """
+        return []
 
     def readouts(self, s: State) -> dict[str, float]:
         """The policy's own state worth plotting over time (MGLRU's max_seq, CAST's decay...).

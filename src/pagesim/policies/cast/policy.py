@@ -84,14 +84,18 @@ Choices     (seed details left open; each tested)
                reaches two reads (no page of it survives a pass), W's newcomer wins against M's
                oldest every time and the loop is served as LRU serves it (docs/cast.md).
 Parameters  (the seed's knobs, tune.py for the controllers)
-            enabled = True (False is refused: switching to the legacy LRU mid-run needs the
-            engine); decay_auto = True; decay = 0 ("measured", starting at 8; 1..14 sets it and
-            stops decay_auto); w_permille = -1 ("measured", starting at 100; 0..1000 sets it
-            and stops decay_auto); split_permille = -1 (the split controller chooses anon's
-            share; 1..999 holds it there); clean_min_ratio = 10 (% of memory; 0 none);
-            kcompressd = 24 (-100..100; the node's kcompressd queue depth |k|, 0 off); swapout_ns = 2500 (the
-            cost of writing anon out, added to anon's miss cost); sample_pages = 0 (the rule in
-            tune.py); swappiness_override = -1 (the node's vm.swappiness); walker = True;
+            enabled = "1" (0: the legacy LRU runs in CAST's place; "0@N,1@M": off after N
+            accesses, on again after M -- kernel mode, each switch passing the pages through
+            the legacy LRU's lists, pagesim.engine.switch; a run with MGLRU on any cgroup is
+            refused, as the seed's EBUSY); decay_auto = True; decay = 0 ("measured",
+            starting at 8; 1..14 sets it and stops decay_auto); w_permille = -1 ("measured",
+            starting at 100; 0..1000 sets it and stops decay_auto); split_permille = -1 (the
+            split controller chooses anon's share; 1..999 holds it there); clean_min_ratio = 10
+            (% of memory; 0 none); kcompressd = 24 (-100..100; the node's kcompressd queue
+            depth |k|, 0 off; above 0 only while CAST is on, below 0 whatever runs);
+            swapout_ns = 2500 (the cost of writing anon out, added to anon's miss cost);
+            sample_pages = 0 (the rule in tune.py); swappiness_override = -1 (the node's
+            vm.swappiness); walker = True;
             history = False (Choice 6); walker_leave = True (Choice 10).
 Floor       (le9uo) In kernel mode, reclaim other than a cgroup's own limit (a[A_RECLAIMER] ==
             RECLAIM_LIMIT) takes no file page while this lruvec's file pages are at or below
@@ -112,7 +116,9 @@ Deviations  1. One clock per lruvec (instances share nothing); it ticks on the n
             2. kcompressd: the engine's per-node thread (``KernelConfig.kcompressd``) takes
                the depth |kcompressd| from :meth:`CAST.kcompressd_depth` (the sign, "only while
                CAST is on" or "whatever runs", makes no difference while CAST runs the node).
-               enabled=0 is not modelled.
+               Switched off, CAST's lruvec runs ``linux-lru`` on the same pages; switched on
+               again, CAST starts from a fresh state (every resident page a newcomer read once
+               at the switch's tick: the legacy lists' order is all that passes over).
                The sample's anon reads are seen by young-bit harvests 16 times a tick, not by
                PROT_NONE faults (walk.py); the cost of writing anon out is a parameter.
             3. The sweep reads page ids 0..n-1 of the trace, not the node's PFNs; the bitmap's
@@ -295,6 +301,7 @@ from pagesim.policies.cast.tune import (
     w_share,
 )
 from pagesim.policies.cast.walk import check_young, harvest_sample, walk
+from pagesim.policies.linux_lru import LinuxLRU
 
 MAX_SWAPPINESS = 200
 DEFAULT_DECAY = 8  #: where the decay starts (H = memory)
@@ -888,6 +895,38 @@ def _removed(s, r):  # type: ignore[no-untyped-def]
 
 # ------------------------------------------------------------------------------------ class
 
+ENABLED_SYNTAX = "1, 0, or a schedule STATE@ACCESSES,... (e.g. 0@100000,1@200000)"
+
+
+def enabled_schedule(value: Any) -> list[tuple[int, bool]]:
+    """The ``enabled`` knob as ``[(at, on), ...]``: CAST on or off once ``at`` accesses have run.
+
+    ``1``/``True`` is on throughout (``[]``), ``0``/``False`` off from the start
+    (``[(0, False)]``); ``"0@100000,1@200000"`` switches off after 100,000 accesses and on
+    after 200,000 (kernel mode; the engine passes the pages through the legacy LRU's lists).
+
+    Raises
+    ------
+    ValueError
+        If the text is not of that form, a state is not 0 or 1, or the counts do not increase.
+    """
+    if isinstance(value, bool):
+        return [] if value else [(0, False)]
+    text = str(value).strip().lower()
+    if text in ("1", "true", "on", "yes"):
+        return []
+    if text in ("0", "false", "off", "no"):
+        return [(0, False)]
+    out: list[tuple[int, bool]] = []
+    for item in text.split(","):
+        state, at_sign, at = item.strip().partition("@")
+        if not at_sign or state not in ("0", "1") or not at.strip().isdigit():
+            raise ValueError(f"cast: cannot read enabled={value!r}; give {ENABLED_SYNTAX}")
+        if out and int(at) <= out[-1][0]:
+            raise ValueError(f"cast: enabled={value!r}: the access counts must increase")
+        out.append((int(at), state == "1"))
+    return out
+
 
 class CAST(Policy):
     """CAST's main cache: LRFU keys in W and M per lruvec and type; see the module docstring."""
@@ -900,8 +939,9 @@ class CAST(Policy):
     float_globals = N_FLOATS
     proposes_batches = True
     uses_fallback = False
+    never_with = ("mglru",)
     params = {
-        "enabled": True,
+        "enabled": "1",
         "decay_auto": True,
         "decay": 0,
         "w_permille": -1,
@@ -928,11 +968,7 @@ class CAST(Policy):
         stops ``decay_auto``, as writing the seed's knobs does. ``split_permille`` -1: the split
         controller chooses; 100..900: anon's share held there (the split controller off).
         """
-        if not self.values["enabled"]:
-            raise ValueError(
-                "cast: enabled=0 is not modelled (switching to the legacy LRU inside a run needs "
-                "engine support); run --policy linux-lru instead"
-            )
+        enabled_schedule(self.values["enabled"])
         le = int(self.values["decay"])
         if not (le == 0 or MIN_DECAY <= le <= MAX_DECAY):
             raise ValueError(f"cast: decay must be within {MIN_DECAY}..{MAX_DECAY} (no level 0), got {le}")
@@ -972,6 +1008,29 @@ class CAST(Policy):
     def kcompressd_depth(self) -> int:
         """The node's kcompressd queue depth: |kcompressd| (0: none)."""
         return abs(int(self.values["kcompressd"]))
+
+    def kcompressd_while_off(self) -> int:
+        """kcompressd below 0 runs "whatever runs" (the legacy LRU too); above 0 only with CAST on."""
+        kc = int(self.values["kcompressd"])
+        return -kc if kc < 0 else 0
+
+    def switches(self) -> list[tuple[int, Policy | None]]:
+        """``enabled`` switched at run time: off hands the pages to the legacy LRU (linux-lru).
+
+        Returns
+        -------
+        list of (int, Policy or None)
+            ``(at, LinuxLRU())`` where CAST goes off after ``at`` accesses, ``(at, None)`` where
+            it comes back on (a fresh state: "CAST's memory is not set up until it is first
+            switched on"); empty when ``enabled`` is 1 throughout.
+        """
+        out: list[tuple[int, Policy | None]] = []
+        on = True
+        for at, want in enabled_schedule(self.values["enabled"]):
+            if want != on:
+                out.append((at, None if want else LinuxLRU()))
+                on = want
+        return out
 
     def readouts(self, s: Any) -> dict[str, float]:
         """The seed's readouts: decay, w_permille, clock, sweep, walker; W and M per type."""

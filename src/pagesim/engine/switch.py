@@ -1,0 +1,91 @@
+"""Switching a cgroup's policy during a kernel-mode run: the pages pass from one to the other.
+
+Source: the CAST seed's ``enabled`` knob ("switch CAST off and on at run time ... Each switch
+passes through the legacy LRU's lists, as MGLRU's own switch always has. The shadow entries one
+leaves are taken by the other as no history"), and MGLRU's own switch (mm/vmscan.c
+``lru_gen_change_state``: ``fill_evictable`` / ``drain_evictable`` move every folio between the
+generations and the active/inactive lists, one lruvec at a time, the folios staying in memory).
+
+Here a switch of cgroup ``cg`` from policy P to policy Q, between two accesses:
+
+1. every resident page of ``cg`` is handed, in :func:`switch_order`, to P's ``removed`` with
+   ``REASON_FREED`` (it leaves P without a shadow entry; it stays in memory);
+2. the pages are unlinked from P's lists and the lists given back (:func:`release_lists`);
+3. Q's ``init`` runs on a fresh state, then Q's ``added`` for each page in the same order, as a
+   page taken in unread with no history (no refault, no wait); a file page is then
+   ``accessed`` once, as every page on the legacy lists has been used since it came in.
+
+The order: pages P keeps on no framework list first (CAST's M), in page-id order, then each of
+P's lists (in list-id order) from its tail (oldest) to its head, so a list's newest pages end
+newest in Q. Shadow entries already left by P's evictions stay in ``s.shadow`` and the engine's
+refault marks; Q reads them as it reads any shadow (CAST's come back as newcomers, Choice 6).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pagesim.core.jit import kernel
+from pagesim.core.lists import _unlink
+from pagesim.core.state import HEAD, LIST, OWNER, PREV, TAIL
+
+
+@kernel
+def switch_order(s, cg):  # type: ignore[no-untyped-def]
+    """Resident pages of cgroup ``cg`` in the order a switch hands them over.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 (k,) page ids: those on no list (page-id order), then each list of ``cg`` from
+        tail to head, lists in id order, then any other page of ``cg``
+        (on a list it does not own); every resident page of ``cg`` exactly once.
+    """
+    n = s.resident.shape[0]
+    out = np.empty(n, dtype=np.int64)
+    seen = np.zeros(n, dtype=np.uint8)
+    k = 0
+    for p in range(n):
+        if s.resident[p] != 0 and s.cgroup_of[p] == cg and s.lst[p, LIST] < 0:
+            out[k] = p
+            seen[p] = 1
+            k += 1
+    for lid in range(s.lhd.shape[0]):
+        if s.lhd[lid, OWNER] != cg:
+            continue
+        p = s.lhd[lid, TAIL]
+        while p >= 0:
+            if s.resident[p] != 0 and s.cgroup_of[p] == cg and seen[p] == 0:
+                out[k] = p
+                seen[p] = 1
+                k += 1
+            p = s.lst[p, PREV]
+    for p in range(n):  # on a list of another owner: still this cgroup's page
+        if s.resident[p] != 0 and s.cgroup_of[p] == cg and seen[p] == 0:
+            out[k] = p
+            k += 1
+    return out[:k]
+
+
+@kernel
+def release_lists(s, cg, pages):  # type: ignore[no-untyped-def]
+    """Unlink ``pages`` (int64 (k,)) and whatever else is on the lists of ``cg``; free those lists.
+
+    Returns
+    -------
+    int
+        Pages unlinked.
+    """
+    unlinked = 0
+    for i in range(pages.shape[0]):
+        if s.lst[pages[i], LIST] >= 0:
+            _unlink(s, pages[i])
+            unlinked += 1
+    for lid in range(s.lhd.shape[0]):
+        if s.lhd[lid, OWNER] != cg:
+            continue
+        while s.lhd[lid, HEAD] >= 0:
+            _unlink(s, s.lhd[lid, HEAD])
+            unlinked += 1
+        s.lhd[lid, OWNER] = -1
+    return unlinked
