@@ -586,10 +586,13 @@ class KernelRun(Stepper):
         return counts
 
     def sample(self) -> None:
-        """Append the node's state now (and cgroup 0's policy readouts) to :attr:`series`."""
+        """Append the node's state now (and cgroup 0's policy readouts) to :attr:`series`.
+
+        ``access`` is the accesses run so far (those ``stop = first`` skipped are not counted).
+        """
         fw = self.framework
         row = {
-            "access": float(self.done),
+            "access": float(self.done - self.out[C.STOPPED]),  # run, not skipped by stop=first
             "time_ns": float(fw.f[F_NOW]),
             "resident_anon": float(fw.node[N_RES_ANON]),
             "resident_file": float(fw.node[N_RES_FILE]),
