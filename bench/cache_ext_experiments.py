@@ -34,11 +34,24 @@ def _scale(text: str) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", default="1/1024", help="of the paper's setup (default 1/1024)")
+    parser.add_argument(
+        "--twitter-scale",
+        default=None,
+        help="twitter's scale (default 16 x --scale: its cgroup has a 70 MiB floor)",
+    )
+    parser.add_argument(
+        "--search-scale", default=None, help="file search's scale (default 16 x --scale: its cgroup is 1 GiB)"
+    )
+    parser.add_argument("--clusters", default="17,18,24,34,52", help="twitter's clusters")
     parser.add_argument("--ycsb", default=",".join(E.YCSB_WORKLOADS), help="YCSB workloads")
     parser.add_argument("--experiments", default=",".join(E.EXPERIMENTS))
     parser.add_argument("--figures", default="bench-figures", help="folder for the figures")
     args = parser.parse_args()
     scale = _scale(args.scale)
+    own_scale = {
+        "twitter": _scale(args.twitter_scale) if args.twitter_scale else scale * 16,
+        "file-search": _scale(args.search_scale) if args.search_scale else scale * 16,
+    }
     console = Console(width=200)
     folder = Path(args.figures)
     folder.mkdir(parents=True, exist_ok=True)
@@ -52,8 +65,11 @@ def main() -> None:
         t0 = time.perf_counter()
         if name == "ycsb":
             exp = E.ycsb_experiment(workloads=args.ycsb.split(","), scale=scale, progress=say)
-        elif name in ("twitter", "file-search"):
-            exp = E.EXPERIMENTS[name](scale=scale * 16, progress=say)
+        elif name == "twitter":
+            clusters = [int(c) for c in args.clusters.split(",")]
+            exp = E.twitter_experiment(clusters=clusters, scale=own_scale[name], progress=say)
+        elif name == "file-search":
+            exp = E.EXPERIMENTS[name](scale=own_scale[name], progress=say)
         else:
             exp = E.EXPERIMENTS[name](scale=scale, progress=say)
         results[name] = exp

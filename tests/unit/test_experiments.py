@@ -107,6 +107,18 @@ def test_ycsb_a_log_pages_do_not_pile_up_in_kernel_mode() -> None:
     assert c["dirty_writeback"] == 0 and c["fallback_evictions"] == 0
 
 
+def test_ycsb_e_mru_skip_rule_stops_readahead_thrashing() -> None:
+    # YCSB E's scans read ahead; plain MRU evicts the window's pages (at the head of its list)
+    # before the scan reads them, so the stream misses and reads the window again. The
+    # experiments' ce-mru skips pages still under I/O or off the LRU, as cache_ext's does.
+    o = build_ycsb(workload="E", scale=SCALE)
+    plain = E.measure(o, make_policy("ce-mru"), label="plain", workload="E", latency_window=0)
+    modelled = E.measure(o, E._policy("ce-mru", o), label="model", workload="E", latency_window=0)
+    assert E._policy("ce-mru", o).values["inflight"] == E.LRU_ADD_BATCH * 8
+    assert modelled.counters["readahead_pages"] < plain.counters["readahead_pages"] / 2
+    assert modelled.throughput["all"] > plain.throughput["all"]
+
+
 def test_ycsb_c_table_and_json(ycsb_c: E.Experiment) -> None:
     d = ycsb_c.to_dict()
     assert [r["policy"] for r in d["runs"]] == ["linux-lru", "ce-lfu"]

@@ -56,6 +56,16 @@ def test_ce_mru_nothing_to_propose_falls_back():
     assert (c["misses"], c["fallback_evictions"], c["proposed"]) == (3, 2, 0)
 
 
+def test_ce_mru_inflight_ns_uses_the_model_clock():
+    # Cache mode has no clock (a[A_NOW_NS] = 0): with inflight_ns > 0 every page counts as just
+    # read in, so within the window nothing is proposed: [1, 2, 3] at capacity 2 misses 3
+    # times, the fallback evicts once, 0 proposed. inflight_ns 0 is plain MRU (2 evicted).
+    c = simulate(Trace.from_ids([1, 2, 3]), CeMRU(inflight_ns=1), 2).counters
+    assert (c["misses"], c["fallback_evictions"], c["proposed"]) == (3, 1, 0)
+    c = simulate(Trace.from_ids([1, 2, 3]), CeMRU(), 2).counters
+    assert (c["fallback_evictions"], c["policy_evictions"]) == (0, 1)
+
+
 def test_ce_mru_equals_classic_mru_in_cache_mode():
     ids = np.random.default_rng(5).zipf(1.2, 3000) % 70
     trace = Trace.from_ids(ids)
@@ -66,3 +76,5 @@ def test_ce_mru_equals_classic_mru_in_cache_mode():
 def test_ce_mru_parameters_are_checked():
     with pytest.raises(ValueError, match="inflight"):
         simulate(Trace.from_ids([1, 2]), CeMRU(inflight=-1), 1)
+    with pytest.raises(ValueError, match="inflight_ns"):
+        simulate(Trace.from_ids([1, 2]), CeMRU(inflight_ns=-1), 1)

@@ -5,7 +5,8 @@ Source      cache_ext spec §4.2 (cache_ext repo ``policies/``, ``cache_ext_mru`
             "cache_ext: Customizing the Page Cache with eBPF", SOSP 2025, §5 and Fig. 9 (file
             search, where MRU keeps a fixed part of a scan larger than memory).
 Structures  One eviction list, most recently used page at the head. ``pm[page, SEQ]``: the
-            number of the insertion that brought the page in (for the in-flight rule).
+            number of the insertion that brought the page in, ``pm[page, ADDED_NS]`` its model
+            time (for the in-flight rule).
 Rules       added: insert at the head. accessed: move to the head. removed: ``list_del``
             (cache_ext does it explicitly; the framework would anyway).
             evict: ``list_iterate`` (simple mode) from the head. At positions 0..199 a page that
@@ -13,16 +14,22 @@ Rules       added: insert at the head. accessed: move to the head. removed: ``li
             that brought it in) is skipped; any other page, and every page from position 200
             on, is proposed. Stops when the request is filled, at the end of the list or after
             4097 nodes.
-            Under I/O, modelled: a page brought in by one of the last ``inflight`` insertions
-            of this cgroup (kernel mode's readahead batch in the real system).
-Parameters  inflight = 0 (insertions): how many of the most recent insertions count as still
-            under I/O. Cache mode serves each access before the next, so no page is under I/O
+            Not up to date or not on the LRU, modelled (pagesim has neither flag): a page
+            brought in by one of the last ``inflight`` insertions of this cgroup (the kernel
+            adds a new folio to a per-CPU batch of 15 and moves it onto the LRU when the batch
+            is full: about the last 14 insertions of each CPU are off the LRU), or less than
+            ``inflight_ns`` ago in model time (its read has not completed: kernel mode inserts
+            a page when its access starts, and an asynchronous readahead window at once).
+Parameters  inflight = 0 (insertions): how many of the most recent insertions count as off the
+            LRU. Cache mode serves each access before the next, so no page is under I/O
             and the default 0 makes the rule inert (plain MRU); 1 or more exercises cache_ext's
-            skip rule (tests/unit/test_policies_ce_mru.py).
+            skip rule (tests/unit/test_policies_ce_mru.py). The experiments set 14 per thread.
+            inflight_ns = 0 (ns): how long after its insertion a page counts as under I/O
+            (``a[A_NOW_NS]``, kernel mode only; the experiments set the SSD's 80 us read).
             skip_window = 200 (list positions): where the skip rule applies (cache_ext's
             constant).
 Complexity  O(1) per access; per eviction O(1 + skipped pages), at most 200 skipped.
-            Per page: one list node and one int64.
+            Per page: one list node and two int64.
 Deviations  1. The paper says MRU "skips a small fixed number of folios"; the code skips
                conditionally (only pages under I/O) within the first 200 positions. This module
                follows the code.
@@ -55,16 +62,18 @@ from pagesim.core.lists import (
     list_move,
     list_pages,
 )
-from pagesim.core.state import A_CGROUP, A_PAGE, A_REQUEST, GI_USER, MAX_CANDIDATES
+from pagesim.core.state import A_CGROUP, A_NOW_NS, A_PAGE, A_REQUEST, GI_USER, MAX_CANDIDATES
 from pagesim.policies.base import Policy
 
 SEQ = 0  #: pm column: insertion number of the page
+ADDED_NS = 1  #: pm column: model time of its insertion, ns
 
 G_LIST = GI_USER  #: the list id
 G_WANTED = GI_USER + 1  #: candidates still wanted in the current walk
 G_INSERTS = GI_USER + 2  #: insertions so far
 G_INFLIGHT = GI_USER + 3  #: parameter inflight
 G_WINDOW = GI_USER + 4  #: parameter skip_window
+G_INFLIGHT_NS = GI_USER + 5  #: parameter inflight_ns
 
 
 @kernel
@@ -79,6 +88,7 @@ def _added(s, a):  # type: ignore[no-untyped-def]
     p = a[A_PAGE]
     s.gi[G_INSERTS] += 1
     s.pm[p, SEQ] = s.gi[G_INSERTS]
+    s.pm[p, ADDED_NS] = a[A_NOW_NS]
     list_add(s, s.gi[G_LIST], p)
     return 0
 
@@ -99,7 +109,10 @@ def _removed(s, r):  # type: ignore[no-untyped-def]
 def _verdict(s, a, index, page):  # type: ignore[no-untyped-def]
     if s.gi[G_WANTED] <= 0:
         return STOP
-    if index < s.gi[G_WINDOW] and s.gi[G_INSERTS] - s.pm[page, SEQ] < s.gi[G_INFLIGHT]:
+    if index < s.gi[G_WINDOW] and (
+        s.gi[G_INSERTS] - s.pm[page, SEQ] < s.gi[G_INFLIGHT]
+        or a[A_NOW_NS] - s.pm[page, ADDED_NS] < s.gi[G_INFLIGHT_NS]
+    ):
         return CONTINUE  # still under I/O: skipped, left in place
     s.gi[G_WANTED] -= 1
     return EVICT
@@ -117,9 +130,9 @@ class CeMRU(Policy):
 
     name = "ce-mru"
     description = "cache_ext MRU: evict the page used last, skipping pages under I/O near the head"
-    params = {"inflight": 0, "skip_window": 200}
-    int_fields = ("seq",)
-    int_globals = 5
+    params = {"inflight": 0, "skip_window": 200, "inflight_ns": 0}
+    int_fields = ("seq", "added_ns")
+    int_globals = 6
     proposes_batches = True
     init = staticmethod(_init)
     added = staticmethod(_added)
@@ -128,13 +141,18 @@ class CeMRU(Policy):
     removed = staticmethod(_removed)
 
     def configure(self, s: Any, capacity: int) -> None:
-        """Write ``inflight`` and ``skip_window`` into the globals."""
+        """Write ``inflight``, ``skip_window`` and ``inflight_ns`` into the globals."""
         inflight = int(self.values["inflight"])
         window = int(self.values["skip_window"])
-        if inflight < 0 or window < 0:
-            raise ValueError(f"ce-mru: inflight and skip_window must be >= 0, got {inflight}, {window}")
+        inflight_ns = int(self.values["inflight_ns"])
+        if inflight < 0 or window < 0 or inflight_ns < 0:
+            raise ValueError(
+                "ce-mru: inflight, skip_window and inflight_ns must be >= 0, got "
+                f"{inflight}, {window}, {inflight_ns}"
+            )
         s.gi[G_INFLIGHT] = inflight
         s.gi[G_WINDOW] = window
+        s.gi[G_INFLIGHT_NS] = inflight_ns
 
     def check_invariants(self, s: Any) -> None:
         """The list holds exactly the resident pages."""
