@@ -58,7 +58,8 @@ def test_decay_moves_to_the_sim_that_wins_its_sign_test() -> None:
     """Centre le 8. Sim 4 (le 10) hit 30 times where the centre missed and missed 5 where it hit:
     z = 25 / sqrt(35) = 4.2 > 2. Sim 3 (le 6): 20 / 8, z = 12 / sqrt(28) = 2.3, also passes but
     lower. Sim 1 (le 7): 9 / 3, n = 12, undecided. The centre moves to le 10, the nine sims are
-    re-levelled around it (10, 9, 11, 8, 12, 6, 14, 2; 18 is off) and the counts start again."""
+    re-levelled around it (10, 9, 11, 8, 12, 6, 14, 2; 18 held to 14 is sim 6's level: off, 0)
+    and the counts start again."""
     _, s = _state()
     t = tune.ANON_T
     assert s.gi[G_LE + t] == 8
@@ -68,9 +69,18 @@ def test_decay_moves_to_the_sim_that_wins_its_sign_test() -> None:
     assert tune.decide_decay(s, t)
     assert s.gi[G_LE + t] == 10
     levels = [int(s.gi[G_SIM + i * SIM_NS + S_LE]) for i in range(9)]
-    assert levels == [10, 9, 11, 8, 12, 6, 14, 2, 18]
+    assert levels == [10, 9, 11, 8, 12, 6, 14, 2, 0]
     assert not s.gi[G_SIMPLUS : G_SIMPLUS + N_SIM_T].any()
     assert not tune.decide_decay(s, t)  # no evidence since
+
+
+def test_decay_sims_span_le_1_to_14() -> None:
+    """Offsets 0, -1, +1, -2, +2, -4, +4, -8, +8 held within 1..14; a level the centre or a
+    nearer sim has already is off (0). Centre 8: -8 is held to 1, +8 to 14. Centre 2: -2 and -4
+    and -8 would all be 1, which -1 has: off."""
+    assert [tune.sim_level(8, i) for i in range(9)] == [8, 7, 9, 6, 10, 4, 12, 1, 14]
+    assert [tune.sim_level(2, i) for i in range(9)] == [2, 1, 3, 0, 4, 0, 6, 0, 10]
+    assert [tune.sim_level(14, i) for i in range(9)] == [14, 13, 0, 12, 0, 10, 0, 6, 0]
 
 
 def test_w_share_steps_on_the_gradients_sequential_test() -> None:
@@ -108,8 +118,8 @@ def test_split_from_two_curves_weighed_by_cost() -> None:
     out (142,500 ns), file's 60,000 ns. Anon: 1,000 reads, 900 hit within 1/10 of memory (misses
     100 at every size). File: 1,000 reads, 100 more hits per tenth (misses at j/10 = 1000 - 100 j).
     Cost of anon share k/10: 142,500 * 100 + 60,000 * 100 k; least at k = 1. From 5/10 the
-    saving is 24,000,000 against two standard deviations of 2 * 60,000 * sqrt(500 - 100) =
-    2,400,000: the split moves to 1/10."""
+    saving is 24,000,000 against two standard deviations of 2 * 60,000 * sqrt(4 * (500 - 100))
+    = 4,800,000 (a binned hit stands for 4 reads): the split moves to 1/10."""
     _, s = _state()
     _curves(s, [900, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1000], [100] * 10 + [1000])
     assert tune.miss_cost(s, 0) == 142_500 and tune.miss_cost(s, 1) == 60_000
@@ -120,13 +130,20 @@ def test_split_from_two_curves_weighed_by_cost() -> None:
 
 
 def test_split_stays_within_two_standard_deviations() -> None:
-    """Few reads: anon 5 (all within 1/10), file 10, one more hit per tenth (misses at j/10 =
-    10 - j). Cost of k/10 = 60,000 k. From 3/10 the best, 1/10, saves 120,000; two standard
-    deviations are 2 * 60,000 * sqrt(2) = 169,706: the split stays at 3/10."""
+    """Each binned hit stands for MRC_EVERY = 4 reads (one in four is placed), so the Poisson
+    variance of a difference is 4 times its count. Few reads: anon 5 (all within 1/10), file 10,
+    one more hit per tenth (misses at j/10 = 10 - j); cost of k/10 = 60,000 k. From 3/10 the best,
+    1/10, saves 120,000 against two standard deviations of 2 * 60,000 * sqrt(4 * 2) = 339,411;
+    from 9/10 it saves 480,000 against 2 * 60,000 * sqrt(4 * 8) = 678,823: both stay. Four
+    times the reads: from 9/10 1,920,000 saved against 2 * 60,000 * sqrt(4 * 32) = 1,357,645:
+    the split moves to 1/10."""
+    assert tune.MRC_EVERY == 4
     _, s = _state()
     _curves(s, [5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5], [1] * 10 + [10])
     assert tune.split_choice(s, 3) == 3
-    assert tune.split_choice(s, 9) == 1  # 480,000 saved > 2 * 60,000 * sqrt(8) = 339,411
+    assert tune.split_choice(s, 9) == 9
+    _curves(s, [20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 20], [4] * 10 + [40])
+    assert tune.split_choice(s, 9) == 1
 
 
 def test_press_toward_the_split() -> None:
@@ -272,3 +289,26 @@ def test_cold_anon_gives_its_memory_to_a_file_working_set() -> None:
     r = pol.readouts(run.state)
     assert r["split_permille"] == 100
     assert r["anon_share_permille"] < 200
+
+
+def test_cold_anon_gives_its_memory_to_a_file_loop() -> None:
+    """The seed's mix as its words give it: cold anon written first (65 % of memory) beside a
+    file read in sequential loops 1.5x memory, on a 2,048-page node. Refaults come back with
+    their history, so each file page's word counts every pass; the decay controller finds the
+    near-LFU decays (le <= 3), at which a loop's keys tie and the frame hash keeps the same part
+    of it; the file's curve, read in the main cache's order, then falls with size while cold
+    anon's is flat, and the split moves to anon's floor: its share falls from 65 % to about
+    10 %."""
+    pol = CAST()
+    trace = make_kernel_workload("mix", memory_pages=2048)
+    run = KernelRun(trace, pol, KernelConfig(memory_pages=2048))
+    shares = []
+    for _ in range(10):
+        run.advance(run.n // 10)
+        shares.append(pol.readouts(run.state)["anon_share_permille"])
+    run.advance()
+    r = pol.readouts(run.state)
+    assert max(shares) >= 600
+    assert r["decay_file"] <= 3
+    assert r["split_permille"] == 100
+    assert 50 <= r["anon_share_permille"] <= 150

@@ -140,7 +140,7 @@ def test_mix_default_is_the_seeds_cold_anon_beside_file_loops() -> None:
     t = make_kernel_workload("mix", memory_pages=1000)
     anon, file_pages = 650, 1500
     assert t.n_requests == anon + 4 * file_pages and t.n_pages == anon + file_pages
-    assert (t.kind[:anon] == 1).all() and (t.op[:anon] == 1).all() and (t.tag[:anon] == 0).all()
+    assert (t.kind[:anon] == 1).all() and (t.op[:anon] == 1).all() and (t.tag == 1).all()  # one task
     main = t.original_id[t.page][anon:]
     # four sequential passes over the file: ids go up by one and wrap every 1500
     assert (main[:file_pages] == main[file_pages : 2 * file_pages]).all()

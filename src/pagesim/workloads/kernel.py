@@ -289,7 +289,10 @@ def mix(
     """Anonymous memory beside a file working set: the CAST seed's anon/file conditions.
 
     The default is the seed's case: cold anon (65 % of memory, written once) beside a file 1.5x
-    memory read in sequential loops, where anon's share should fall to its floor. The
+    memory read in sequential loops, where anon's share should fall to its floor. With ``cold``
+    anon the file's reader writes the anon first, so memory holds it (anon's share 65 % once the
+    file fills the rest) when the reads begin ("starting from the share memory happened to
+    have"); with other anon patterns task 0 writes it while task 1 reads. The
     parameters span the family of anon/file mixes the seed's 90-condition study draws from
     (skew, loops, scans, phases): :func:`mix_study_conditions` lists 90 of them.
 
@@ -321,8 +324,9 @@ def mix(
     Returns
     -------
     Trace
-        Tag 0: anon (allocation, then its accesses); tag 1: file reads; main-phase accesses
-        interleaved at random in the given shares.
+        Tag 0: anon (allocation, then its accesses; with ``cold`` the allocation is tag 1's,
+        before its reads); tag 1: file reads; main-phase accesses interleaved at random in the
+        given shares.
 
     Raises
     ------
@@ -352,7 +356,9 @@ def mix(
     ids = np.concatenate([_anon_ids(0, np.arange(anon)), main_ids])
     kind = np.concatenate([np.full(anon, KIND_ANON, np.uint8), np.where(is_anon, KIND_ANON, KIND_FILE)])
     op = np.concatenate([np.full(anon, OP_WRITE, np.uint8), main_op])
-    tag = np.concatenate([np.zeros(anon, np.int32), np.where(is_anon, 0, 1).astype(np.int32)])
+    # cold anon: the file's reader wrote it first, so memory holds it when the reads begin
+    first = 1 if anon_pattern == "cold" else 0
+    tag = np.concatenate([np.full(anon, first, np.int32), np.where(is_anon, 0, 1).astype(np.int32)])
     return Trace.from_ids(
         ids,
         kind=kind.astype(np.uint8),

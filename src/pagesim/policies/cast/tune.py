@@ -27,10 +27,16 @@ with), ties by :func:`~pagesim.policies.cast.core.rank_tb` (read once: the order
 a clock; read more: the frame hash) and W's newcomer winning a tie; W's tail meets M's lowest
 while W is over its share, W's excess beyond one page joins M unopposed (Choice 9 with a slack of
 one page). Their capacity is the type's pages on the real lists times the rate. Words use the
-real clock's tick, so H is the same in pages taken in. Sims 0..8 rank at the centre decay and at
--1, +1, -2, +2, -4, +4, -8, +8 steps (levels outside 1..14 are off), with the real W share;
-sims 9 and 10 rank at the centre decay with W 100 permille smaller and larger (clamped to
-0..1000).
+real clock's tick, so H is the same in pages taken in. With ``history`` on (the default, policy.py
+Choice 6) a page that comes into a sim gets back its history, the sample's record of its word
+(every read of it so far), as a refault in the main cache gets back its shadow's word; a page
+read ahead again is not taken in (its read is a miss: the sims count what their cache would
+have had to bring in, which readahead does not make free). Sims 0..8 rank at the centre decay
+and at -1, +1, -2, +2, -4, +4, -8, +8 steps held within 1..14 (the seed: the nine reach "from le
+1 ... to le 14"; a level the centre or a nearer sim has already is off): from the default le 8
+the nine reach le 1 and 14, so a loop larger than memory, which only the near-LFU decays keep
+part of (its keys tie and the frame hash keeps the same part), is found from any centre. Sims 9
+and 10 rank at the centre decay with W 100 permille smaller and larger (clamped to 0..1000).
 
 The decay: per sim i (1..8), over the reads where it and the centre disagree, ``plus`` counts
 the reads it hit and the centre missed, ``minus`` the reverse. Under no difference ``plus`` is
@@ -43,15 +49,27 @@ W's share: the same counts between W+ and W- (the gradient's sign); a sequential
 ``|plus - minus| > 2 sqrt(n)`` (n >= 16) the share moves 100 permille toward the better one and
 the counts start again (each step on evidence gathered since the last).
 
-The split: per type a miss-ratio curve read from one order of the sample's pages -- the order of
-last reads (Mattson's stack, a Fenwick tree over stamps), in which a page read ahead enters at the
-top unread (readahead simulated at every size at once) -- as the hits first reached at sizes
-(k+1)/10 of memory times the rate, k = 0..9. (A choice: the seed does not say which order; the
-order of keys changes with the decay, the order of reads does not.) The cost of anon share
+The split: per type a miss-ratio curve read from one order of the sample's pages, the main
+cache's (seed: "Each simulated cache is the main cache in small, ties included"): a read's depth
+is the number of the type's sampled pages the main cache would keep over it -- those whose key,
+from the sample's record of their words (history: every read, whether or not a cache held the
+page) at the type's decay, is higher, or equal with a higher tie rank (read once: the newer; read
+more: the frame hash), and pages read ahead and never read since its last read. The curve holds
+the hits first reached at sizes (k+1)/10 of memory times the rate, k = 0..9. At a decay near
+LRU this is the order of last reads; at a near-LFU decay a loop larger than memory ties and
+gains with size, as the main cache does (under the order of last reads, pagesim's reading
+before, a loop missed at every size, so cold anon beside a file loop never gave up memory).
+Readahead at each size: a page read ahead before its first read enters at the top of the order
+of last reads (a Fenwick tree over stamps: a hit); a page with a history that was read ahead is
+where its history puts it, held at a size or brought in there (a miss: pages a size has to
+bring in, as the sims count them). Counting a depth reads every sampled page of the type, so
+one read in ``MRC_EVERY`` = 4 (by a hash of its stamp) is placed, at weight 4 (the split's
+variance below is 4 times the counts'). The cost of anon share
 k/10 (k = 1..9; 1/10 is anon's floor) is ``cost_anon * misses_anon(k/10) + cost_file *
 misses_file((10-k)/10)``; the least is taken when it is below the current split's by more than
-two standard deviations (misses counted as Poisson: the variance of the difference is
-``cost_anon^2 |d misses_anon| + cost_file^2 |d misses_file|``). The first split is the share
+two standard deviations (misses counted as Poisson, a placed hit standing for 4 reads: the
+variance of the difference is ``4 (cost_anon^2 |d misses_anon| + cost_file^2 |d misses_file|)``).
+The first split is the share
 memory has at the first decision. The curves halve once they hold twice as many reads as the
 sample's memory holds pages (a choice, like the costs' forgetting).
 
@@ -83,6 +101,7 @@ from pagesim.policies.cast.core import (
     MIN_DECAY,
     TB_NEWCOMER,
     cast_kernel,
+    clamp_word,
     frame_hash,
     key_of,
     last_read,
@@ -108,6 +127,7 @@ from pagesim.policies.cast.layout import (
     G_DAUTO,
     G_DMOVE,
     G_EVENTS,
+    G_HISTORY,
     G_LE,
     G_LIST,
     G_MEM,
@@ -179,12 +199,20 @@ SAMPLE_BLOCK = 64  #: pages per sampling block (readahead runs stay whole)
 DECIDE_EVERY = 256  #: the tests also decide every this many sample events (besides every tick)
 MIN_N = 16  #: disagreements a test needs before it may decide
 PRESS_POWER = 8  #: how steeply the press rises with a type's excess over its share
+#: One read in this many (by a hash of the order's stamp) has its depth in the main cache's
+#: order counted, with this weight: the count is O(sample) per read.
+MRC_EVERY = 4
 #: Offsets of the nine decay sims from the centre level.
 DECAY_OFFSETS = (0, -1, 1, -2, 2, -4, 4, -8, 8)
 SIM_WMINUS = 9
 SIM_WPLUS = 10
 READ = 1
 PREFETCH = 0
+#: A sample slot's record (``P_LAST + x``): bits 0..19 the slot's stamp in the order of last
+#: reads (0: not in the order), bits 20.. its word (every read of it, whether or not any cache
+#: held it: its history; a page read ahead before its first read has count 0).
+STAMP_MASK = (1 << 20) - 1
+REC_SHIFT = 20
 
 
 # ------------------------------------------------------------------------------------ the key
@@ -603,12 +631,17 @@ def sim_evict(s, j, t):  # type: ignore[no-untyped-def]
 
 
 @cast_kernel
-def sim_access(s, j, t, x, kind):  # type: ignore[no-untyped-def]
-    """Slot ``x`` read (``kind`` 1) or read ahead (0) in sim ``j``: 1 if it was there, else 0."""
+def sim_access(s, j, t, x, kind, hist):  # type: ignore[no-untyped-def]
+    """Slot ``x`` read (``kind`` 1) or read ahead (0) in sim ``j``: 1 if it was there, else 0.
+
+    A page that comes in gets back ``hist``, its word before this access, when it is not 0
+    (history on: the sim's shadow, as the main cache's refault), else a fresh word."""
     b = _sb(j)
     v = _sv(j)
     now = s.gi[G_NOW]
     loc = s.gi[b + O_SL + x]
+    if loc == 0 and kind != READ and hist != 0:
+        return 0  # a page read ahead again is not taken in: its read is a miss (module docstring)
     if loc != 0:
         if kind == READ:
             w = read_word(s.gi[b + O_SW + x], now)
@@ -621,7 +654,12 @@ def sim_access(s, j, t, x, kind):  # type: ignore[no-untyped-def]
     if kind == READ:
         s.gi[v + S_MISS] += 1
         s.gi[v + S_ACC] += 1
-    s.gi[b + O_SW + x] = new_word(now, kind)
+    if hist == 0:
+        s.gi[b + O_SW + x] = new_word(now, kind)
+    elif kind == READ:
+        s.gi[b + O_SW + x] = read_word(clamp_word(hist, now), now)
+    else:
+        s.gi[b + O_SW + x] = clamp_word(hist, now)
     s.gi[b + O_SL + x] = 1
     st = s.gi[v + S_STAMP]
     s.gi[v + S_STAMP] = st + 1
@@ -679,20 +717,54 @@ def _fen_sum(s, t, i):  # type: ignore[no-untyped-def]
 
 
 @cast_kernel
+def _last(s, t, x):  # type: ignore[no-untyped-def]
+    """Slot ``x``'s stamp in the order of last reads (0: not in it)."""
+    return s.gi[G_TYPEBIG + t * TYPE_SIZE + P_LAST + x] & STAMP_MASK
+
+
+@cast_kernel
+def _set_last(s, t, x, v):  # type: ignore[no-untyped-def]
+    i = G_TYPEBIG + t * TYPE_SIZE + P_LAST + x
+    s.gi[i] = s.gi[i] - (s.gi[i] & STAMP_MASK) + v
+
+
+@cast_kernel
+def sample_word(s, t, x):  # type: ignore[no-untyped-def]
+    """Slot ``x``'s recorded word: all its reads so far (0: never seen)."""
+    return s.gi[G_TYPEBIG + t * TYPE_SIZE + P_LAST + x] >> REC_SHIFT
+
+
+@cast_kernel
+def _note_word(s, t, x, kind):  # type: ignore[no-untyped-def]
+    """Record a read (1) or a read ahead (0) of slot ``x`` in its word (a read ahead changes
+    only a word not yet made: count 0)."""
+    i = G_TYPEBIG + t * TYPE_SIZE + P_LAST + x
+    e = s.gi[i]
+    w = e >> REC_SHIFT
+    now = s.gi[G_NOW]
+    st = e & STAMP_MASK
+    if kind == READ:
+        w = new_word(now, 1) if w == 0 else read_word(clamp_word(w, now), now)
+    elif w == 0:
+        w = new_word(now, 0)
+    s.gi[i] = (w << REC_SHIFT) | st
+
+
+@cast_kernel
 def _mrc_renumber(s, t):  # type: ignore[no-untyped-def]
     """Stamps used up: renumber the live ones 1..k in their order (a live stamp's new number is
     the tree's count of live stamps up to it), rebuild the tree. No allocation."""
     tb = G_TYPEBIG + t * TYPE_SIZE
     n = s.gi[G_NSAMP + t]
     for x in range(n):
-        last = s.gi[tb + P_LAST + x]
+        last = _last(s, t, x)
         if last > 0:
-            s.gi[tb + P_LAST + x] = _fen_sum(s, t, last)
+            _set_last(s, t, x, _fen_sum(s, t, last))
     for i in range(TF + 1):
         s.gi[tb + P_FEN + i] = 0
     k = 0
     for x in range(n):
-        last = s.gi[tb + P_LAST + x]
+        last = _last(s, t, x)
         if last > 0:
             _fen_add(s, t, last, 1)
             k = max(k, last)
@@ -706,24 +778,79 @@ def mrc_unit(s):  # type: ignore[no-untyped-def]
 
 
 @cast_kernel
-def mrc_access(s, t, x, kind):  # type: ignore[no-untyped-def]
-    """Slot ``x`` read (1) or read ahead (0): its stack distance into the curve; to the top."""
+def _order_tb(s, t, x, w, last):  # type: ignore[no-untyped-def]
+    """Tie rank in the curve's order, as the main cache's: read once, the order of last reads
+    (the newer kept); read more, ``2^40 +`` the frame hash (:func:`rank_tb`'s)."""
+    if word_count(w) <= 1:
+        return last
+    return (1 << 40) | frame_hash(_page_of(s, t, x))
+
+
+@cast_kernel
+def key_depth(s, t, x, w, last, stop):  # type: ignore[no-untyped-def]
+    """Pages of the order that the main cache keeps over slot ``x`` (word ``w``, stamp ``last``):
+    those whose key at type ``t``'s decay is higher, or equal with a higher tie rank, and those
+    read ahead and never read (count 0) since ``x``'s last read. Counting stops at ``stop`` (a
+    miss at every size the curve reads)."""
     tb = G_TYPEBIG + t * TYPE_SIZE
+    now = s.gi[G_NOW]
+    le = s.gi[G_LE + t]
+    kx = key_fast(s.gf, clamp_word(w, now), now, le)
+    rx = _order_tb(s, t, x, w, last)
+    d = 0
+    for y in range(s.gi[G_NSAMP + t]):
+        e = s.gi[tb + P_LAST + y]
+        ly = e & STAMP_MASK
+        if ly == 0 or y == x:
+            continue
+        wy = e >> REC_SHIFT
+        if word_count(wy) == 0:
+            if ly > last:
+                d += 1
+        else:
+            ky = key_fast(s.gf, clamp_word(wy, now), now, le)
+            if ky > kx or (ky == kx and _order_tb(s, t, y, wy, ly) > rx):
+                d += 1
+        if d >= stop:
+            return d
+    return d
+
+
+@cast_kernel
+def _mrc_place(s, t, x, ts, last):  # type: ignore[no-untyped-def]
+    """A read of slot ``x`` (seen before) into the curve, one in ``MRC_EVERY`` (by a hash of
+    the order's stamp) at weight ``MRC_EVERY``: at its depth in the main cache's order, a hit at
+    every size that holds it. Readahead at each size: a page read ahead before its first read is
+    at the top of the order of last reads (a hit); a page with a history that was read ahead is
+    where its history puts it -- held at a size, or brought in there (a miss)."""
+    if (frame_hash(ts) & (MRC_EVERY - 1)) != 0:
+        return
+    w = sample_word(s, t, x)
+    u = mrc_unit(s)
+    if word_count(w) == 0:
+        d = _fen_sum(s, t, ts) - _fen_sum(s, t, last)
+    else:
+        d = key_depth(s, t, x, w, last, 10 * u)
+    if d // u < 10:
+        s.gf[F_MRC + 12 * t + d // u] += float(MRC_EVERY)
+
+
+@cast_kernel
+def mrc_access(s, t, x, kind):  # type: ignore[no-untyped-def]
+    """Slot ``x`` read (1) or read ahead (0): its depth in the main cache's order into the
+    curve; to the top of the order of last reads. Call before :func:`_note_word`."""
     if s.gi[G_MRCTS + t] >= TF:
         _mrc_renumber(s, t)
     ts = s.gi[G_MRCTS + t]
-    last = s.gi[tb + P_LAST + x]
+    last = _last(s, t, x)
     f = F_MRC + 12 * t
     if kind == READ:
         s.gf[f + 10] += 1.0
         if last > 0:
-            d = _fen_sum(s, t, ts) - _fen_sum(s, t, last)
-            k = d // mrc_unit(s)
-            if k < 10:
-                s.gf[f + k] += 1.0
+            _mrc_place(s, t, x, ts, last)
     if last > 0:
         _fen_add(s, t, last, -1)
-    s.gi[tb + P_LAST + x] = ts + 1
+    _set_last(s, t, x, ts + 1)
     _fen_add(s, t, ts + 1, 1)
     s.gi[G_MRCTS + t] = ts + 1
 
@@ -760,7 +887,7 @@ def split_choice(s, cur):  # type: ignore[no-untyped-def]
     c_cur = s.gf[F_SPLIT_COST + cur - 1]
     da = abs(mrc_misses(s, ANON_T, best) - mrc_misses(s, ANON_T, cur))
     df = abs(mrc_misses(s, 1, 10 - best) - mrc_misses(s, 1, 10 - cur))
-    sd = math.sqrt(ca * ca * da + cf * cf * df)
+    sd = math.sqrt(MRC_EVERY * (ca * ca * da + cf * cf * df))
     if c_cur - best_c > 2.0 * sd:
         return best
     return cur
@@ -798,6 +925,20 @@ def decay_offset(i):  # type: ignore[no-untyped-def]
 
 
 @cast_kernel
+def sim_level(le, i):  # type: ignore[no-untyped-def]
+    """Decay sim ``i``'s level around centre ``le``: ``le + decay_offset(i)`` held within 1..14
+    (the nine span "from le 1 ... to le 14"); 0 (off) for the centre's own level or one a
+    nearer sim already has."""
+    if i == 0:
+        return le
+    nl = min(max(le + decay_offset(i), MIN_DECAY), MAX_DECAY)
+    for k in range(i):
+        if min(max(le + decay_offset(k), MIN_DECAY), MAX_DECAY) == nl:
+            return 0
+    return nl
+
+
+@cast_kernel
 def _centre_sims(s, t):  # type: ignore[no-untyped-def]
     """Re-level type ``t``'s sims around the centre decay and W share (pages kept, heaps re-keyed)."""
     le = s.gi[G_LE + t]
@@ -806,7 +947,7 @@ def _centre_sims(s, t):  # type: ignore[no-untyped-def]
         j = t * N_SIM_T + i
         v = _sv(j)
         if i < 9:
-            nl = le + decay_offset(i)
+            nl = sim_level(le, i)
             nw = w
         else:
             nl = le
@@ -872,24 +1013,26 @@ def tune_feed(s, p, t, kind):  # type: ignore[no-untyped-def]
     s.gi[G_EVENTS + t] += 1
     if (s.gi[G_EVENTS] + s.gi[G_EVENTS + 1]) % DECIDE_EVERY == 0:
         tune_decide(s)
+    hist = sample_word(s, t, x) if s.gi[G_HISTORY] != 0 else 0
     if s.gi[G_SAUTO] != 0:
         mrc_access(s, t, x, kind)
+    _note_word(s, t, x, kind)
     if s.gi[G_DAUTO] == 0:
         return
     j0 = t * N_SIM_T
-    hc = sim_access(s, j0, t, x, kind)
+    hc = sim_access(s, j0, t, x, kind, hist)
     for i in range(1, 9):
         j = j0 + i
         if s.gi[_sv(j) + S_ON] == 0:
             continue
-        h = sim_access(s, j, t, x, kind)
+        h = sim_access(s, j, t, x, kind, hist)
         if kind == READ and h != hc:
             if h > hc:
                 s.gi[G_SIMPLUS + j] += 1
             else:
                 s.gi[G_SIMMINUS + j] += 1
-    hm = sim_access(s, j0 + SIM_WMINUS, t, x, kind)
-    hp = sim_access(s, j0 + SIM_WPLUS, t, x, kind)
+    hm = sim_access(s, j0 + SIM_WMINUS, t, x, kind, hist)
+    hp = sim_access(s, j0 + SIM_WPLUS, t, x, kind, hist)
     if kind == READ and hm != hp:
         if hp > hm:
             s.gi[G_SIMPLUS + j0 + SIM_WPLUS] += 1
@@ -907,11 +1050,10 @@ def tune_free(s, p, t):  # type: ignore[no-untyped-def]
     s.pm[p, SIDX] = x
     for i in range(N_SIM_T):
         _drop(s, t * N_SIM_T + i, x)
-    tb = G_TYPEBIG + t * TYPE_SIZE
-    last = s.gi[tb + P_LAST + x]
+    last = _last(s, t, x)
     if last > 0:
         _fen_add(s, t, last, -1)
-        s.gi[tb + P_LAST + x] = 0
+    s.gi[G_TYPEBIG + t * TYPE_SIZE + P_LAST + x] = 0
 
 
 @cast_kernel
