@@ -53,7 +53,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pagesim.core.jit import kernel
+from pagesim.core.jit import kernel, kernel_inline
 from pagesim.core.state import A_PAGE, GI_USER
 from pagesim.policies.base import Policy
 
@@ -77,34 +77,34 @@ G_H = GI_USER + 16  #: resident HIR limit H
 G_CAP = GI_USER + 17
 
 
-@kernel
+@kernel_inline
 def _next(lst):  # type: ignore[no-untyped-def]
     """pm column of the link towards list ``lst``'s tail."""
     return 1 + 2 * lst
 
 
-@kernel
+@kernel_inline
 def _prev(lst):  # type: ignore[no-untyped-def]
     """pm column of the link towards list ``lst``'s head."""
     return 2 + 2 * lst
 
 
-@kernel
+@kernel_inline
 def _head(s, lst):  # type: ignore[no-untyped-def]
     return s.gi[G_LISTS + 3 * lst]
 
 
-@kernel
+@kernel_inline
 def _tail(s, lst):  # type: ignore[no-untyped-def]
     return s.gi[G_LISTS + 3 * lst + 1]
 
 
-@kernel
+@kernel_inline
 def _len(s, lst):  # type: ignore[no-untyped-def]
     return s.gi[G_LISTS + 3 * lst + 2]
 
 
-@kernel
+@kernel_inline
 def _push(s, lst, page):  # type: ignore[no-untyped-def]
     """Insert ``page`` at the head of list ``lst``."""
     g = G_LISTS + 3 * lst
@@ -120,7 +120,7 @@ def _push(s, lst, page):  # type: ignore[no-untyped-def]
     s.pm[page, FLAGS] |= 1 << lst
 
 
-@kernel
+@kernel_inline
 def _del(s, lst, page):  # type: ignore[no-untyped-def]
     """Unlink ``page`` from list ``lst``."""
     g = G_LISTS + 3 * lst
@@ -140,14 +140,14 @@ def _del(s, lst, page):  # type: ignore[no-untyped-def]
     s.pm[page, FLAGS] &= ~(1 << lst)
 
 
-@kernel
+@kernel_inline
 def _to_head(s, lst, page):  # type: ignore[no-untyped-def]
     if _head(s, lst) != page:
         _del(s, lst, page)
         _push(s, lst, page)
 
 
-@kernel
+@kernel_inline
 def _held(s, y):  # type: ignore[no-untyped-def]
     """1 if libCacheSim's rules would hit on ``y`` now."""
     f = s.pm[y, FLAGS]
@@ -158,7 +158,7 @@ def _held(s, y):  # type: ignore[no-untyped-def]
     return 0
 
 
-@kernel
+@kernel_inline
 def _sync(s, y):  # type: ignore[no-untyped-def]
     """Keep PEND = pages in memory that the rules do not hold (newly unheld pages at the head)."""
     if s.resident[y] == 0:
@@ -171,7 +171,7 @@ def _sync(s, y):  # type: ignore[no-untyped-def]
         _push(s, LPD, y)
 
 
-@kernel
+@kernel_inline
 def _s_remove(s, y):  # type: ignore[no-untyped-def]
     _del(s, LS, y)
     s.pm[y, FLAGS] &= ~(S_LIR | S_RES)
@@ -229,7 +229,7 @@ def _room_for_lir(s):  # type: ignore[no-untyped-def]
         _evict_lir(s)
 
 
-@kernel
+@kernel_inline
 def _s_push(s, x, marks):  # type: ignore[no-untyped-def]
     if s.pm[x, FLAGS] & (1 << LS):
         _to_head(s, LS, x)

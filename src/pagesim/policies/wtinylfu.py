@@ -66,7 +66,7 @@ from typing import Any
 
 import numpy as np
 
-from pagesim.core.jit import kernel
+from pagesim.core.jit import kernel, kernel_inline
 from pagesim.core.lists import list_add, list_create, list_len, list_move, list_of, list_pages, list_tail
 from pagesim.core.state import A_CGROUP, A_PAGE, GI_USER
 from pagesim.policies.base import Policy
@@ -98,51 +98,59 @@ HALVE_MASK = int("7" * NIBBLES, 16)  #: a word shifted right by one, cut back to
 MASK32 = 0xFFFFFFFF
 
 
-@kernel
+@kernel_inline
 def _cms_words(cells):  # type: ignore[no-untyped-def]
     """Sketch words holding ``cells`` cms counters."""
     return (cells + NIBBLES - 1) // NIBBLES
 
 
-@kernel
+@kernel_inline
 def _cell(s, x):  # type: ignore[no-untyped-def]
     return x // SK_COLS, SK0 + x % SK_COLS
 
 
-@kernel
-def _index(s, p, i):  # type: ignore[no-untyped-def]
-    """Sketch cell of hash ``i`` of page ``p``."""
-    h = (s.pm[p, HA] + i * s.pm[p, HB]) & MASK32
+@kernel_inline
+def _row_mask(cells):  # type: ignore[no-untyped-def]
+    """``cells - 1`` if ``cells`` is a power of two (every cms row but a cut one), else -1."""
+    return cells - 1 if cells & (cells - 1) == 0 else -1
+
+
+@kernel_inline
+def _index(ha, hb, i, cells, mask, cms):  # type: ignore[no-untyped-def]
+    """Sketch cell of hash ``i`` of a page with hashes ``ha``, ``hb`` (``mask``: see _row_mask)."""
+    h = (ha + i * hb) & MASK32
+    h = h & mask if mask >= 0 else h % cells  # the same cell; a mask spares a division
+    return i * cells + h if cms else h
+
+
+@kernel_inline
+def _hashing(s, p):  # type: ignore[no-untyped-def]
+    """What :func:`_index` needs for page ``p``: its two hashes, the row width, its mask, cms."""
     cells = s.gi[G_CELLS]
-    # a mask where the width is a power of two (every cms row but a cut one): same cell, no division
-    h = h & (cells - 1) if cells & (cells - 1) == 0 else h % cells
-    if s.gi[G_MODE] == MODE_CMS:
-        return i * cells + h
-    return h
+    return s.pm[p, HA], s.pm[p, HB], cells, _row_mask(cells), s.gi[G_MODE] == MODE_CMS
 
 
-@kernel
+@kernel_inline
 def _nibble(x):  # type: ignore[no-untyped-def]
     """Word and bit offset of cms cell ``x``: NIBBLES 4-bit counters per sketch word."""
     return x // NIBBLES, 4 * (x % NIBBLES)
 
 
-@kernel
-def _read(s, x):  # type: ignore[no-untyped-def]
-    """The count in sketch cell ``x``."""
-    if s.gi[G_MODE] == MODE_CMS:
-        w, shift = _nibble(x)
-        r, c = _cell(s, w)
-        return (s.pm[r, c] >> shift) & CMS_MAX
-    r, c = _cell(s, x)
-    return s.pm[r, c]
-
-
-@kernel
+@kernel_inline
 def _estimate(s, p):  # type: ignore[no-untyped-def]
+    gi = s.gi
+    pm = s.pm
+    ha, hb, cells, mask, cms = _hashing(s, p)
     best = -1
-    for i in range(s.gi[G_HASHES]):
-        v = _read(s, _index(s, p, i))
+    for i in range(gi[G_HASHES]):
+        x = _index(ha, hb, i, cells, mask, cms)
+        if cms:
+            w, shift = _nibble(x)
+            r, c = _cell(s, w)
+            v = (pm[r, c] >> shift) & CMS_MAX
+        else:
+            r, c = _cell(s, x)
+            v = pm[r, c]
         if best < 0 or v < best:
             best = v
     return best
@@ -160,24 +168,28 @@ def _halve(s):  # type: ignore[no-untyped-def]
         s.pm[r, c] >>= 1
 
 
-@kernel
+@kernel_inline
 def _record(s, p):  # type: ignore[no-untyped-def]
     """Count one occurrence of ``p``."""
-    if s.gi[G_MODE] != MODE_CMS:
-        for i in range(s.gi[G_HASHES]):
-            r, c = _cell(s, _index(s, p, i))
-            s.pm[r, c] += 1
-        return
-    for i in range(s.gi[G_HASHES]):
-        w, shift = _nibble(_index(s, p, i))
-        r, c = _cell(s, w)
-        v = s.pm[r, c]
-        if (v >> shift) & CMS_MAX < CMS_MAX:
-            s.pm[r, c] = v + (1 << shift)
-    s.gi[G_SAMPLES] += 1
-    if s.gi[G_SAMPLES] >= s.gi[G_RESET_AT]:
-        s.gi[G_SAMPLES] = 0
-        _halve(s)
+    gi = s.gi
+    pm = s.pm
+    ha, hb, cells, mask, cms = _hashing(s, p)  # once: the stores below could alias them
+    for i in range(gi[G_HASHES]):
+        x = _index(ha, hb, i, cells, mask, cms)
+        if cms:
+            w, shift = _nibble(x)
+            r, c = _cell(s, w)
+            v = pm[r, c]
+            if (v >> shift) & CMS_MAX < CMS_MAX:
+                pm[r, c] = v + (1 << shift)
+        else:
+            r, c = _cell(s, x)
+            pm[r, c] += 1
+    if cms:
+        gi[G_SAMPLES] += 1
+        if gi[G_SAMPLES] >= gi[G_RESET_AT]:
+            gi[G_SAMPLES] = 0
+            _halve(s)
 
 
 @kernel
