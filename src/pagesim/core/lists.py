@@ -22,8 +22,9 @@ Deviations from cache_ext
 
 All functions run compiled or, with ``NUMBA_DISABLE_JIT=1``, as plain Python. The ones a policy
 calls on every access are inlined into their callers (``kernel_inline``): a compiled call takes
-the ``State`` (14 arrays) by value, which cost more than the few loads and stores of the list
-operation (measured on the issue 5 benchmark: ARC and LIRS about twice as fast inlined).
+the ``State`` (14 arrays) by value, which can cost more than the few loads and stores of the
+list operation (measured: a W-TinyLFU sketch estimate of one cached page, 400 ns called, 80 ns
+inlined, at load 6 on 2 CPUs).
 """
 
 from __future__ import annotations
