@@ -132,6 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     policies = [p for p in wanted if p not in skipped]
     capacity = max(1, int(args.pages * args.cache_frac))
 
+    load_before = os.getloadavg()
     t0 = time.perf_counter()
     ids = zipf_ids(args.n, args.pages, args.alpha, args.seed)
     t1 = time.perf_counter()
@@ -195,6 +196,14 @@ def main(argv: list[str] | None = None) -> int:
                 f"{ps_rate / lcs_rate:.1f}x",
             )
         console.print(table)
+        load_after = os.getloadavg()
+        console.print(
+            "load average (1, 5, 15 min): before "
+            + ", ".join(f"{x:.2f}" for x in load_before)
+            + "; after "
+            + ", ".join(f"{x:.2f}" for x in load_after)
+            + f" ({os.cpu_count()} CPUs; speeds are comparable only within one run)"
+        )
 
         if not args.no_start:
             root = Path(tmp) / "caches"

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pagesim.core.jit import kernel
+from pagesim.core.jit import kernel, kernel_inline
 from pagesim.core.lists import list_add, list_create, list_len, list_move, list_pages, list_tail
 from pagesim.core.shadow import PAIR_NEXT, PAIR_PREV, PAIR_WHERE, pair_pages, pair_push, pair_unlink
 from pagesim.core.state import A_CGROUP, A_PAGE, A_REASON, GI_USER, REASON_POLICY
@@ -113,7 +113,7 @@ def _admit(s, a):  # type: ignore[no-untyped-def]
     return 1
 
 
-@kernel
+@kernel_inline
 def _replace(s):  # type: ignore[no-untyped-def]
     """REPLACE: choose T1's or T2's LRU page; record that its shadow entry goes to B1 / B2."""
     t1 = list_len(s, s.gi[G_T1])

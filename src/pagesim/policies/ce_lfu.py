@@ -48,7 +48,7 @@ from typing import Any
 
 import numpy as np
 
-from pagesim.core.jit import kernel
+from pagesim.core.jit import kernel, kernel_inline
 from pagesim.core.lists import (
     index_add_tail,
     index_removed,
@@ -101,7 +101,7 @@ def _removed(s, r):  # type: ignore[no-untyped-def]
     return 0
 
 
-@kernel
+@kernel_inline
 def _score(s, a, page):  # type: ignore[no-untyped-def]
     if a[A_MODE] != MODE_CACHE and s.resident[page] & DIRTY:  # no dirty pages in cache mode
         return NEVER

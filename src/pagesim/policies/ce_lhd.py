@@ -71,7 +71,7 @@ from typing import Any
 
 import numpy as np
 
-from pagesim.core.jit import kernel
+from pagesim.core.jit import kernel, kernel_inline
 from pagesim.core.lists import (
     index_add_tail,
     index_removed,
@@ -117,7 +117,7 @@ G_EVICTIONS = G_TABLES + TABLE
 G_DENSITY = G_TABLES + 2 * TABLE
 
 
-@kernel
+@kernel_inline
 def hit_age_class(x):  # type: ignore[no-untyped-def]
     """0 for 0; else the doublings ``x`` needs to reach MAX_AGE (14 - floor(log2 x)), at most 15.
 
@@ -141,13 +141,13 @@ def hit_age_class(x):  # type: ignore[no-untyped-def]
     return 14 - log
 
 
-@kernel
+@kernel_inline
 def _age(s, p):  # type: ignore[no-untyped-def]
     age = (s.gi[G_TIME] - s.pm[p, LAST_ACCESS]) >> s.gi[G_SHIFT]
     return MAX_AGE - 1 if age >= MAX_AGE else age
 
 
-@kernel
+@kernel_inline
 def _class(s, p):  # type: ignore[no-untyped-def]
     return hit_age_class(s.pm[p, LAST_HIT_AGE] + s.pm[p, LAST_LAST_HIT_AGE])
 
@@ -208,7 +208,7 @@ def _reconfigure(s):  # type: ignore[no-untyped-def]
                 s.gi[hd + a] = 0
 
 
-@kernel
+@kernel_inline
 def _tick(s):  # type: ignore[no-untyped-def]
     s.gi[G_COUNTDOWN] -= 1
     if s.gi[G_COUNTDOWN] <= 0:
@@ -223,7 +223,7 @@ def _init(s, a):  # type: ignore[no-untyped-def]
     return 0 if s.gi[G_LIST] >= 0 else -1
 
 
-@kernel
+@kernel_inline
 def _access(s, p):  # type: ignore[no-untyped-def]
     age = _age(s, p)
     c = _class(s, p)
@@ -268,7 +268,7 @@ def _removed(s, r):  # type: ignore[no-untyped-def]
     return 0
 
 
-@kernel
+@kernel_inline
 def _score(s, a, page):  # type: ignore[no-untyped-def]
     if a[A_MODE] != MODE_CACHE and s.resident[page] & DIRTY:  # no dirty pages in cache mode
         return NEVER

@@ -53,16 +53,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from pagesim.core.jit import kernel
+from pagesim.core.jit import kernel, kernel_inline
 from pagesim.core.state import A_PAGE, GI_USER
 from pagesim.policies.base import Policy
 
-# lists (index l): pm columns 2l (next, towards the tail) and 2l + 1 (prev); gi slots 3l + G_LISTS
+# lists (index l): pm columns 1 + 2l (next, towards the tail) and 2 + 2l (prev); gi slots 3l + G_LISTS.
+# FLAGS comes first: a row is 72 bytes, and the engine prefetches a page's first cache line, which
+# then holds the flags every access reads first (and, mostly, S's links).
 LS = 0  #: stack S (tail = bottom)
 LQ = 1  #: list Q (tail = front, the next HIR victim)
 LNH = 2  #: non-resident HIR entries of S (tail = oldest)
 LPD = 3  #: pages in memory the rules no longer hold (tail = oldest, the next victim)
-FLAGS = 8  #: pm column: membership bits (1 << l) and the S entry's marks
+FLAGS = 0  #: pm column: membership bits (1 << l) and the S entry's marks
 S_LIR = 16  #: the S entry is LIR
 S_RES = 32  #: the S entry is marked resident
 
@@ -75,30 +77,42 @@ G_H = GI_USER + 16  #: resident HIR limit H
 G_CAP = GI_USER + 17
 
 
-@kernel
+@kernel_inline
+def _next(lst):  # type: ignore[no-untyped-def]
+    """pm column of the link towards list ``lst``'s tail."""
+    return 1 + 2 * lst
+
+
+@kernel_inline
+def _prev(lst):  # type: ignore[no-untyped-def]
+    """pm column of the link towards list ``lst``'s head."""
+    return 2 + 2 * lst
+
+
+@kernel_inline
 def _head(s, lst):  # type: ignore[no-untyped-def]
     return s.gi[G_LISTS + 3 * lst]
 
 
-@kernel
+@kernel_inline
 def _tail(s, lst):  # type: ignore[no-untyped-def]
     return s.gi[G_LISTS + 3 * lst + 1]
 
 
-@kernel
+@kernel_inline
 def _len(s, lst):  # type: ignore[no-untyped-def]
     return s.gi[G_LISTS + 3 * lst + 2]
 
 
-@kernel
+@kernel_inline
 def _push(s, lst, page):  # type: ignore[no-untyped-def]
     """Insert ``page`` at the head of list ``lst``."""
     g = G_LISTS + 3 * lst
     head = s.gi[g]
-    s.pm[page, 2 * lst] = head
-    s.pm[page, 2 * lst + 1] = -1
+    s.pm[page, _next(lst)] = head
+    s.pm[page, _prev(lst)] = -1
     if head >= 0:
-        s.pm[head, 2 * lst + 1] = page
+        s.pm[head, _prev(lst)] = page
     else:
         s.gi[g + 1] = page
     s.gi[g] = page
@@ -106,34 +120,34 @@ def _push(s, lst, page):  # type: ignore[no-untyped-def]
     s.pm[page, FLAGS] |= 1 << lst
 
 
-@kernel
+@kernel_inline
 def _del(s, lst, page):  # type: ignore[no-untyped-def]
     """Unlink ``page`` from list ``lst``."""
     g = G_LISTS + 3 * lst
-    nxt = s.pm[page, 2 * lst]
-    prv = s.pm[page, 2 * lst + 1]
+    nxt = s.pm[page, _next(lst)]
+    prv = s.pm[page, _prev(lst)]
     if prv >= 0:
-        s.pm[prv, 2 * lst] = nxt
+        s.pm[prv, _next(lst)] = nxt
     else:
         s.gi[g] = nxt
     if nxt >= 0:
-        s.pm[nxt, 2 * lst + 1] = prv
+        s.pm[nxt, _prev(lst)] = prv
     else:
         s.gi[g + 1] = prv
     s.gi[g + 2] -= 1
-    s.pm[page, 2 * lst] = -1
-    s.pm[page, 2 * lst + 1] = -1
+    s.pm[page, _next(lst)] = -1
+    s.pm[page, _prev(lst)] = -1
     s.pm[page, FLAGS] &= ~(1 << lst)
 
 
-@kernel
+@kernel_inline
 def _to_head(s, lst, page):  # type: ignore[no-untyped-def]
     if _head(s, lst) != page:
         _del(s, lst, page)
         _push(s, lst, page)
 
 
-@kernel
+@kernel_inline
 def _held(s, y):  # type: ignore[no-untyped-def]
     """1 if libCacheSim's rules would hit on ``y`` now."""
     f = s.pm[y, FLAGS]
@@ -144,7 +158,7 @@ def _held(s, y):  # type: ignore[no-untyped-def]
     return 0
 
 
-@kernel
+@kernel_inline
 def _sync(s, y):  # type: ignore[no-untyped-def]
     """Keep PEND = pages in memory that the rules do not hold (newly unheld pages at the head)."""
     if s.resident[y] == 0:
@@ -157,7 +171,7 @@ def _sync(s, y):  # type: ignore[no-untyped-def]
         _push(s, LPD, y)
 
 
-@kernel
+@kernel_inline
 def _s_remove(s, y):  # type: ignore[no-untyped-def]
     _del(s, LS, y)
     s.pm[y, FLAGS] &= ~(S_LIR | S_RES)
@@ -215,7 +229,7 @@ def _room_for_lir(s):  # type: ignore[no-untyped-def]
         _evict_lir(s)
 
 
-@kernel
+@kernel_inline
 def _s_push(s, x, marks):  # type: ignore[no-untyped-def]
     if s.pm[x, FLAGS] & (1 << LS):
         _to_head(s, LS, x)
@@ -301,7 +315,7 @@ def _access(s, x):  # type: ignore[no-untyped-def]
 @kernel
 def _init(s, a):  # type: ignore[no-untyped-def]
     for i in range(s.pm.shape[0]):
-        for j in range(8):
+        for j in range(1, 9):
             s.pm[i, j] = -1
         s.pm[i, FLAGS] = 0
     for lst in range(4):
@@ -340,7 +354,7 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
         for lst in (LQ, LS):
             y = _tail(s, lst)
             while y >= 0 and s.resident[y] == 0:
-                y = s.pm[y, 2 * lst + 1]
+                y = s.pm[y, _prev(lst)]
             if y >= 0:
                 victim = y
                 break
@@ -364,7 +378,7 @@ def list_entries(s: Any, lst: int) -> list[int]:
     page = int(s.gi[G_LISTS + 3 * lst])
     while page >= 0:
         out.append(page)
-        page = int(s.pm[page, 2 * lst])
+        page = int(s.pm[page, _next(lst)])
     return out
 
 
@@ -373,7 +387,7 @@ class LIRS(Policy):
 
     name = "lirs"
     description = "LIRS: keep pages with short reuse (LIR), evict among a 1% set of HIR pages"
-    int_fields = ("s_next", "s_prev", "q_next", "q_prev", "nh_next", "nh_prev", "pd_next", "pd_prev", "flags")
+    int_fields = ("flags", "s_next", "s_prev", "q_next", "q_prev", "nh_next", "nh_prev", "pd_next", "pd_prev")
     int_globals = 18
     params = {"hir_share": 0.01}
     init = staticmethod(_init)
@@ -403,7 +417,7 @@ class LIRS(Policy):
             assert len(pages) == len(set(pages)) == int(s.gi[G_LISTS + 3 * lst + 2]), f"list {lst}"
             prev = -1
             for q in pages:
-                assert int(s.pm[q, 2 * lst + 1]) == prev, f"list {lst}: prev link of {q}"
+                assert int(s.pm[q, _prev(lst)]) == prev, f"list {lst}: prev link of {q}"
                 prev = q
             assert int(s.gi[G_LISTS + 3 * lst + 1]) == prev, f"list {lst}: tail"
             assert sorted(pages) == sorted(((flags & (1 << lst)) != 0).nonzero()[0].tolist()), lst
