@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from pagesim.core.state import PROT_NONE
 from pagesim.engine.kernel import KernelRun, simulate_kernel
 from pagesim.engine.memory import KernelConfig
 from pagesim.policies.cast.core import word_count, word_g1, word_tick
@@ -171,3 +172,29 @@ def test_cast_runs_the_node_with_kcompressd_at_its_depth() -> None:
     on = simulate_kernel(tr, make_policy("cast"), KernelConfig(memory_pages=2048))
     off = simulate_kernel(tr, make_policy("cast", kcompressd=0), KernelConfig(memory_pages=2048))
     assert on.counters["kcompressd_pages"] > 0 and off.counters["kcompressd_pages"] == 0
+
+
+def test_sampled_anon_pages_fault_on_every_access() -> None:
+    """The seed: "a sampled mapped page is made to fault so every read of it is seen". On a
+    100-page node the sample holds every page (rate 1). Anon pages 0..29 are written (30
+    zero-fill faults, each a read for the sample, each page made PROT_NONE), then pages 10..14
+    are read 5 times each: every read is a hinting fault (25), a read for the sample (30 + 25 =
+    55 events) and 1,000 ns (hint_fault_ns): model time 30 x 250 (zero-fill) + 55 x 100 (CPU)
+    = 13,000 ns without the faults, 38,000 with. sample_faults=0 (young bits harvested 16 times
+    a tick): no tick passes here, so the sample sees only the 30 faults."""
+    rows = [(i, WRITE) for i in range(30)] + [(i, READ) for _ in range(5) for i in range(10, 15)]
+    seen = {}
+    for faults in (True, False):
+        run = KernelRun(_trace(rows), CAST(sample_faults=faults), _config())
+        run.advance()
+        r = run.policies[0].readouts(run.state)
+        assert r["sample_rate"] == 1.0
+        marked = int(((run.state.resident & PROT_NONE) != 0).sum())
+        seen[faults] = (
+            run.counters["numa_hint_faults"],
+            r["sample_events_anon"],
+            marked,
+            run.result().node["total_ns"],
+        )
+    assert seen[True] == (25, 55, 30, 38_000)
+    assert seen[False] == (0, 30, 0, 13_000)

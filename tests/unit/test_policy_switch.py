@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from pagesim.core.lists import check_lists
+from pagesim.core.state import PROT_NONE
 from pagesim.engine.kernel import KernelRun, simulate_kernel
 from pagesim.engine.kernel_loop import N_KC_DEPTH
 from pagesim.engine.memory import KernelConfig
@@ -91,6 +92,7 @@ def test_switch_off_and_on_hands_over_every_page_once() -> None:
     on_lists = [p for pages in lists.values() for p in pages]
     assert sorted(on_lists) == sorted(before)  # each on exactly one of the legacy lists
     assert check_lists(run.state) == 0
+    assert not (run.state.resident & PROT_NONE).any()  # CAST's sample hinting ends with it
     assert run.switch_log == [{"access": 300, "cgroup": 0, "to": "linux-lru", "pages": len(before)}]
 
     run.advance(400)

@@ -105,6 +105,10 @@ DIRTY = 8  #: kernel mode: the page differs from its backing copy (file, or swap
 ANON = 16  #: kernel mode: the page is anonymous (swap-backed); else file
 SWAPCACHE = 32  #: kernel mode: an anon page read back from swap whose slot still holds it
 RA_MARK = 64  #: kernel mode: PG_readahead, a hit starts the next asynchronous readahead
+#: kernel mode, set by a policy on a mapped (anon) page: its PTE is made PROT_NONE, so every
+#: access faults (a hinting fault, as NUMA balancing's) and the engine calls ``accessed``; the
+#: policy clears it to stop (CAST's sample: "a sampled mapped page is made to fault").
+PROT_NONE = 128
 #: All bits of the byte: clear bit X with ``v & (FLAG_MASK ^ X)`` (``~X`` is negative, which a
 #: uint8 cannot hold when the code runs as plain Python).
 FLAG_MASK = 255

@@ -82,6 +82,7 @@ DIRTY_WRITEBACK = 44
 STOPPED = 45
 FLUSHED = 46
 KCOMPRESSD = 47
+HINT_FAULTS = 48
 N_KERNEL_COUNTERS = 64
 
 KERNEL_COUNTERS: dict[str, tuple[int, str]] = {
@@ -108,5 +109,6 @@ KERNEL_COUNTERS: dict[str, tuple[int, str]] = {
     "dirty_writeback": (DIRTY_WRITEBACK, "evictions that had to write a dirty page first"),
     "flusher_writeback": (FLUSHED, "dirty file pages written back by the flusher (background)"),
     "kcompressd_pages": (KCOMPRESSD, "anon pages kswapd handed to kcompressd to write to swap"),
+    "numa_hint_faults": (HINT_FAULTS, "accesses to PROT_NONE pages a policy asked to see (hinting faults)"),
     "stopped_accesses": (STOPPED, "accesses not run: the run stopped when its first task finished"),
 }

@@ -33,10 +33,12 @@ from pagesim.core.state import (
     A_WAIT_NS,
     ACC_LEN,
     ANON,
+    FLAG_MASK,
     GI_SWAPPINESS,
     MAX_CANDIDATES,
     MODE_KERNEL,
     N_STAT,
+    PROT_NONE,
     REASON_FREED,
     STAT_NAMES,
     WORK_PTES,
@@ -50,6 +52,7 @@ from pagesim.engine.build import interpreted, interpreted_runner, runner_for
 from pagesim.engine.kernel_loop import (
     F_CPU_NS,
     F_DIRECT_NS,
+    F_HINT_NS,
     F_KC_NS,
     F_KSWAPD_NS,
     F_LEN,
@@ -410,6 +413,7 @@ class KernelRun(Stepper):
             r[A_KIND] = 1 if old_state.resident[p] & ANON else 0
             removed(old_state, r)
         release_lists(old_state, cg, pages)
+        old_state.resident[pages] &= np.uint8(FLAG_MASK ^ PROT_NONE)  # the old policy's hinting ends
         code = int(self._hook(type(new), "init")(st, a))
         if code != 0:
             raise PolicyError(new.label(), self.done, RuntimeError(f"init returned {code} at a switch"), "")
@@ -489,6 +493,7 @@ class KernelRun(Stepper):
         f[F_SCAN_NS] = c.reclaim_ns_per_page
         f[F_RMAP_NS] = c.rmap_ns_per_page
         f[F_PTE_NS] = c.walk_ns_per_pte
+        f[F_HINT_NS] = c.hint_fault_ns
         node[N_TIMED] = 1 if c.schedule == "time" else 0
         stop = self.trace.source.get("stop", "all") if c.stop == "auto" else c.stop
         if stop not in ("all", "first"):

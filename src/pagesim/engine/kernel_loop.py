@@ -16,7 +16,9 @@ anonymous memory and frees it.
 What each access does
 ---------------------
 * anon (always mapped): a hit sets the page's young bit (the PTE accessed bit) and nothing else
-  -- no hook is called, as no kernel code runs on a mapped access; the first touch is a
+  -- no hook is called, as no kernel code runs on a mapped access -- unless the policy made the
+  page PROT_NONE (``PROT_NONE`` flag): then the access is a hinting fault (``numa_hint_faults``,
+  ``hint_fault_ns``) and ``accessed`` is called; the first touch is a
   zero-fill fault; touching a page that was swapped out is a major fault that reads it back
   (``pswpin``; ``workingset_refault_anon`` if it left a shadow entry) and charges the task the
   device's time. A write dirties the page and frees a swap copy it still had.
@@ -94,6 +96,7 @@ from pagesim.core.state import (
     LIST,
     MAX_CANDIDATES,
     MODE_KERNEL,
+    PROT_NONE,
     RA_MARK,
     REASON_FALLBACK,
     REASON_FREED,
@@ -184,7 +187,8 @@ F_PTE_NS = 11  #: per PTE a page-table walker reads
 F_KC_BUSY = 12  #: model time until which kcompressd is busy with its queue, ns
 F_KC_NS = 13  #: kcompressd's work in all, ns
 F_BATCH_T0 = 14  #: model time the current reclaim batch started, ns
-F_LEN = 15
+F_HINT_NS = 15  #: per access to a PROT_NONE page (a hinting fault)
+F_LEN = 16
 
 # per-tag readahead state
 RA_LAST = 0  #: last file page the tag read
@@ -1158,6 +1162,10 @@ def run_kernel(  # type: ignore[no-untyped-def]
                     _release_swap(fw, p)
             if is_anon:
                 s.resident[p] = v | YOUNG
+                if v & PROT_NONE:  # the policy asked to see this page's accesses: a hinting fault
+                    mark_accessed = True
+                    stall += fw.f[F_HINT_NS]
+                    out[C.HINT_FAULTS] += 1
             else:
                 s.resident[p] = v & (FLAG_MASK ^ RA_MARK)
                 mark_accessed = o == 0  # a buffered write does not mark the folio accessed

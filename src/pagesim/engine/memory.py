@@ -141,6 +141,9 @@ class KernelConfig:
         (``folio_referenced``: lock the anon_vma, walk the VMAs, read and clear the PTE), ns.
     walk_ns_per_pte : float
         A page-table walker's read of one PTE (MGLRU aging and look-around), ns.
+    hint_fault_ns : float
+        An access to a mapped page a policy made PROT_NONE (``PROT_NONE`` flag): the trap,
+        the handler restoring the PTE and the return, ns (the order of a minor fault).
     swappiness : int
         ``vm.swappiness`` (0-200) handed to the policies that read it.
     schedule : str
@@ -181,6 +184,7 @@ class KernelConfig:
     reclaim_ns_per_page: float = 50.0
     rmap_ns_per_page: float = 400.0
     walk_ns_per_pte: float = 10.0
+    hint_fault_ns: float = 1000.0
     swappiness: int = 60
     schedule: str = "time"
     stop: str = "auto"
@@ -212,6 +216,16 @@ class KernelConfig:
             raise ValueError(f"kcompressd must be within 0..256 (queue depth), got {self.kcompressd}")
         if self.stop not in STOPS:
             raise ValueError(f"unknown stop {self.stop!r}; known: {', '.join(STOPS)}")
+        for name in (
+            "cpu_ns_per_access",
+            "zero_fill_ns",
+            "reclaim_ns_per_page",
+            "rmap_ns_per_page",
+            "walk_ns_per_pte",
+            "hint_fault_ns",
+        ):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
         if not 0 <= self.swappiness <= 200:
             raise ValueError(f"swappiness must be within 0..200, got {self.swappiness}")
         self.device(self.swap)

@@ -10,7 +10,8 @@ Here a switch of cgroup ``cg`` from policy P to policy Q, between two accesses:
 
 1. every resident page of ``cg`` is handed, in :func:`switch_order`, to P's ``removed`` with
    ``REASON_FREED`` (it leaves P without a shadow entry; it stays in memory);
-2. the pages are unlinked from P's lists and the lists given back (:func:`release_lists`);
+2. the pages are unlinked from P's lists and the lists given back (:func:`release_lists`); a
+   ``PROT_NONE`` hint P set on a page is cleared;
 3. Q's ``init`` runs on a fresh state, then Q's ``added`` for each page in the same order, as a
    page taken in unread with no history (no refault, no wait); a file page is then
    ``accessed`` once, as every page on the legacy lists has been used since it came in.

@@ -75,7 +75,8 @@ G_ISO = _g + 36  #: ... and their ids (32 slots)
 G_SLACK = G_ISO + 32  #: pages the current evict call is asked for (W's excess that meets M)
 G_HISTORY = G_SLACK + 1  #: parameter history: a refault gets back the word its shadow kept
 G_LEAVE = G_HISTORY + 1  #: parameter walker_leave: the walker leaves set a young bit that would add nothing
-G_BUFHEAD = G_LEAVE + 1  #: + type: the entry the lowest candidate sits at (the buffer's window starts there)
+G_SFAULT = G_LEAVE + 1  #: parameter sample_faults: sampled anon pages are PROT_NONE (every access faults)
+G_BUFHEAD = G_SFAULT + 1  #: + type: the entry the lowest candidate sits at (the buffer's window starts there)
 _s = G_BUFHEAD + 2
 # counters (readouts)
 G_SWEEPS = _s  #: sweeps run

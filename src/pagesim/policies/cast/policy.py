@@ -97,7 +97,8 @@ Parameters  (the seed's knobs, tune.py for the controllers)
             swapout_ns = 2500 (the cost of writing anon out, added to anon's miss cost);
             sample_pages = 0 (the rule in tune.py); swappiness_override = -1 (the node's
             vm.swappiness); walker = True;
-            history = True (Choice 6); walker_leave = True (Choice 10).
+            history = True (Choice 6); walker_leave = True (Choice 10); sample_faults = True
+            (sampled anon pages PROT_NONE, every access seen; False: harvested young bits).
 Floor       (le9uo) In kernel mode, reclaim other than a cgroup's own limit (a[A_RECLAIMER] ==
             RECLAIM_LIMIT) takes no file page while this lruvec's file pages are at or below
             clean_min_ratio % of memory; with anon unreclaimable too, nothing is taken and the
@@ -120,8 +121,11 @@ Deviations  1. One clock per lruvec (instances share nothing); it ticks on the n
                Switched off, CAST's lruvec runs ``linux-lru`` on the same pages; switched on
                again, CAST starts from a fresh state (every resident page a newcomer read once
                at the switch's tick: the legacy lists' order is all that passes over).
-               The sample's anon reads are seen by young-bit harvests 16 times a tick, not by
-               PROT_NONE faults (walk.py); the cost of writing anon out is a parameter.
+               The sample's anon pages are PROT_NONE (every access a hinting fault, tune.py;
+               ``sample_faults = False``: young bits harvested 16 times a tick, walk.py); at
+               the scaled node the sample is 1/16 of memory (the seed's 15,000 pages are 0.7 %
+               of 8 GB), so the faults cost CAST more model time than on the seed's machine.
+               The cost of writing anon out is a parameter.
             3. The sweep reads page ids 0..n-1 of the trace, not the node's PFNs; the bitmap's
                256 blocks cover them.
             4. The walker reads every page id for young bits (no mm list, no Bloom filter,
@@ -156,6 +160,7 @@ from pagesim.core.state import (
     LEN,
     MAX_CANDIDATES,
     MODE_KERNEL,
+    PROT_NONE,
     REASON_FREED,
     RECLAIM_LIMIT,
     SWAPCACHE,
@@ -242,6 +247,7 @@ from pagesim.policies.cast.layout import (
     G_SAUTO,
     G_SCAP,
     G_SEQ,
+    G_SFAULT,
     G_SIM,
     G_SLACK,
     G_SMOVE,
@@ -359,7 +365,7 @@ def clock_in(s):  # type: ignore[no-untyped-def]
     s.gi[G_IN] += 1
     s.gi[G_ACC] += 1
     q = clock_quarter(s.gi[G_MEM])
-    if s.gi[G_DAUTO] != 0 or s.gi[G_SAUTO] != 0:
+    if (s.gi[G_DAUTO] != 0 or s.gi[G_SAUTO] != 0) and s.gi[G_SFAULT] == 0:
         s.gi[G_HACC] += 1
         if s.gi[G_HACC] >= max(1, q // HARVESTS_PER_TICK):
             s.gi[G_HACC] = 0
@@ -787,6 +793,8 @@ def _added(s, a):  # type: ignore[no-untyped-def]
         tune_feed(s, p, t, READ)
         if kmode and t == ANON_T and s.pm[p, SIDX] >= 0:
             s.pm[p, SIDX] |= SAMPLE_PENDING  # the fault's young bit was seen (walk.py)
+            if s.gi[G_SFAULT] != 0:
+                s.resident[p] |= PROT_NONE  # every later access faults and is seen (the seed)
     elif a[A_READAHEAD] != 0:
         tune_feed(s, p, t, PREFETCH)
     if kmode and refault and a[A_WAIT_NS] > 0 and a[A_READAHEAD] == 0:
@@ -799,6 +807,13 @@ def _added(s, a):  # type: ignore[no-untyped-def]
 def _accessed(s, a):  # type: ignore[no-untyped-def]
     p = a[A_PAGE]
     if s.resident[p] == 0:
+        return 0
+    if a[A_MODE] == MODE_KERNEL and (s.resident[p] & ANON) != 0:
+        # a hinting fault of a sampled page (PROT_NONE): a read for the sample only; the young
+        # bit the access set is the main cache's, taken by the walker or reclaim
+        if s.pm[p, SIDX] >= 0:
+            tune_feed(s, p, ANON_T, READ)
+            s.pm[p, SIDX] |= SAMPLE_PENDING
         return 0
     s.pm[p, WORD] = read_word(s.pm[p, WORD], s.gi[G_NOW])
     tune_feed(s, p, _type_of(s, p), READ)
@@ -955,6 +970,7 @@ class CAST(Policy):
         "walker": True,
         "history": True,
         "walker_leave": True,
+        "sample_faults": True,
     }
     init = staticmethod(_init)
     added = staticmethod(_added)
@@ -1004,6 +1020,7 @@ class CAST(Policy):
         s.gi[G_WALKER] = 1 if self.values["walker"] else 0
         s.gi[G_HISTORY] = 1 if self.values["history"] else 0
         s.gi[G_LEAVE] = 1 if self.values["walker_leave"] else 0
+        s.gi[G_SFAULT] = 1 if self.values["sample_faults"] else 0
         s.gi[G_CAP] = max(1, int(capacity))
 
     def kcompressd_depth(self) -> int:

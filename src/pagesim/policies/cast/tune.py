@@ -12,12 +12,13 @@ first seen; at most 8,192 slots per type (pages seen after that are not sampled)
 
 What the sample sees. Every read CAST itself sees of a sampled page: a fault (``added``; a page
 read ahead is fed as read ahead, taken in unread), a read() (``accessed``), a young bit of a
-sampled anon page (harvested 16 times a tick, and by the walker and reclaim), and a page freed
-by its owner (it leaves every simulated cache). The seed makes sampled mapped pages PROT_NONE so
-that every read of them faults; pagesim's engine calls no hook on a hit of a mapped page, so
-here an anon page's reads between two harvests (1/64 of memory taken in) count as one (engine
-support needed: a flag on a sampled page that makes a hit call ``accessed``). The harvest holds
-the bits it takes for the walker and reclaim, so the main cache sees what it would without it.
+sampled anon page's access, and a page freed by its owner (it leaves every simulated cache).
+As the seed does, a sampled anon page is made PROT_NONE (the engine's ``PROT_NONE`` flag, set
+when it is faulted in): every access to it is a hinting fault (``numa_hint_faults``, the
+node's ``hint_fault_ns``) that calls ``accessed``, a read for the sample only; the young bit
+the access sets stays the main cache's, for the walker and reclaim. ``sample_faults = False``
+keeps pagesim's earlier stand-in: the sampled pages' young bits harvested 16 times a tick (1/64
+of memory taken in; reads between two harvests count as one), held for the walker and reclaim.
 The tests decide once a tick and every 256 sample events.
 
 The simulated caches (per type, 11): each is the main cache in small -- W a FIFO of newcomers

@@ -19,12 +19,13 @@ In kernel mode a read of a mapped (anon) page only sets its young bit (``YOUNG``
   stand for virtual addresses here (dense ids in first-touch order).
 
 The sample (tune.py). The seed makes sampled mapped pages PROT_NONE so that every read of them
-faults and is seen; pagesim's engine calls no hook on a hit of a mapped page, so instead the
-young bit a sampled anon page's fault leaves is marked as seen (SAMPLE_PENDING), and the sampled
-anon pages' young bits are harvested 16 times a tick (every 1/64 of memory taken in,
-:func:`harvest_sample`), besides the walker and reclaim: each young bit of a sampled page found
-is one read for the controllers (for the state word, reads within one tick still count once).
-Reads of a sampled page between two harvests count as one.
+faults and is seen; so does CAST here (``sample_faults``, the default: each access a hinting
+fault that feeds the sample, tune.py). A young bit an access of a sampled page leaves, the
+fault's included, is marked as seen by the sample (SAMPLE_PENDING) and is the main cache's.
+With ``sample_faults = False`` the sampled anon pages' young bits are harvested 16 times a tick
+instead (every 1/64 of memory taken in, :func:`harvest_sample`), besides the walker and reclaim:
+each young bit of a sampled page found is one read for the controllers (for the state word,
+reads within one tick still count once); reads between two harvests count as one.
 
 Program text is not walked in the kernel; kernel mode has no mapped file pages, so the walker
 reads anon pages only.
