@@ -130,19 +130,21 @@ def test_split_from_two_curves_weighed_by_cost() -> None:
 
 
 def test_split_stays_within_two_standard_deviations() -> None:
-    """Each binned hit stands for MRC_EVERY = 4 reads (one in four is placed), so the Poisson
-    variance of a difference is 4 times its count. Few reads: anon 5 (all within 1/10), file 10,
-    one more hit per tenth (misses at j/10 = 10 - j); cost of k/10 = 60,000 k. From 3/10 the best,
-    1/10, saves 120,000 against two standard deviations of 2 * 60,000 * sqrt(4 * 2) = 339,411;
-    from 9/10 it saves 480,000 against 2 * 60,000 * sqrt(4 * 8) = 678,823: both stay. Four
-    times the reads: from 9/10 1,920,000 saved against 2 * 60,000 * sqrt(4 * 32) = 1,357,645:
-    the split moves to 1/10."""
-    assert tune.MRC_EVERY == 4
+    """Each binned hit stands for MRC_EVERY = 16 reads (one in 16 is placed), so the Poisson
+    variance of a difference is 16 times its count. Few reads: anon 5 (all within 1/10), file
+    10, one more hit per tenth (misses at j/10 = 10 - j); cost of k/10 = 60,000 k. From 3/10 the
+    best, 1/10, saves 120,000 against two standard deviations of 2 * 60,000 * sqrt(16 * 2) =
+    678,823; from 9/10 it saves 480,000 against 2 * 60,000 * sqrt(16 * 8) = 1,357,645: both
+    stay. Four times the reads: from 9/10 1,920,000 saved against 2 * 60,000 * sqrt(16 * 32) =
+    2,715,290: it stays. Sixteen times: 7,680,000 against 5,430,580: the split moves to 1/10."""
+    assert tune.MRC_EVERY == 16
     _, s = _state()
     _curves(s, [5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5], [1] * 10 + [10])
     assert tune.split_choice(s, 3) == 3
     assert tune.split_choice(s, 9) == 9
     _curves(s, [20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 20], [4] * 10 + [40])
+    assert tune.split_choice(s, 9) == 9
+    _curves(s, [80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 80], [16] * 10 + [160])
     assert tune.split_choice(s, 9) == 1
 
 

@@ -64,8 +64,10 @@ Readahead at each size: a page read ahead before its first read enters at the to
 of last reads (a Fenwick tree over stamps: a hit); a page with a history that was read ahead is
 where its history puts it, held at a size or brought in there (a miss: pages a size has to
 bring in, as the sims count them). Counting a depth reads every sampled page of the type, so
-one read in ``MRC_EVERY`` = 4 (by a hash of its stamp) is placed, at weight 4 (the split's
-variance below is 4 times the counts'). The cost of anon share
+one read in ``MRC_EVERY`` = 16 (by a hash of its stamp) is placed, at weight 16 (the split's
+variance below is 16 times the counts'; with every sampled anon access a hinting fault, one in
+4 made CAST 2.5 times slower on stress-vm, and the 30-condition split study did not improve:
++15.4 % / +74.0 % at 4, +17.2 % / +80.0 % at 16). The cost of anon share
 k/10 (k = 1..9; 1/10 is anon's floor) is ``cost_anon * misses_anon(k/10) + cost_file *
 misses_file((10-k)/10)``; the least is taken when it is below the current split's by more than
 two standard deviations (misses counted as Poisson, a placed hit standing for 4 reads: the
@@ -202,7 +204,7 @@ MIN_N = 16  #: disagreements a test needs before it may decide
 PRESS_POWER = 8  #: how steeply the press rises with a type's excess over its share
 #: One read in this many (by a hash of the order's stamp) has its depth in the main cache's
 #: order counted, with this weight: the count is O(sample) per read.
-MRC_EVERY = 4
+MRC_EVERY = 16
 #: Offsets of the nine decay sims from the centre level.
 DECAY_OFFSETS = (0, -1, 1, -2, 2, -4, 4, -8, 8)
 SIM_WMINUS = 9
@@ -404,403 +406,403 @@ def _sb(j):  # type: ignore[no-untyped-def]
 
 
 @cast_kernel
-def _page_of(s, t, x):  # type: ignore[no-untyped-def]
-    return s.gi[G_TYPEBIG + t * TYPE_SIZE + P_PAGE + x]
+def _page_of(gi, gf, t, x):  # type: ignore[no-untyped-def]
+    return gi[G_TYPEBIG + t * TYPE_SIZE + P_PAGE + x]
 
 
 @cast_kernel
-def _heap_less(s, b, i, k):  # type: ignore[no-untyped-def]
-    ki = s.gi[b + O_HK + i]
-    kk = s.gi[b + O_HK + k]
-    return ki < kk or (ki == kk and s.gi[b + O_HT + i] < s.gi[b + O_HT + k])
+def _heap_less(gi, gf, b, i, k):  # type: ignore[no-untyped-def]
+    ki = gi[b + O_HK + i]
+    kk = gi[b + O_HK + k]
+    return ki < kk or (ki == kk and gi[b + O_HT + i] < gi[b + O_HT + k])
 
 
 @cast_kernel
-def _heap_swap(s, b, i, k):  # type: ignore[no-untyped-def]
+def _heap_swap(gi, gf, b, i, k):  # type: ignore[no-untyped-def]
     for o in (O_HK, O_HT, O_HX, O_HW):
-        tmp = s.gi[b + o + i]
-        s.gi[b + o + i] = s.gi[b + o + k]
-        s.gi[b + o + k] = tmp
+        tmp = gi[b + o + i]
+        gi[b + o + i] = gi[b + o + k]
+        gi[b + o + k] = tmp
 
 
 @cast_kernel
-def _heap_down(s, b, i, n):  # type: ignore[no-untyped-def]
+def _heap_down(gi, gf, b, i, n):  # type: ignore[no-untyped-def]
     while True:
         c = 2 * i + 1
         if c >= n:
             return
-        if c + 1 < n and _heap_less(s, b, c + 1, c):
+        if c + 1 < n and _heap_less(gi, gf, b, c + 1, c):
             c += 1
-        if not _heap_less(s, b, c, i):
+        if not _heap_less(gi, gf, b, c, i):
             return
-        _heap_swap(s, b, i, c)
+        _heap_swap(gi, gf, b, i, c)
         i = c
 
 
 @cast_kernel
-def _heap_push_raw(s, j, key, tb, x, w):  # type: ignore[no-untyped-def]
+def _heap_push_raw(gi, gf, j, key, tb, x, w):  # type: ignore[no-untyped-def]
     b = _sb(j)
     v = _sv(j)
-    i = s.gi[v + S_HLEN]
-    s.gi[b + O_HK + i] = key
-    s.gi[b + O_HT + i] = tb
-    s.gi[b + O_HX + i] = x
-    s.gi[b + O_HW + i] = w
-    s.gi[v + S_HLEN] = i + 1
+    i = gi[v + S_HLEN]
+    gi[b + O_HK + i] = key
+    gi[b + O_HT + i] = tb
+    gi[b + O_HX + i] = x
+    gi[b + O_HW + i] = w
+    gi[v + S_HLEN] = i + 1
     while i > 0:
         par = (i - 1) // 2
-        if not _heap_less(s, b, i, par):
+        if not _heap_less(gi, gf, b, i, par):
             break
-        _heap_swap(s, b, i, par)
+        _heap_swap(gi, gf, b, i, par)
         i = par
 
 
 @cast_kernel
-def _m_rank(s, j, t, x, w):  # type: ignore[no-untyped-def]
+def _m_rank(gi, gf, j, t, x, w):  # type: ignore[no-untyped-def]
     """Tie rank in a sim's M: the order of joining M for a page read once, else the frame hash."""
-    return rank_tb(w, _page_of(s, t, x), s.gi[_sb(j) + O_SS + x])
+    return rank_tb(w, _page_of(gi, gf, t, x), gi[_sb(j) + O_SS + x])
 
 
 @cast_kernel
-def _rebuild_heap(s, j, t):  # type: ignore[no-untyped-def]
+def _rebuild_heap(gi, gf, j, t):  # type: ignore[no-untyped-def]
     """Re-key sim ``j``'s M from its live pages (heap full of stale entries, or a new level)."""
     b = _sb(j)
     v = _sv(j)
-    s.gi[v + S_HLEN] = 0
-    le = s.gi[v + S_LE]
-    now = s.gi[G_NOW]
-    for x in range(s.gi[G_NSAMP + t]):
-        if s.gi[b + O_SL + x] == 2:
-            w = s.gi[b + O_SW + x]
-            _heap_push_raw(s, j, key_fast(s.gf, w, now, le), _m_rank(s, j, t, x, w), x, w)
+    gi[v + S_HLEN] = 0
+    le = gi[v + S_LE]
+    now = gi[G_NOW]
+    for x in range(gi[G_NSAMP + t]):
+        if gi[b + O_SL + x] == 2:
+            w = gi[b + O_SW + x]
+            _heap_push_raw(gi, gf, j, key_fast(gf, w, now, le), _m_rank(gi, gf, j, t, x, w), x, w)
 
 
 @cast_kernel
-def _heap_push(s, j, t, x, w):  # type: ignore[no-untyped-def]
+def _heap_push(gi, gf, j, t, x, w):  # type: ignore[no-untyped-def]
     v = _sv(j)
-    if s.gi[v + S_HLEN] >= HEAP:
-        _rebuild_heap(s, j, t)
-        if s.gi[v + S_HLEN] >= HEAP:
+    if gi[v + S_HLEN] >= HEAP:
+        _rebuild_heap(gi, gf, j, t)
+        if gi[v + S_HLEN] >= HEAP:
             return
-    _heap_push_raw(s, j, key_fast(s.gf, w, s.gi[G_NOW], s.gi[v + S_LE]), _m_rank(s, j, t, x, w), x, w)
+    _heap_push_raw(gi, gf, j, key_fast(gf, w, gi[G_NOW], gi[v + S_LE]), _m_rank(gi, gf, j, t, x, w), x, w)
 
 
 @cast_kernel
-def _heap_top(s, j):  # type: ignore[no-untyped-def]
+def _heap_top(gi, gf, j):  # type: ignore[no-untyped-def]
     """Sim ``j``'s lowest live page of M (stale entries dropped), or -1."""
     b = _sb(j)
     v = _sv(j)
-    while s.gi[v + S_HLEN] > 0:
-        x = s.gi[b + O_HX]
-        if s.gi[b + O_SL + x] == 2 and s.gi[b + O_SW + x] == s.gi[b + O_HW]:
+    while gi[v + S_HLEN] > 0:
+        x = gi[b + O_HX]
+        if gi[b + O_SL + x] == 2 and gi[b + O_SW + x] == gi[b + O_HW]:
             return x
-        _heap_pop(s, j)
+        _heap_pop(gi, gf, j)
     return -1
 
 
 @cast_kernel
-def _heap_pop(s, j):  # type: ignore[no-untyped-def]
+def _heap_pop(gi, gf, j):  # type: ignore[no-untyped-def]
     b = _sb(j)
     v = _sv(j)
-    n = s.gi[v + S_HLEN] - 1
+    n = gi[v + S_HLEN] - 1
     if n < 0:
         return
-    _heap_swap(s, b, 0, n)
-    s.gi[v + S_HLEN] = n
-    _heap_down(s, b, 0, n)
+    _heap_swap(gi, gf, b, 0, n)
+    gi[v + S_HLEN] = n
+    _heap_down(gi, gf, b, 0, n)
 
 
 @cast_kernel
-def _ring_compact(s, j):  # type: ignore[no-untyped-def]
+def _ring_compact(gi, gf, j):  # type: ignore[no-untyped-def]
     """Drop the W ring's stale entries (pages freed out of W)."""
     b = _sb(j)
     v = _sv(j)
-    h = s.gi[v + S_RHEAD]
+    h = gi[v + S_RHEAD]
     k = 0
-    for i in range(h, s.gi[v + S_RTAIL]):
-        x = s.gi[b + O_RX + i % RING]
-        st = s.gi[b + O_RS + i % RING]
-        if s.gi[b + O_SL + x] == 1 and s.gi[b + O_SS + x] == st:
-            s.gi[b + O_RX + (h + k) % RING] = x
-            s.gi[b + O_RS + (h + k) % RING] = st
+    for i in range(h, gi[v + S_RTAIL]):
+        x = gi[b + O_RX + i % RING]
+        st = gi[b + O_RS + i % RING]
+        if gi[b + O_SL + x] == 1 and gi[b + O_SS + x] == st:
+            gi[b + O_RX + (h + k) % RING] = x
+            gi[b + O_RS + (h + k) % RING] = st
             k += 1
-    s.gi[v + S_RTAIL] = h + k
+    gi[v + S_RTAIL] = h + k
 
 
 @cast_kernel
-def _w_tail(s, j):  # type: ignore[no-untyped-def]
+def _w_tail(gi, gf, j):  # type: ignore[no-untyped-def]
     """Sim ``j``'s oldest live page of W (stale entries dropped), or -1."""
     b = _sb(j)
     v = _sv(j)
-    while s.gi[v + S_RHEAD] < s.gi[v + S_RTAIL]:
-        i = s.gi[v + S_RHEAD] % RING
-        x = s.gi[b + O_RX + i]
-        if s.gi[b + O_SL + x] == 1 and s.gi[b + O_SS + x] == s.gi[b + O_RS + i]:
+    while gi[v + S_RHEAD] < gi[v + S_RTAIL]:
+        i = gi[v + S_RHEAD] % RING
+        x = gi[b + O_RX + i]
+        if gi[b + O_SL + x] == 1 and gi[b + O_SS + x] == gi[b + O_RS + i]:
             return x
-        s.gi[v + S_RHEAD] += 1
+        gi[v + S_RHEAD] += 1
     return -1
 
 
 @cast_kernel
-def _w_pop(s, j):  # type: ignore[no-untyped-def]
-    s.gi[_sv(j) + S_RHEAD] += 1
+def _w_pop(gi, gf, j):  # type: ignore[no-untyped-def]
+    gi[_sv(j) + S_RHEAD] += 1
 
 
 @cast_kernel
-def _join_m(s, j, t, x):  # type: ignore[no-untyped-def]
+def _join_m(gi, gf, j, t, x):  # type: ignore[no-untyped-def]
     """W's tail ``x`` (already popped) joins sim ``j``'s M."""
     b = _sb(j)
     v = _sv(j)
-    s.gi[b + O_SL + x] = 2
-    st = s.gi[v + S_STAMP]
-    s.gi[v + S_STAMP] = st + 1
-    s.gi[b + O_SS + x] = st
-    s.gi[v + S_WLEN] -= 1
-    s.gi[v + S_MLEN] += 1
-    _heap_push(s, j, t, x, s.gi[b + O_SW + x])
+    gi[b + O_SL + x] = 2
+    st = gi[v + S_STAMP]
+    gi[v + S_STAMP] = st + 1
+    gi[b + O_SS + x] = st
+    gi[v + S_WLEN] -= 1
+    gi[v + S_MLEN] += 1
+    _heap_push(gi, gf, j, t, x, gi[b + O_SW + x])
 
 
 @cast_kernel
-def _drop(s, j, x):  # type: ignore[no-untyped-def]
+def _drop(gi, gf, j, x):  # type: ignore[no-untyped-def]
     """``x`` leaves sim ``j`` (its ring or heap entry goes stale)."""
     b = _sb(j)
     v = _sv(j)
-    loc = s.gi[b + O_SL + x]
+    loc = gi[b + O_SL + x]
     if loc == 1:
-        s.gi[v + S_WLEN] -= 1
+        gi[v + S_WLEN] -= 1
     elif loc == 2:
-        s.gi[v + S_MLEN] -= 1
-    s.gi[b + O_SL + x] = 0
-    s.gi[b + O_SW + x] = 0
+        gi[v + S_MLEN] -= 1
+    gi[b + O_SL + x] = 0
+    gi[b + O_SW + x] = 0
 
 
 @cast_kernel
-def _w_tail_rank(s, t, x, w):  # type: ignore[no-untyped-def]
+def _w_tail_rank(gi, gf, t, x, w):  # type: ignore[no-untyped-def]
     if word_count(w) <= 1:
         return TB_NEWCOMER
-    return (1 << 40) | frame_hash(_page_of(s, t, x))
+    return (1 << 40) | frame_hash(_page_of(gi, gf, t, x))
 
 
 @cast_kernel
-def sim_evict(s, j, t):  # type: ignore[no-untyped-def]
+def sim_evict(gi, gf, j, t):  # type: ignore[no-untyped-def]
     """One page leaves sim ``j`` by the main cache's rule (W's tail vs M's lowest)."""
     b = _sb(j)
     v = _sv(j)
-    wpm = s.gi[v + S_WPM]
-    wl = s.gi[v + S_WLEN]
-    ml = s.gi[v + S_MLEN]
+    wpm = gi[v + S_WPM]
+    wl = gi[v + S_WLEN]
+    ml = gi[v + S_MLEN]
     excess = wl - (wpm * (wl + ml)) // 1000
     while excess > 1:
-        x = _w_tail(s, j)
+        x = _w_tail(gi, gf, j)
         if x < 0:
             break
-        _w_pop(s, j)
-        _join_m(s, j, t, x)
+        _w_pop(gi, gf, j)
+        _join_m(gi, gf, j, t, x)
         excess -= 1
-    wl = s.gi[v + S_WLEN]
-    ml = s.gi[v + S_MLEN]
+    wl = gi[v + S_WLEN]
+    ml = gi[v + S_MLEN]
     over = wl > 0 and 1000 * wl > wpm * (wl + ml)
     if over or ml == 0:
-        wt = _w_tail(s, j)
+        wt = _w_tail(gi, gf, j)
         if wt < 0:
             return
-        m = _heap_top(s, j)
+        m = _heap_top(gi, gf, j)
         if m >= 0:
-            w = s.gi[b + O_SW + wt]
-            wk = key_fast(s.gf, w, s.gi[G_NOW], s.gi[v + S_LE])
-            mk = s.gi[b + O_HK]
-            mt = s.gi[b + O_HT]
-            wtb = _w_tail_rank(s, t, wt, w)
+            w = gi[b + O_SW + wt]
+            wk = key_fast(gf, w, gi[G_NOW], gi[v + S_LE])
+            mk = gi[b + O_HK]
+            mt = gi[b + O_HT]
+            wtb = _w_tail_rank(gi, gf, t, wt, w)
             if not (wk < mk or (wk == mk and wtb < mt)):
-                _heap_pop(s, j)
-                _drop(s, j, m)
-                _w_pop(s, j)
-                _join_m(s, j, t, wt)
+                _heap_pop(gi, gf, j)
+                _drop(gi, gf, j, m)
+                _w_pop(gi, gf, j)
+                _join_m(gi, gf, j, t, wt)
                 return
-        _w_pop(s, j)
-        _drop(s, j, wt)
+        _w_pop(gi, gf, j)
+        _drop(gi, gf, j, wt)
         return
-    m = _heap_top(s, j)
+    m = _heap_top(gi, gf, j)
     if m >= 0:
-        _heap_pop(s, j)
-        _drop(s, j, m)
+        _heap_pop(gi, gf, j)
+        _drop(gi, gf, j, m)
         return
-    wt = _w_tail(s, j)
+    wt = _w_tail(gi, gf, j)
     if wt >= 0:
-        _w_pop(s, j)
-        _drop(s, j, wt)
+        _w_pop(gi, gf, j)
+        _drop(gi, gf, j, wt)
 
 
 @cast_kernel
-def sim_access(s, j, t, x, kind, hist):  # type: ignore[no-untyped-def]
+def sim_access(gi, gf, j, t, x, kind, hist):  # type: ignore[no-untyped-def]
     """Slot ``x`` read (``kind`` 1) or read ahead (0) in sim ``j``: 1 if it was there, else 0.
 
     A page that comes in gets back ``hist``, its word before this access, when it is not 0
     (history on: the sim's shadow, as the main cache's refault), else a fresh word."""
     b = _sb(j)
     v = _sv(j)
-    now = s.gi[G_NOW]
-    loc = s.gi[b + O_SL + x]
+    now = gi[G_NOW]
+    loc = gi[b + O_SL + x]
     if loc == 0 and kind != READ and hist != 0:
         return 0  # a page read ahead again is not taken in: its read is a miss (module docstring)
     if loc != 0:
         if kind == READ:
-            w = read_word(s.gi[b + O_SW + x], now)
-            s.gi[b + O_SW + x] = w
+            w = read_word(gi[b + O_SW + x], now)
+            gi[b + O_SW + x] = w
             if loc == 2:
-                _heap_push(s, j, t, x, w)
-            s.gi[v + S_HIT] += 1
-            s.gi[v + S_ACC] += 1
+                _heap_push(gi, gf, j, t, x, w)
+            gi[v + S_HIT] += 1
+            gi[v + S_ACC] += 1
         return 1
     if kind == READ:
-        s.gi[v + S_MISS] += 1
-        s.gi[v + S_ACC] += 1
+        gi[v + S_MISS] += 1
+        gi[v + S_ACC] += 1
     if hist == 0:
-        s.gi[b + O_SW + x] = new_word(now, kind)
+        gi[b + O_SW + x] = new_word(now, kind)
     elif kind == READ:
-        s.gi[b + O_SW + x] = read_word(clamp_word(hist, now), now)
+        gi[b + O_SW + x] = read_word(clamp_word(hist, now), now)
     else:
-        s.gi[b + O_SW + x] = clamp_word(hist, now)
-    s.gi[b + O_SL + x] = 1
-    st = s.gi[v + S_STAMP]
-    s.gi[v + S_STAMP] = st + 1
-    s.gi[b + O_SS + x] = st
-    if s.gi[v + S_RTAIL] - s.gi[v + S_RHEAD] >= RING:
-        _ring_compact(s, j)
-    i = s.gi[v + S_RTAIL]
-    s.gi[b + O_RX + i % RING] = x
-    s.gi[b + O_RS + i % RING] = st
-    s.gi[v + S_RTAIL] = i + 1
-    s.gi[v + S_WLEN] += 1
-    cap = s.gi[G_SCAP + t]
-    while s.gi[v + S_WLEN] + s.gi[v + S_MLEN] > cap:
-        before = s.gi[v + S_WLEN] + s.gi[v + S_MLEN]
-        sim_evict(s, j, t)
-        if s.gi[v + S_WLEN] + s.gi[v + S_MLEN] >= before:
+        gi[b + O_SW + x] = clamp_word(hist, now)
+    gi[b + O_SL + x] = 1
+    st = gi[v + S_STAMP]
+    gi[v + S_STAMP] = st + 1
+    gi[b + O_SS + x] = st
+    if gi[v + S_RTAIL] - gi[v + S_RHEAD] >= RING:
+        _ring_compact(gi, gf, j)
+    i = gi[v + S_RTAIL]
+    gi[b + O_RX + i % RING] = x
+    gi[b + O_RS + i % RING] = st
+    gi[v + S_RTAIL] = i + 1
+    gi[v + S_WLEN] += 1
+    cap = gi[G_SCAP + t]
+    while gi[v + S_WLEN] + gi[v + S_MLEN] > cap:
+        before = gi[v + S_WLEN] + gi[v + S_MLEN]
+        sim_evict(gi, gf, j, t)
+        if gi[v + S_WLEN] + gi[v + S_MLEN] >= before:
             break
     return 0
 
 
 @cast_kernel
-def sim_reset(s, j, le, wpm):  # type: ignore[no-untyped-def]
+def sim_reset(gi, gf, j, le, wpm):  # type: ignore[no-untyped-def]
     """Sim ``j`` empty, at level ``le`` (off unless within 1..14) and W share ``wpm``."""
     b = _sb(j)
     v = _sv(j)
     for k in range(SIM_NS):
-        s.gi[v + k] = 0
+        gi[v + k] = 0
     for x in range(SMAX):
-        s.gi[b + O_SL + x] = 0
-        s.gi[b + O_SW + x] = 0
-    s.gi[v + S_LE] = le
-    s.gi[v + S_WPM] = wpm
-    s.gi[v + S_ON] = 1 if MIN_DECAY <= le <= MAX_DECAY else 0
+        gi[b + O_SL + x] = 0
+        gi[b + O_SW + x] = 0
+    gi[v + S_LE] = le
+    gi[v + S_WPM] = wpm
+    gi[v + S_ON] = 1 if MIN_DECAY <= le <= MAX_DECAY else 0
 
 
 # ------------------------------------------------------------------------------------ the MRC
 
 
 @cast_kernel
-def _fen_add(s, t, i, d):  # type: ignore[no-untyped-def]
+def _fen_add(gi, gf, t, i, d):  # type: ignore[no-untyped-def]
     base = G_TYPEBIG + t * TYPE_SIZE + P_FEN
     while i <= TF:
-        s.gi[base + i] += d
+        gi[base + i] += d
         i += i & (-i)
 
 
 @cast_kernel
-def _fen_sum(s, t, i):  # type: ignore[no-untyped-def]
+def _fen_sum(gi, gf, t, i):  # type: ignore[no-untyped-def]
     base = G_TYPEBIG + t * TYPE_SIZE + P_FEN
     r = 0
     while i > 0:
-        r += s.gi[base + i]
+        r += gi[base + i]
         i -= i & (-i)
     return r
 
 
 @cast_kernel
-def _last(s, t, x):  # type: ignore[no-untyped-def]
+def _last(gi, gf, t, x):  # type: ignore[no-untyped-def]
     """Slot ``x``'s stamp in the order of last reads (0: not in it)."""
-    return s.gi[G_TYPEBIG + t * TYPE_SIZE + P_LAST + x] & STAMP_MASK
+    return gi[G_TYPEBIG + t * TYPE_SIZE + P_LAST + x] & STAMP_MASK
 
 
 @cast_kernel
-def _set_last(s, t, x, v):  # type: ignore[no-untyped-def]
+def _set_last(gi, gf, t, x, v):  # type: ignore[no-untyped-def]
     i = G_TYPEBIG + t * TYPE_SIZE + P_LAST + x
-    s.gi[i] = s.gi[i] - (s.gi[i] & STAMP_MASK) + v
+    gi[i] = gi[i] - (gi[i] & STAMP_MASK) + v
 
 
 @cast_kernel
-def sample_word(s, t, x):  # type: ignore[no-untyped-def]
+def sample_word(gi, gf, t, x):  # type: ignore[no-untyped-def]
     """Slot ``x``'s recorded word: all its reads so far (0: never seen)."""
-    return s.gi[G_TYPEBIG + t * TYPE_SIZE + P_LAST + x] >> REC_SHIFT
+    return gi[G_TYPEBIG + t * TYPE_SIZE + P_LAST + x] >> REC_SHIFT
 
 
 @cast_kernel
-def _note_word(s, t, x, kind):  # type: ignore[no-untyped-def]
+def _note_word(gi, gf, t, x, kind):  # type: ignore[no-untyped-def]
     """Record a read (1) or a read ahead (0) of slot ``x`` in its word (a read ahead changes
     only a word not yet made: count 0)."""
     i = G_TYPEBIG + t * TYPE_SIZE + P_LAST + x
-    e = s.gi[i]
+    e = gi[i]
     w = e >> REC_SHIFT
-    now = s.gi[G_NOW]
+    now = gi[G_NOW]
     st = e & STAMP_MASK
     if kind == READ:
         w = new_word(now, 1) if w == 0 else read_word(clamp_word(w, now), now)
     elif w == 0:
         w = new_word(now, 0)
-    s.gi[i] = (w << REC_SHIFT) | st
+    gi[i] = (w << REC_SHIFT) | st
 
 
 @cast_kernel
-def _mrc_renumber(s, t):  # type: ignore[no-untyped-def]
+def _mrc_renumber(gi, gf, t):  # type: ignore[no-untyped-def]
     """Stamps used up: renumber the live ones 1..k in their order (a live stamp's new number is
     the tree's count of live stamps up to it), rebuild the tree. No allocation."""
     tb = G_TYPEBIG + t * TYPE_SIZE
-    n = s.gi[G_NSAMP + t]
+    n = gi[G_NSAMP + t]
     for x in range(n):
-        last = _last(s, t, x)
+        last = _last(gi, gf, t, x)
         if last > 0:
-            _set_last(s, t, x, _fen_sum(s, t, last))
+            _set_last(gi, gf, t, x, _fen_sum(gi, gf, t, last))
     for i in range(TF + 1):
-        s.gi[tb + P_FEN + i] = 0
+        gi[tb + P_FEN + i] = 0
     k = 0
     for x in range(n):
-        last = _last(s, t, x)
+        last = _last(gi, gf, t, x)
         if last > 0:
-            _fen_add(s, t, last, 1)
+            _fen_add(gi, gf, t, last, 1)
             k = max(k, last)
-    s.gi[G_MRCTS + t] = k
+    gi[G_MRCTS + t] = k
 
 
 @cast_kernel
-def mrc_unit(s):  # type: ignore[no-untyped-def]
+def mrc_unit(gi, gf):  # type: ignore[no-untyped-def]
     """A tenth of memory in the sample's pages (at least 1)."""
-    return max(1, (s.gi[G_MEM] * s.gi[G_RATE]) // (65536 * 10))
+    return max(1, (gi[G_MEM] * gi[G_RATE]) // (65536 * 10))
 
 
 @cast_kernel
-def _order_tb(s, t, x, w, last):  # type: ignore[no-untyped-def]
+def _order_tb(gi, gf, t, x, w, last):  # type: ignore[no-untyped-def]
     """Tie rank in the curve's order, as the main cache's: read once, the order of last reads
     (the newer kept); read more, ``2^40 +`` the frame hash (:func:`rank_tb`'s)."""
     if word_count(w) <= 1:
         return last
-    return (1 << 40) | frame_hash(_page_of(s, t, x))
+    return (1 << 40) | frame_hash(_page_of(gi, gf, t, x))
 
 
 @cast_kernel
-def key_depth(s, t, x, w, last, stop):  # type: ignore[no-untyped-def]
+def key_depth(gi, gf, t, x, w, last, stop):  # type: ignore[no-untyped-def]
     """Pages of the order that the main cache keeps over slot ``x`` (word ``w``, stamp ``last``):
     those whose key at type ``t``'s decay is higher, or equal with a higher tie rank, and those
     read ahead and never read (count 0) since ``x``'s last read. Counting stops at ``stop`` (a
     miss at every size the curve reads)."""
     tb = G_TYPEBIG + t * TYPE_SIZE
-    now = s.gi[G_NOW]
-    le = s.gi[G_LE + t]
-    kx = key_fast(s.gf, clamp_word(w, now), now, le)
-    rx = _order_tb(s, t, x, w, last)
+    now = gi[G_NOW]
+    le = gi[G_LE + t]
+    kx = key_fast(gf, clamp_word(w, now), now, le)
+    rx = _order_tb(gi, gf, t, x, w, last)
     d = 0
-    for y in range(s.gi[G_NSAMP + t]):
-        e = s.gi[tb + P_LAST + y]
+    for y in range(gi[G_NSAMP + t]):
+        e = gi[tb + P_LAST + y]
         ly = e & STAMP_MASK
         if ly == 0 or y == x:
             continue
@@ -809,8 +811,8 @@ def key_depth(s, t, x, w, last, stop):  # type: ignore[no-untyped-def]
             if ly > last:
                 d += 1
         else:
-            ky = key_fast(s.gf, clamp_word(wy, now), now, le)
-            if ky > kx or (ky == kx and _order_tb(s, t, y, wy, ly) > rx):
+            ky = key_fast(gf, clamp_word(wy, now), now, le)
+            if ky > kx or (ky == kx and _order_tb(gi, gf, t, y, wy, ly) > rx):
                 d += 1
         if d >= stop:
             return d
@@ -818,7 +820,7 @@ def key_depth(s, t, x, w, last, stop):  # type: ignore[no-untyped-def]
 
 
 @cast_kernel
-def _mrc_place(s, t, x, ts, last):  # type: ignore[no-untyped-def]
+def _mrc_place(gi, gf, t, x, ts, last):  # type: ignore[no-untyped-def]
     """A read of slot ``x`` (seen before) into the curve, one in ``MRC_EVERY`` (by a hash of
     the order's stamp) at weight ``MRC_EVERY``: at its depth in the main cache's order, a hit at
     every size that holds it. Readahead at each size: a page read ahead before its first read is
@@ -826,34 +828,34 @@ def _mrc_place(s, t, x, ts, last):  # type: ignore[no-untyped-def]
     where its history puts it -- held at a size, or brought in there (a miss)."""
     if (frame_hash(ts) & (MRC_EVERY - 1)) != 0:
         return
-    w = sample_word(s, t, x)
-    u = mrc_unit(s)
+    w = sample_word(gi, gf, t, x)
+    u = mrc_unit(gi, gf)
     if word_count(w) == 0:
-        d = _fen_sum(s, t, ts) - _fen_sum(s, t, last)
+        d = _fen_sum(gi, gf, t, ts) - _fen_sum(gi, gf, t, last)
     else:
-        d = key_depth(s, t, x, w, last, 10 * u)
+        d = key_depth(gi, gf, t, x, w, last, 10 * u)
     if d // u < 10:
-        s.gf[F_MRC + 12 * t + d // u] += float(MRC_EVERY)
+        gf[F_MRC + 12 * t + d // u] += float(MRC_EVERY)
 
 
 @cast_kernel
-def mrc_access(s, t, x, kind):  # type: ignore[no-untyped-def]
+def mrc_access(gi, gf, t, x, kind):  # type: ignore[no-untyped-def]
     """Slot ``x`` read (1) or read ahead (0): its depth in the main cache's order into the
     curve; to the top of the order of last reads. Call before :func:`_note_word`."""
-    if s.gi[G_MRCTS + t] >= TF:
-        _mrc_renumber(s, t)
-    ts = s.gi[G_MRCTS + t]
-    last = _last(s, t, x)
+    if gi[G_MRCTS + t] >= TF:
+        _mrc_renumber(gi, gf, t)
+    ts = gi[G_MRCTS + t]
+    last = _last(gi, gf, t, x)
     f = F_MRC + 12 * t
     if kind == READ:
-        s.gf[f + 10] += 1.0
+        gf[f + 10] += 1.0
         if last > 0:
-            _mrc_place(s, t, x, ts, last)
+            _mrc_place(gi, gf, t, x, ts, last)
     if last > 0:
-        _fen_add(s, t, last, -1)
-    _set_last(s, t, x, ts + 1)
-    _fen_add(s, t, ts + 1, 1)
-    s.gi[G_MRCTS + t] = ts + 1
+        _fen_add(gi, gf, t, last, -1)
+    _set_last(gi, gf, t, x, ts + 1)
+    _fen_add(gi, gf, t, ts + 1, 1)
+    gi[G_MRCTS + t] = ts + 1
 
 
 @cast_kernel
@@ -940,10 +942,10 @@ def sim_level(le, i):  # type: ignore[no-untyped-def]
 
 
 @cast_kernel
-def _centre_sims(s, t):  # type: ignore[no-untyped-def]
+def _centre_sims(gi, gf, t):  # type: ignore[no-untyped-def]
     """Re-level type ``t``'s sims around the centre decay and W share (pages kept, heaps re-keyed)."""
-    le = s.gi[G_LE + t]
-    w = s.gi[G_WPM + t]
+    le = gi[G_LE + t]
+    w = gi[G_WPM + t]
     for i in range(N_SIM_T):
         j = t * N_SIM_T + i
         v = _sv(j)
@@ -953,18 +955,18 @@ def _centre_sims(s, t):  # type: ignore[no-untyped-def]
         else:
             nl = le
             nw = min(max(w + (100 if i == SIM_WPLUS else -100), 0), 1000)
-        was = s.gi[v + S_ON]
-        s.gi[v + S_WPM] = nw
-        if nl != s.gi[v + S_LE]:
-            s.gi[v + S_LE] = nl
+        was = gi[v + S_ON]
+        gi[v + S_WPM] = nw
+        if nl != gi[v + S_LE]:
+            gi[v + S_LE] = nl
             on = MIN_DECAY <= nl <= MAX_DECAY
             if on and was == 0:
-                sim_reset(s, j, nl, nw)
-            s.gi[v + S_ON] = 1 if on else 0
+                sim_reset(gi, gf, j, nl, nw)
+            gi[v + S_ON] = 1 if on else 0
             if on:
-                _rebuild_heap(s, j, t)
-        s.gi[G_SIMPLUS + t * N_SIM_T + i] = 0
-        s.gi[G_SIMMINUS + t * N_SIM_T + i] = 0
+                _rebuild_heap(gi, gf, j, t)
+        gi[G_SIMPLUS + t * N_SIM_T + i] = 0
+        gi[G_SIMMINUS + t * N_SIM_T + i] = 0
 
 
 @cast_kernel
@@ -997,8 +999,8 @@ def tune_init(s):  # type: ignore[no-untyped-def]
             s.gi[tb + P_LAST + x] = 0
         for i in range(N_SIM_T):
             j = t * N_SIM_T + i
-            sim_reset(s, j, 0, 0)
-        _centre_sims(s, t)
+            sim_reset(s.gi, s.gf, j, 0, 0)
+        _centre_sims(s.gi, s.gf, t)
     s.gi[G_SMOVE] = 0
     s.gi[G_TICKS] = 0
 
@@ -1014,26 +1016,26 @@ def tune_feed(s, p, t, kind):  # type: ignore[no-untyped-def]
     s.gi[G_EVENTS + t] += 1
     if (s.gi[G_EVENTS] + s.gi[G_EVENTS + 1]) % DECIDE_EVERY == 0:
         tune_decide(s)
-    hist = sample_word(s, t, x) if s.gi[G_HISTORY] != 0 else 0
+    hist = sample_word(s.gi, s.gf, t, x) if s.gi[G_HISTORY] != 0 else 0
     if s.gi[G_SAUTO] != 0:
-        mrc_access(s, t, x, kind)
-    _note_word(s, t, x, kind)
+        mrc_access(s.gi, s.gf, t, x, kind)
+    _note_word(s.gi, s.gf, t, x, kind)
     if s.gi[G_DAUTO] == 0:
         return
     j0 = t * N_SIM_T
-    hc = sim_access(s, j0, t, x, kind, hist)
+    hc = sim_access(s.gi, s.gf, j0, t, x, kind, hist)
     for i in range(1, 9):
         j = j0 + i
         if s.gi[_sv(j) + S_ON] == 0:
             continue
-        h = sim_access(s, j, t, x, kind, hist)
+        h = sim_access(s.gi, s.gf, j, t, x, kind, hist)
         if kind == READ and h != hc:
             if h > hc:
                 s.gi[G_SIMPLUS + j] += 1
             else:
                 s.gi[G_SIMMINUS + j] += 1
-    hm = sim_access(s, j0 + SIM_WMINUS, t, x, kind, hist)
-    hp = sim_access(s, j0 + SIM_WPLUS, t, x, kind, hist)
+    hm = sim_access(s.gi, s.gf, j0 + SIM_WMINUS, t, x, kind, hist)
+    hp = sim_access(s.gi, s.gf, j0 + SIM_WPLUS, t, x, kind, hist)
     if kind == READ and hm != hp:
         if hp > hm:
             s.gi[G_SIMPLUS + j0 + SIM_WPLUS] += 1
@@ -1050,10 +1052,10 @@ def tune_free(s, p, t):  # type: ignore[no-untyped-def]
     x &= SLOT_MASK
     s.pm[p, SIDX] = x
     for i in range(N_SIM_T):
-        _drop(s, t * N_SIM_T + i, x)
-    last = _last(s, t, x)
+        _drop(s.gi, s.gf, t * N_SIM_T + i, x)
+    last = _last(s.gi, s.gf, t, x)
     if last > 0:
-        _fen_add(s, t, last, -1)
+        _fen_add(s.gi, s.gf, t, last, -1)
     s.gi[G_TYPEBIG + t * TYPE_SIZE + P_LAST + x] = 0
 
 
@@ -1078,7 +1080,7 @@ def decide_decay(s, t):  # type: ignore[no-untyped-def]
     s.gi[G_LE + t] = s.gi[_sv(t * N_SIM_T + best) + S_LE]
     s.gi[G_DMOVE + t] += 1
     _reset_sweep(s, t)
-    _centre_sims(s, t)
+    _centre_sims(s.gi, s.gf, t)
     return True
 
 
@@ -1096,7 +1098,7 @@ def decide_w(s, t):  # type: ignore[no-untyped-def]
         return False
     s.gi[G_WPM + t] = w
     s.gi[G_WMOVE + t] += 1
-    _centre_sims(s, t)
+    _centre_sims(s.gi, s.gf, t)
     return True
 
 
@@ -1128,7 +1130,7 @@ def tune_decide(s):  # type: ignore[no-untyped-def]
         decide_split(s)
         # the curves forget by half once they hold as many reads as the sample holds pages
         # (twice the sample's memory), as the costs do
-        if s.gf[F_MRC + 10] + s.gf[F_MRC + 12 + 10] >= 2.0 * max(1, 10 * mrc_unit(s)):
+        if s.gf[F_MRC + 10] + s.gf[F_MRC + 12 + 10] >= 2.0 * max(1, 10 * mrc_unit(s.gi, s.gf)):
             for i in range(24):
                 s.gf[F_MRC + i] *= 0.5
 
