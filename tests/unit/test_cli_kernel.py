@@ -50,6 +50,10 @@ def test_kernel_run_table_and_repeat_line() -> None:
     assert result.exit_code == 0, result.output
     assert "swap-in/op" in result.stdout and "lru: tasks" in result.stdout
     assert "repeat with: pagesim run 'stress-vm?" in result.stdout and "--swap ssd" in result.stdout
+    as_json = CliRunner().invoke(app, ["run", SMALL, "--policy", "lru", "--swap", "ssd", "--json"])
+    ops = json.loads(as_json.stdout.splitlines()[0])["ops"]
+    row = next(line for line in result.stdout.splitlines() if line.startswith("│ lru "))
+    assert f" {ops:,} " in row  # the ops each policy ran (stop=first: compare per op)
 
 
 def test_unknown_device_is_refused() -> None:

@@ -21,11 +21,13 @@ def kernel_table(results: Sequence[KernelResult], title: str) -> Table:
 
     Columns are the seeds' measures (pswpin and pswpout per operation, throughput, the longest
     fault), file pages read per operation (pgpgin: demand and readahead) and the vmstat counters
-    that explain them.
+    that explain them. ``ops`` is the operations each policy ran: under ``stop=first`` (stress-vm)
+    every policy runs its own number, so the raw counts (refaults, reclaim) compare only per op.
     """
     table = Table(title=title, title_justify="left")
     columns = [
         ("policy", "left"),
+        ("ops", "right"),
         ("swap-in/op", "right"),
         ("swap-out/op", "right"),
         ("file in/op", "right"),
@@ -44,6 +46,7 @@ def kernel_table(results: Sequence[KernelResult], title: str) -> Table:
         speed = (c["requests"] + c["warmup_accesses"]) / r.seconds / 1e6 if r.seconds > 0 else 0.0
         table.add_row(
             r.policy,
+            f"{r.ops:,}",
             f"{r.per_op('pswpin'):.3f}",
             f"{r.per_op('pswpout'):.3f}",
             f"{r.per_op('pgpgin'):.3f}",
