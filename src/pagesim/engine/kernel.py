@@ -341,6 +341,7 @@ class KernelRun(Stepper):
         self._own_states = list(self.states)  #: each cgroup's own policy's latest state
         self._retired: list[State] = []  #: states replaced by a switch (their counters stay)
         self._plan = self._plan_switches()
+        self._cg0_switches = any(cg == 0 for _, cg, _ in self._plan)  #: series carry "enabled"
         self.switch_log: list[dict[str, Any]] = []
         self._start_up(interpreted)
         self.prepare_seconds = time.perf_counter() - t0
@@ -607,7 +608,7 @@ class KernelRun(Stepper):
             "pswpout": float(self.out[C.PSWPOUT]),
         }
         row.update({k: float(v) for k, v in self.policies[0].readouts(self._own_states[0]).items()})
-        if self.policies[0].switches():
+        if self._cg0_switches:
             row["enabled"] = 1.0 if self._running[0] is self.policies[0] else 0.0
         for key, value in row.items():
             self.series.setdefault(key, []).append(value)

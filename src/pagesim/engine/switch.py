@@ -35,6 +35,13 @@ from pagesim.core.state import HEAD, LIST, OWNER, PREV, TAIL
 def switch_order(s, cg):  # type: ignore[no-untyped-def]
     """Resident pages of cgroup ``cg`` in the order a switch hands them over.
 
+    Parameters
+    ----------
+    s : State
+        Any cgroup's state (the lists and residency arrays are shared).
+    cg : int
+        The cgroup whose policy is being switched.
+
     Returns
     -------
     numpy.ndarray
@@ -70,7 +77,16 @@ def switch_order(s, cg):  # type: ignore[no-untyped-def]
 
 @kernel
 def release_lists(s, cg, pages):  # type: ignore[no-untyped-def]
-    """Unlink ``pages`` (int64 (k,)) and whatever else is on the lists of ``cg``; free those lists.
+    """Unlink ``pages`` and whatever else is on the lists of ``cg``; free those lists.
+
+    Parameters
+    ----------
+    s : State
+        Any cgroup's state (the lists are shared).
+    cg : int
+        The cgroup whose lists are given back (``list_create`` may hand them out again).
+    pages : numpy.ndarray
+        int64 (k,) page ids, as :func:`switch_order` returned them.
 
     Returns
     -------
