@@ -115,7 +115,13 @@ G_TICKS = _c + 25  #: ticks seen by the controllers
 G_MRCTS = _c + 26  #: + type: the MRC's stamp counter
 G_SAMPLEP = _c + 28  #: parameter sample_pages (0: the rule in tune.py)
 G_HACC = _c + 29  #: pages taken in since the sample's young bits were last harvested
-G_SIMPLUS = _c + 30  #: 2 types x 11: sign-test counts: sim i hit where the centre missed (i=10: W+ vs W-)
+G_PREVREAD = _c + 30  #: the page the last file read (kernel mode) was of (-2: none yet)
+G_SEQREAD = _c + 31  #: 1 while the current file read hit and continues the reader's sequential run
+G_HITREAD = _c + 32  #: 1 while the current read hit in the real cache (kernel mode)
+G_CURVEMEM = _c + 33  #: parameter curve_memory (tune.curve_memory)
+G_PRESSPOW = _c + 34  #: parameter press_power: how steeply the press rises with a type's excess
+G_LRUPG = _c + 35  #: pages on the lists at the last tick (what the split divides; the curves' sizes)
+G_SIMPLUS = _c + 36  #: 2 types x 11: sign-test counts: sim i hit where the centre missed (i=10: W+ vs W-)
 G_SIMMINUS = G_SIMPLUS + 22  #: ... and the centre hit where sim i missed
 N_SIM_T = 11  #: simulated caches per type: 9 decays (offsets 0, -1, +1, -2, +2, -4, +4, -8, +8), W-, W+
 N_SIMS = 2 * N_SIM_T
@@ -167,6 +173,9 @@ F_MRC = 6  #: + 12 * type: the MRC: hits first reached at size (k+1)/10 of memor
 F_SPLIT_COST = F_MRC + 24  #: 9 slots: the weighed misses of anon share 1/10..9/10 at the last decision
 #: 16 log2(score) by (decay level, count, gap classes), filled on first use (0.0: not yet): the
 #: score depends on nothing else, and reading it back gives the very double key_of computes.
-F_KEYTAB = F_SPLIT_COST + 9
+#: + 12 * type: the variance of each of the MRC's hit counts (a placed read adds its weight squared;
+#: halving the curve quarters it), for the split's two standard deviations
+F_MRCVAR = F_SPLIT_COST + 9
+F_KEYTAB = F_MRCVAR + 24
 KEYTAB_LEVELS = 14
 N_FLOATS = F_KEYTAB + KEYTAB_LEVELS * 256 * 256

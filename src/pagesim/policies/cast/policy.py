@@ -144,6 +144,7 @@ import numpy as np
 from pagesim.core.lists import list_add, list_add_tail, list_create, list_del, list_pages
 from pagesim.core.state import (
     A_CGROUP,
+    A_HIT,
     A_MEMORY,
     A_MODE,
     A_PAGE,
@@ -213,6 +214,7 @@ from pagesim.policies.cast.layout import (
     G_CG,
     G_CLEANMIN,
     G_CURSOR,
+    G_CURVEMEM,
     G_DAUTO,
     G_DMOVE,
     G_ENABLED,
@@ -240,6 +242,7 @@ from pagesim.policies.cast.layout import (
     G_PASSN,
     G_PICK,
     G_PRESS,
+    G_PRESSPOW,
     G_Q,
     G_QVALID,
     G_RATE,
@@ -288,6 +291,7 @@ from pagesim.policies.cast.layout import (
 )
 from pagesim.policies.cast.tune import (
     PREFETCH,
+    PRESS_POWER,
     READ,
     anon_share,
     decay_level,
@@ -296,6 +300,7 @@ from pagesim.policies.cast.tune import (
     miss_cost,
     mrc_misses,
     node_swappiness,
+    note_stream,
     note_wait,
     pressure_swappiness,
     refault_cost,
@@ -816,6 +821,7 @@ def _accessed(s, a):  # type: ignore[no-untyped-def]
             s.pm[p, SIDX] |= SAMPLE_PENDING
         return 0
     s.pm[p, WORD] = read_word(s.pm[p, WORD], s.gi[G_NOW])
+    note_stream(s, p, a[A_MODE] == MODE_KERNEL and a[A_HIT] != 0)
     tune_feed(s, p, _type_of(s, p), READ)
     return 0
 
@@ -971,6 +977,8 @@ class CAST(Policy):
         "history": True,
         "walker_leave": True,
         "sample_faults": True,
+        "curve_memory": 1,
+        "press_power": PRESS_POWER,
     }
     init = staticmethod(_init)
     added = staticmethod(_added)
@@ -1021,6 +1029,8 @@ class CAST(Policy):
         s.gi[G_HISTORY] = 1 if self.values["history"] else 0
         s.gi[G_LEAVE] = 1 if self.values["walker_leave"] else 0
         s.gi[G_SFAULT] = 1 if self.values["sample_faults"] else 0
+        s.gi[G_CURVEMEM] = max(0, int(self.values["curve_memory"]))
+        s.gi[G_PRESSPOW] = max(1, int(self.values["press_power"]))
         s.gi[G_CAP] = max(1, int(capacity))
 
     def kcompressd_depth(self) -> int:

@@ -120,6 +120,7 @@ from pagesim.policies.cast.layout import (
     BUF_W,
     F_KEYTAB,
     F_MRC,
+    F_MRCVAR,
     F_SPLIT_COST,
     F_WAIT_N,
     F_WAIT_SUM,
@@ -127,22 +128,28 @@ from pagesim.policies.cast.layout import (
     G_BUF,
     G_BUFHEAD,
     G_BUFLEN,
+    G_CURVEMEM,
     G_DAUTO,
     G_DMOVE,
     G_EVENTS,
     G_HISTORY,
+    G_HITREAD,
     G_LE,
     G_LIST,
+    G_LRUPG,
     G_MEM,
     G_MRCTS,
     G_MSIZE,
     G_NOW,
     G_NSAMP,
     G_PASSN,
+    G_PRESSPOW,
+    G_PREVREAD,
     G_QVALID,
     G_RATE,
     G_SAUTO,
     G_SCAP,
+    G_SEQREAD,
     G_SIM,
     G_SIMMINUS,
     G_SIMPLUS,
@@ -201,7 +208,7 @@ MIN_SAMPLE = 2_048
 SAMPLE_BLOCK = 64  #: pages per sampling block (readahead runs stay whole)
 DECIDE_EVERY = 256  #: the tests also decide every this many sample events (besides every tick)
 MIN_N = 16  #: disagreements a test needs before it may decide
-PRESS_POWER = 8  #: how steeply the press rises with a type's excess over its share
+PRESS_POWER = 64  #: how steeply the press rises with a type's excess over its share
 #: One read in this many (by a hash of the order's stamp) has its depth in the main cache's
 #: order counted, with this weight: the count is O(sample) per read.
 MRC_EVERY = 16
@@ -216,6 +223,9 @@ PREFETCH = 0
 #: held it: its history; a page read ahead before its first read has count 0).
 STAMP_MASK = (1 << 20) - 1
 REC_SHIFT = 20
+WORD_MASK = (1 << 32) - 1
+#: Set in a slot's record while the real cache holds the page read ahead and not read since.
+REC_RA = 1 << 62
 
 
 # ------------------------------------------------------------------------------------ the key
@@ -287,9 +297,15 @@ def anon_share(s):  # type: ignore[no-untyped-def]
 @cast_kernel
 def press_of(share, split):  # type: ignore[no-untyped-def]
     """The swappiness that presses anon (share ``share`` permille) toward ``split``: 1..199."""
+    return press_pow(share, split, PRESS_POWER)
+
+
+@cast_kernel
+def press_pow(share, split, power):  # type: ignore[no-untyped-def]
+    """:func:`press_of` with the power ``power``."""
     x = min(max(split, 1), 999)
-    oa = (share / x) ** PRESS_POWER
-    of = ((1000.0 - share) / (1000.0 - x)) ** PRESS_POWER
+    oa = (share / x) ** power
+    of = ((1000.0 - share) / (1000.0 - x)) ** power
     sw = 200.0 * oa / (oa + of)
     return int(min(max(round(sw), 1), MAX_SWAPPINESS - 1))
 
@@ -301,7 +317,7 @@ def pressure_swappiness(s):  # type: ignore[no-untyped-def]
     Toward the split once one is set (chosen or fixed); before that vm.swappiness (held).
     """
     if s.gi[G_SPLIT] >= 0:
-        return press_of(anon_share(s), s.gi[G_SPLIT])
+        return press_pow(anon_share(s), s.gi[G_SPLIT], s.gi[G_PRESSPOW])
     sw = node_swappiness(s)
     return min(max(sw, 1), MAX_SWAPPINESS - 1)
 
@@ -734,7 +750,7 @@ def _set_last(gi, gf, t, x, v):  # type: ignore[no-untyped-def]
 @cast_kernel
 def sample_word(gi, gf, t, x):  # type: ignore[no-untyped-def]
     """Slot ``x``'s recorded word: all its reads so far (0: never seen)."""
-    return gi[G_TYPEBIG + t * TYPE_SIZE + P_LAST + x] >> REC_SHIFT
+    return (gi[G_TYPEBIG + t * TYPE_SIZE + P_LAST + x] >> REC_SHIFT) & WORD_MASK
 
 
 @cast_kernel
@@ -743,14 +759,14 @@ def _note_word(gi, gf, t, x, kind):  # type: ignore[no-untyped-def]
     only a word not yet made: count 0)."""
     i = G_TYPEBIG + t * TYPE_SIZE + P_LAST + x
     e = gi[i]
-    w = e >> REC_SHIFT
+    w = (e >> REC_SHIFT) & WORD_MASK
     now = gi[G_NOW]
     st = e & STAMP_MASK
     if kind == READ:
         w = new_word(now, 1) if w == 0 else read_word(clamp_word(w, now), now)
     elif w == 0:
         w = new_word(now, 0)
-    gi[i] = (w << REC_SHIFT) | st
+    gi[i] = (w << REC_SHIFT) | st | (e & REC_RA)
 
 
 @cast_kernel
@@ -776,8 +792,10 @@ def _mrc_renumber(gi, gf, t):  # type: ignore[no-untyped-def]
 
 @cast_kernel
 def mrc_unit(gi, gf):  # type: ignore[no-untyped-def]
-    """A tenth of memory in the sample's pages (at least 1)."""
-    return max(1, (gi[G_MEM] * gi[G_RATE]) // (65536 * 10))
+    """A tenth of what the split divides -- the pages on the lists at the last tick (memory before
+    the first) -- in the sample's pages (at least 1)."""
+    pages = gi[G_LRUPG] if gi[G_LRUPG] > 0 else gi[G_MEM]
+    return max(1, (pages * gi[G_RATE]) // (65536 * 10))
 
 
 @cast_kernel
@@ -806,7 +824,7 @@ def key_depth(gi, gf, t, x, w, last, stop):  # type: ignore[no-untyped-def]
         ly = e & STAMP_MASK
         if ly == 0 or y == x:
             continue
-        wy = e >> REC_SHIFT
+        wy = (e >> REC_SHIFT) & WORD_MASK
         if word_count(wy) == 0:
             if ly > last:
                 d += 1
@@ -836,6 +854,7 @@ def _mrc_place(gi, gf, t, x, ts, last):  # type: ignore[no-untyped-def]
         d = key_depth(gi, gf, t, x, w, last, 10 * u)
     if d // u < 10:
         gf[F_MRC + 12 * t + d // u] += float(MRC_EVERY)
+        gf[F_MRCVAR + 12 * t + d // u] += float(MRC_EVERY * MRC_EVERY)
 
 
 @cast_kernel
@@ -847,15 +866,40 @@ def mrc_access(gi, gf, t, x, kind):  # type: ignore[no-untyped-def]
     ts = gi[G_MRCTS + t]
     last = _last(gi, gf, t, x)
     f = F_MRC + 12 * t
+    i = G_TYPEBIG + t * TYPE_SIZE + P_LAST + x
     if kind == READ:
         gf[f + 10] += 1.0
-        if last > 0:
+        if read_ahead_hit(gi, t, gi[i]):
+            gf[f] += 1.0  # readahead's: a hit at every size
+        elif last > 0:
             _mrc_place(gi, gf, t, x, ts, last)
+        gi[i] &= ~REC_RA
+    else:
+        gi[i] |= REC_RA
     if last > 0:
         _fen_add(gi, gf, t, last, -1)
     _set_last(gi, gf, t, x, ts + 1)
     _fen_add(gi, gf, t, ts + 1, 1)
     gi[G_MRCTS + t] = ts + 1
+
+
+@cast_kernel
+def note_stream(s, p, hit):  # type: ignore[no-untyped-def]
+    """A file read of page ``p`` (``hit``: kernel mode, and the real cache had the page): whether
+    it continues the reader's sequential run (the last file read was of page ``p - 1``)."""
+    s.gi[G_HITREAD] = 1 if hit else 0
+    s.gi[G_SEQREAD] = 1 if hit and p == s.gi[G_PREVREAD] + 1 else 0
+    s.gi[G_PREVREAD] = p
+
+
+@cast_kernel
+def read_ahead_hit(gi, t, rec):  # type: ignore[no-untyped-def]
+    """Whether a file read (record ``rec``) is one readahead serves at every size of the curve:
+    the real cache had the page, read ahead since its last read, or in the reader's sequential
+    run (module docstring)."""
+    if t == ANON_T or gi[G_HITREAD] == 0:
+        return False
+    return (rec & REC_RA) != 0 or gi[G_SEQREAD] != 0
 
 
 @cast_kernel
@@ -885,15 +929,29 @@ def split_choice(s, cur):  # type: ignore[no-untyped-def]
         if k == 1 or c < best_c:
             best_c = c
             best = k
-    if best == cur:
-        return cur
-    c_cur = s.gf[F_SPLIT_COST + cur - 1]
-    da = abs(mrc_misses(s, ANON_T, best) - mrc_misses(s, ANON_T, cur))
-    df = abs(mrc_misses(s, 1, 10 - best) - mrc_misses(s, 1, 10 - cur))
-    sd = math.sqrt(MRC_EVERY * (ca * ca * da + cf * cf * df))
-    if c_cur - best_c > 2.0 * sd:
+    if best != cur and split_better(s, best, cur, ca, cf):
         return best
     return cur
+
+
+@cast_kernel
+def split_better(s, k, cur, ca, cf):  # type: ignore[no-untyped-def]
+    """Whether anon share ``k`` costs less than ``cur`` (tenths) by two standard deviations."""
+    d = s.gf[F_SPLIT_COST + cur - 1] - s.gf[F_SPLIT_COST + k - 1]
+    va = mrc_var_between(s, ANON_T, k, cur)
+    vf = mrc_var_between(s, 1, 10 - k, 10 - cur)
+    return d > 2.0 * math.sqrt(ca * ca * va + cf * cf * vf)
+
+
+@cast_kernel
+def mrc_var_between(s, t, k1, k2):  # type: ignore[no-untyped-def]
+    """The variance of the difference of type ``t``'s misses at sizes k1/10 and k2/10: the hit
+    counts between the two sizes are sums of placed reads, each counted at weight ``MRC_EVERY``
+    (Poisson in the placed reads) and halved with the curve."""
+    v = 0.0
+    for i in range(min(k1, k2), max(k1, k2)):
+        v += s.gf[F_MRCVAR + 12 * t + i]
+    return v
 
 
 # ------------------------------------------------------------------------------------ tests
@@ -1003,6 +1061,10 @@ def tune_init(s):  # type: ignore[no-untyped-def]
         _centre_sims(s.gi, s.gf, t)
     s.gi[G_SMOVE] = 0
     s.gi[G_TICKS] = 0
+    s.gi[G_PREVREAD] = -2
+    s.gi[G_LRUPG] = 0
+    s.gi[G_SEQREAD] = 0
+    s.gi[G_HITREAD] = 0
 
 
 @cast_kernel
@@ -1128,17 +1190,27 @@ def tune_decide(s):  # type: ignore[no-untyped-def]
                 decide_w(s, t)
     if s.gi[G_SAUTO] != 0:
         decide_split(s)
-        # the curves forget by half once they hold as many reads as the sample holds pages
-        # (twice the sample's memory), as the costs do
-        if s.gf[F_MRC + 10] + s.gf[F_MRC + 12 + 10] >= 2.0 * max(1, 10 * mrc_unit(s.gi, s.gf)):
+        # the curves forget by half once they hold as many reads as the LRUs hold pages, the
+        # costs' rule
+        if s.gf[F_MRC + 10] + s.gf[F_MRC + 12 + 10] >= curve_memory(s):
             for i in range(24):
                 s.gf[F_MRC + i] *= 0.5
+                s.gf[F_MRCVAR + i] *= 0.25
+
+
+@cast_kernel
+def curve_memory(s):  # type: ignore[no-untyped-def]
+    """Reads the curves hold before they halve."""
+    if s.gi[G_CURVEMEM] > 0:
+        return max(1, s.gi[G_CURVEMEM] * 10 * mrc_unit(s.gi, s.gf))
+    return max(1, type_pages(s, 0) + type_pages(s, 1))
 
 
 @cast_kernel
 def tune_tick(s):  # type: ignore[no-untyped-def]
     """Once a tick: the sims' capacity follows the lists; the tests decide; the curves age."""
     s.gi[G_TICKS] += 1
+    s.gi[G_LRUPG] = type_pages(s, 0) + type_pages(s, 1)
     for t in range(2):
         s.gi[G_SCAP + t] = max(1, (type_pages(s, t) * s.gi[G_RATE]) // 65536)
     tune_decide(s)
