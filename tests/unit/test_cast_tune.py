@@ -14,15 +14,22 @@ from pagesim.engine.memory import KernelConfig
 from pagesim.policies.cast import tune
 from pagesim.policies.cast.layout import (
     F_MRC,
+    F_MRCVAR,
+    G_HITREAD,
     G_LE,
+    G_LRUPG,
+    G_SEQREAD,
     G_SIM,
     G_SIMMINUS,
     G_SIMPLUS,
+    G_TYPEBIG,
     G_WPM,
     N_SIM_T,
+    P_LAST,
     S_LE,
     S_WPM,
     SIM_NS,
+    TYPE_SIZE,
 )
 from pagesim.policies.cast.policy import CAST, _init
 from pagesim.trace import Trace
@@ -107,10 +114,13 @@ def test_w_share_steps_on_the_gradients_sequential_test() -> None:
 
 
 def _curves(s, anon: list[float], file: list[float]) -> None:  # type: ignore[no-untyped-def]
-    """Hits first reached at sizes 1/10..10/10 (10 values) and then the accesses, per type."""
+    """Hits first reached at sizes 1/10..10/10 (10 values) and then the accesses, per type; each
+    hit count's variance as if every hit were placed at weight MRC_EVERY and never halved."""
     for t, c in ((0, anon), (1, file)):
         for k, v in enumerate(c):
             s.gf[F_MRC + 12 * t + k] = v
+            if k < 10:
+                s.gf[F_MRCVAR + 12 * t + k] = tune.MRC_EVERY * v
 
 
 def test_split_from_two_curves_weighed_by_cost() -> None:
@@ -118,8 +128,8 @@ def test_split_from_two_curves_weighed_by_cost() -> None:
     out (142,500 ns), file's 60,000 ns. Anon: 1,000 reads, 900 hit within 1/10 of memory (misses
     100 at every size). File: 1,000 reads, 100 more hits per tenth (misses at j/10 = 1000 - 100 j).
     Cost of anon share k/10: 142,500 * 100 + 60,000 * 100 k; least at k = 1. From 5/10 the
-    saving is 24,000,000 against two standard deviations of 2 * 60,000 * sqrt(4 * (500 - 100))
-    = 4,800,000 (a binned hit stands for 4 reads): the split moves to 1/10."""
+    saving is 24,000,000 against two standard deviations of 2 * 60,000 * sqrt(16 * (500 - 100))
+    = 9,600,000 (a binned hit stands for 16 reads): the split moves to 1/10."""
     _, s = _state()
     _curves(s, [900, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1000], [100] * 10 + [1000])
     assert tune.miss_cost(s, 0) == 142_500 and tune.miss_cost(s, 1) == 60_000
@@ -148,14 +158,66 @@ def test_split_stays_within_two_standard_deviations() -> None:
     assert tune.split_choice(s, 9) == 1
 
 
+def test_halving_quarters_the_variance() -> None:
+    """The curves halve once they hold ``curve_memory`` sample memories of reads; a halved count
+    keeps a quarter of its variance (each placed read's weight halves). File [16] * 10 (variance
+    16 * 16 per tenth) and anon's 80 hits within 1/10, 240 reads against a memory of 100 (the
+    whole 100-page list sampled, curve_memory 1): two decisions halve twice, to [4] * 10 with
+    variance 16 per tenth. From 9/10, 1/10 saves 60,000 * 32 = 1,920,000 against
+    2 * 60,000 * sqrt(8 * 16) = 1,357,645: it moves. The same counts never halved (variance
+    16 * 4 per tenth): 2 * 60,000 * sqrt(8 * 64) = 2,715,290: it stays."""
+    _, s = _state()
+    _curves(s, [80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 80], [16] * 10 + [160])
+    s.gi[tune.G_DAUTO] = 0
+    s.gi[tune.G_SPLIT] = 100  # already at the least: the decisions only halve
+    s.gi[G_LRUPG] = 100
+    s.gi[tune.G_RATE] = 65536
+    assert tune.curve_memory(s) == 100
+    tune.tune_decide(s)
+    tune.tune_decide(s)
+    assert s.gf[F_MRC + 12 + 10] == 40 and s.gf[F_MRC + 12 + 3] == 4
+    assert s.gf[F_MRCVAR + 12 + 3] == 16
+    assert tune.split_choice(s, 9) == 1
+    _curves(s, [20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 20], [4] * 10 + [40])
+    assert tune.split_choice(s, 9) == 9
+
+
 def test_press_toward_the_split() -> None:
-    """At the split both types are pressed by their pages (100); over it, anon more; held 1..199."""
+    """At the split both types are pressed by their pages (100); over it, anon more; held 1..199.
+    The power 64: a type 2.5 % of its share under it is pressed about a tenth as hard."""
+    assert tune.PRESS_POWER == 64
     assert tune.press_of(650, 650) == 100
-    assert tune.press_of(650, 100) == 199  # (6.5 / 0.39)^8: held at 199
+    assert tune.press_of(650, 100) == 199
     assert tune.press_of(100, 650) == 1
     assert tune.press_of(0, 500) == 1 and tune.press_of(1000, 500) == 199
+    oa, of = (390 / 400) ** 64, (610 / 600) ** 64
+    assert tune.press_of(390, 400) == round(200 * oa / (oa + of)) == 13
     oa, of = (450 / 500) ** 8, (550 / 500) ** 8
-    assert tune.press_of(450, 500) == round(200 * oa / (oa + of)) == 33
+    assert tune.press_pow(450, 500, 8) == round(200 * oa / (oa + of)) == 33
+
+
+def test_readahead_hits_in_the_file_curve() -> None:
+    """A file read the real cache served from readahead -- the page read ahead since its last
+    read, or a hit continuing the reader's sequential run -- is a hit at every size of the curve
+    (bin 0, weight 1, no variance); a read that missed in the real cache is placed by its depth
+    as any other; anon has no readahead."""
+    _, s = _state()
+    gi, gf = s.gi, s.gf
+    f = F_MRC + 12
+    tune.mrc_access(gi, gf, 1, 0, tune.PREFETCH)  # slot 0 read ahead
+    tune.note_stream(s, 7, True)
+    tune.mrc_access(gi, gf, 1, 0, tune.READ)
+    assert gf[f + 10] == 1 and gf[f] == 1 and gf[F_MRCVAR + 12] == 0
+    assert gi[G_TYPEBIG + TYPE_SIZE + P_LAST] & tune.REC_RA == 0  # read: no longer read ahead
+    tune.note_stream(s, 8, True)  # page 8 after page 7, a hit: the sequential run
+    assert gi[G_SEQREAD] == 1 and gi[G_HITREAD] == 1
+    tune.mrc_access(gi, gf, 1, 0, tune.READ)
+    assert gf[f + 10] == 2 and gf[f] == 2
+    tune.note_stream(s, 9, False)  # a miss in the real cache: placed by depth (1 in 16)
+    assert gi[G_SEQREAD] == 0 and not tune.read_ahead_hit(gi, 1, tune.REC_RA)
+    tune.note_stream(s, 3, True)  # a hit out of sequence: by depth too
+    assert gi[G_SEQREAD] == 0 and not tune.read_ahead_hit(gi, 1, 0)
+    assert tune.read_ahead_hit(gi, 1, tune.REC_RA) and not tune.read_ahead_hit(gi, 0, tune.REC_RA)
 
 
 # ---- kernel mode: the promises and the floor (a 100-page node: min 32, low 40, high 48)
@@ -295,15 +357,18 @@ def test_cold_anon_gives_its_memory_to_a_file_working_set() -> None:
 
 def test_cold_anon_gives_its_memory_to_a_file_loop() -> None:
     """The seed's mix as its words give it: cold anon written first (65 % of memory) beside a
-    file read in sequential loops 1.5x memory, on a 2,048-page node. Refaults come back with
-    their history, so each file page's word counts every pass; the decay controller finds the
+    file read in sequential loops 1.5x memory, on a 2,048-page node, each read one the reader
+    waits for (no readahead: in pagesim an asynchronous readahead window costs the reader
+    nothing, so a loop it serves gains nothing from memory and its reads are hits at every size
+    of the curve; the seed's loop, on a disk, was waited for). Refaults come back with their
+    history, so each file page's word counts every pass; the decay controller finds the
     near-LFU decays (le <= 3), at which a loop's keys tie and the frame hash keeps the same part
     of it; the file's curve, read in the main cache's order, then falls with size while cold
     anon's is flat, and the split moves to anon's floor: its share falls from 65 % to about
     10 %."""
     pol = CAST()
     trace = make_kernel_workload("mix", memory_pages=2048)
-    run = KernelRun(trace, pol, KernelConfig(memory_pages=2048))
+    run = KernelRun(trace, pol, KernelConfig(memory_pages=2048, readahead_pages=1))
     shares = []
     for _ in range(10):
         run.advance(run.n // 10)
