@@ -98,7 +98,10 @@ Parameters  (the seed's knobs, tune.py for the controllers)
             sample_pages = 0 (the rule in tune.py); swappiness_override = -1 (the node's
             vm.swappiness); walker = True;
             history = True (Choice 6); walker_leave = True (Choice 10); sample_faults = True
-            (sampled anon pages PROT_NONE, every access seen; False: harvested young bits).
+            (sampled anon pages PROT_NONE, every access seen; False: harvested young bits);
+            curve_memory = 1 (the split's curves halve once they hold this many sample
+            memories of reads; 0: as many as the LRUs hold pages); press_power = 64 (how
+            steeply reclaim's press rises with a type's excess over the split; tune.py).
 Floor       (le9uo) In kernel mode, reclaim other than a cgroup's own limit (a[A_RECLAIMER] ==
             RECLAIM_LIMIT) takes no file page while this lruvec's file pages are at or below
             clean_min_ratio % of memory; with anon unreclaimable too, nothing is taken and the

@@ -56,32 +56,60 @@ is the number of the type's sampled pages the main cache would keep over it -- t
 from the sample's record of their words (history: every read, whether or not a cache held the
 page) at the type's decay, is higher, or equal with a higher tie rank (read once: the newer; read
 more: the frame hash), and pages read ahead and never read since its last read. The curve holds
-the hits first reached at sizes (k+1)/10 of memory times the rate, k = 0..9. At a decay near
-LRU this is the order of last reads; at a near-LFU decay a loop larger than memory ties and
-gains with size, as the main cache does (under the order of last reads, pagesim's reading
-before, a loop missed at every size, so cold anon beside a file loop never gave up memory).
-Readahead at each size: a page read ahead before its first read enters at the top of the order
-of last reads (a Fenwick tree over stamps: a hit); a page with a history that was read ahead is
-where its history puts it, held at a size or brought in there (a miss: pages a size has to
-bring in, as the sims count them). Counting a depth reads every sampled page of the type, so
-one read in ``MRC_EVERY`` = 16 (by a hash of its stamp) is placed, at weight 16 (the split's
-variance below is 16 times the counts'; with every sampled anon access a hinting fault, one in
-4 made CAST 2.5 times slower on stress-vm, and the 30-condition split study did not improve:
-+15.4 % / +74.0 % at 4, +17.2 % / +80.0 % at 16). The cost of anon share
-k/10 (k = 1..9; 1/10 is anon's floor) is ``cost_anon * misses_anon(k/10) + cost_file *
-misses_file((10-k)/10)``; the least is taken when it is below the current split's by more than
-two standard deviations (misses counted as Poisson, a placed hit standing for 4 reads: the
-variance of the difference is ``4 (cost_anon^2 |d misses_anon| + cost_file^2 |d misses_file|)``).
-The first split is the share
-memory has at the first decision. The curves halve once they hold twice as many reads as the
-sample's memory holds pages (a choice, like the costs' forgetting).
+the hits first reached at sizes (k+1)/10 of what the split divides -- the pages on the lists at
+the last tick (memory before the first; until 2026-11-30 memory, though the press holds a share
+of the lists, which the free pages leave about 2 % smaller: a type whose pages were 40 % of
+memory showed no misses at 4/10 and swapped at the split 40 %) -- times the rate, k = 0..9. At a
+decay near LRU this is the order of last reads; at a near-LFU decay a loop larger than memory
+ties and gains with size, as the main cache does.
+
+Readahead at each size (seed: "with readahead simulated"): the curves count the misses a task
+waits for, as the costs are per wait. A file read the real cache served from readahead is a hit
+at every size (bin 0, weight 1): the page read ahead since its last read (a bit in the slot's
+record, set by a read ahead and cleared by a read), or a hit continuing the reader's sequential
+run (the last file read was of the page before: :func:`note_stream`). A stream is detected by
+the reader's order, not by the cache's size, so every size reads it ahead as the real cache did;
+an asynchronous window costs the reader nothing in pagesim (docs/kernel-mode.md: no device
+queue). A read the real cache missed, or one out of sequence, is placed by its depth. Until
+2026-11-30 a page with a history that was read ahead counted as a miss wherever its history put
+it: a file loop 1.5x memory beside active anon showed a curve falling with size, weighed at
+~80-118 us per page, while its reader waited 6-12 times in a whole 200,000-access run (100,343
+of 100,349 pages read in were readahead's); the split went to anon's floor where the best fixed
+split kept anon whole (study condition 0: +49 %). A sequential loop served by readahead thus
+gains nothing from memory here, and cold anon beside it keeps its share (the split does not
+move: every split costs the same); beside reads a task waits for it goes to its floor
+(tests/unit/test_cast_tune.py).
+
+Counting a depth reads every sampled page of the type, so one read in ``MRC_EVERY`` = 16 (by a
+hash of its stamp) is placed, at weight 16 (with every sampled anon access a hinting fault, one
+in 4 made CAST 2.5 times slower on stress-vm). The cost of anon share k/10 (k = 1..9; 1/10 is
+anon's floor) is ``cost_anon * misses_anon(k/10) + cost_file * misses_file((10-k)/10)``; the
+least is taken when it is below the current split's by more than two standard deviations. The
+misses are Poisson in the placed reads: each placed read adds 16 to its count and 256 to the
+count's variance (``gf[F_MRCVAR:]``), and halving a curve halves its counts and quarters their
+variance, so the difference's variance is ``cost_anon^2 var_anon + cost_file^2 var_file`` over
+the counts between the two sizes (until 2026-11-30 ``16 |d misses|``, which after halvings
+overstated it up to twice). The first split is the share the lists have at the first decision.
+The curves halve once they hold ``curve_memory`` sample memories of reads (the sample's pages
+at the size of the lists: 2,048 reads at the scaled node; parameter, default 1; 0: as many as
+the LRUs hold pages, the costs' rule). The choice was measured on 13 of the study's 90
+conditions (200,000 accesses): 1 gave +4.3 % mean / +26.7 % worst, 2 (the rule before)
++5.0 % / +25.2 %, 0 +6.8 % / +23.0 %. In most study conditions the anon task ends within the
+first ~8 ms of a run of seconds (it is not paced: docs/cast.md), and its reads, weighed at anon's
+prior while it never refaults, must fade from the curves for the split to follow; a longer
+memory keeps them.
 
 The press (seed: "a page of each type is pressed by how far its type is over its share, as a
 swappiness held within 1-199"): with anon's share ``a`` and the split ``x`` (permille),
-``oa = (a / x)^8``, ``of = ((1000 - a) / (1000 - x))^8``, ``sw = 200 oa / (oa + of)`` held within
+``oa = (a / x)^P``, ``of = ((1000 - a) / (1000 - x))^P``, ``sw = 200 oa / (oa + of)`` held within
 1..199: 100 at the split (both pressed in proportion to their pages), rising steeply as anon goes
-over (a choice: with the power 2 a type whose pages are evicted for good, as cold anon or a loop
-larger than memory, was measured to sink far below its share while every other type churned).
+over. ``P`` = ``PRESS_POWER`` = 64 (parameter ``press_power``): a type 2.5 % of its share under
+it is pressed at 13 instead of 100. At the power 8 (the choice before 2026-11-30) a type with
+little intake (anon beside a file loop's readahead) sat 7-8 % of its share under the split (37 %
+at 40 %: 11,158 swap-ins where 50 % had 484); at 64 the share holds within ~2 %, and the
+13-condition subset went from +8.5 % / +36.8 % (P = 32) to +6.9 % / +26.7 %. (With the power 2
+a type whose pages are evicted for good sank far below its share while every other type
+churned.)
 
 The costs (seed: "cost = (prior + sum of waits) / (1 + waits) [+ the cost of writing a page
 out, for anon]"): per type the waits' sum and number (``a[A_WAIT_NS]`` of each refault),
@@ -89,7 +117,13 @@ halved once there have been as many as the LRUs hold pages; the prior one sample
 ``(200 - s) : s`` of vm.swappiness, scaled so the two priors average 100 us (a choice). The cost
 of writing anon out cannot be observed from a policy (the engine charges the zram compression to
 the reclaimer's clock without telling the policy): it is parameter ``swapout_ns``, default
-2,500 ns, the zram device's documented compression figure (docs/kernel-mode.md).
+2,500 ns, the zram device's documented compression figure (docs/kernel-mode.md). What a
+swap-in costs the study's measure (``node["total_ns"]``: every access's CPU and waits, direct
+reclaim's stalls included; kswapd's and kcompressd's work not) is more: on study condition 14
+(200,000 accesses) the fixed split 40 % against 50 % cost 19.1 ms more for 1,689 more
+swap-ins, 11.3 us each, of which 13.0 ms was the file reader's direct reclaim (5.2 us per
+swap-out it wrote) and 4.5 us per swap-in the anon task's own wait; CAST weighs anon's miss at
+3.7 + 2.5 = 6.2 us. Reclaim's work beyond writing the page out is not in the seed's cost.
 """
 
 from __future__ import annotations
