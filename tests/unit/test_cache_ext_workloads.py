@@ -133,10 +133,9 @@ def test_leveled_table_cache_and_filters() -> None:
     assert all(j < 512 for _, _, j in _region_file_page(ids[op == 1]))  # data pages only
     lay = _leveled(table_cache=990, filters=True)
     assert lay.filter_pages == 3 and lay.meta_pages == 7  # 512 x 18 keys x 10 bits = 2.8 pages
-    p = next(
-        int(q) for q in np.arange(9000, 18_000)
-        if lay.level_of(np.array([q]))[0] == 3 and all(ce.fnv1a64(np.array([q * 8 + k]))[0] % 100 for k in (1, 2))
-    )  # fmt: skip
+    q = np.arange(9000, 18_000)
+    no_false_positive = (ce.fnv1a64(q * 8 + 1) % 100 != 0) & (ce.fnv1a64(q * 8 + 2) % 100 != 0)
+    p = int(q[(lay.level_of(q) == 3) & no_false_positive][0])
     op, ids = lay.get_pages(np.array([p]))
     data = [t for t in _region_file_page(ids) if t[2] < 512]
     assert len(ids) == 3 * 7 + 1 and [t[0] for t in data] == [3]  # filters rule out levels 1 and 2
@@ -147,7 +146,8 @@ def test_leveled_scan_reads_every_level() -> None:
     op, ids = lay.scan_pages(np.array([0]), 36)
     # keys 0-35: level 1 page 0 (35 x 10 // 18,000 = 0), level 2 page 0, level 3 pages 0-1
     meta = [515, 512, 513, 514]
-    want = [(1, 0, j) for j in [*meta, 0]] + [(2, 0, j) for j in [*meta, 0]] + [(3, 0, j) for j in [*meta, 0, 1]]
+    want = [(1, 0, j) for j in [*meta, 0]] + [(2, 0, j) for j in [*meta, 0]]
+    want += [(3, 0, j) for j in [*meta, 0, 1]]
     assert not op.any() and _region_file_page(ids) == want
 
 
