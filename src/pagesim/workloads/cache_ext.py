@@ -45,7 +45,7 @@ probability proportional to the level's size (a hash of its position picks it). 
 (``Version::Get``) probes levels 1, 2, ... until the one holding the key; without filters each
 probe reads the data page covering the key (the block its index points to), so a GET reads one
 data page per level above its key's level, too. A probe goes through the table cache
-(``max_open_files`` - 10 = 990 tables, an LRU over the real database's ~55,000 tables,
+(``max_open_files`` - 10 = 990 tables, an LRU over the real database's ~58,000 tables,
 simulated in issue order): a table not in it is re-opened (``Table::Open``): its footer, then
 its index block (3 pages), read through the page cache. Scans merge every level: per level the
 table of the first key (opened if closed) and the data pages from the first key's to the last
