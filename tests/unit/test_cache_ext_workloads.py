@@ -151,6 +151,18 @@ def test_leveled_scan_reads_every_level() -> None:
     assert not op.any() and _region_file_page(ids) == want
 
 
+def test_ycsb_uniform_level_4_pages_read_ten_times_as_often_as_level_5() -> None:
+    # a GET probes every level down to its key's: all but the keys of levels 1-3 (35 of 3,641
+    # data pages) read a page of level 4 (312 pages), those of level 5 (3,294 pages) one of level 5
+    o = ce.build_ycsb(workload="uniform", scale=TINY, ops=20_000)
+    t = o.trace
+    ids = t.original_id[t.page]
+    data = (ids & ((1 << 26) - 1)) < 512
+    per_page = [((ids >> 52 == 16 + level) & data).sum() / size for level, size in ((4, 312), (5, 3294))]
+    expected = ((3641 - 35) / 3641 / 312) / (3294 / 3641 / 3294)  # 11.6
+    assert per_page[0] / per_page[1] == pytest.approx(expected, rel=0.05)
+
+
 def test_ycsb_levels_option() -> None:
     lev = ce.build_ycsb(workload="C", scale=TINY, ops=2000)
     assert lev.trace.source["level_pages"] == [1, 3, 31, 312, 3294]  # 10 MiB x 10**i / 8192, the rest
