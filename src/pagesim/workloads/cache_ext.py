@@ -13,8 +13,8 @@ Sizes are the paper's times ``scale`` (default 1/1024: the 10 GiB cgroup of Leve
 ``source`` carries ``memory_pages`` (the node), ``cgroup_pages`` (``memory.max`` per cgroup),
 ``groups`` (thread roles -> tags) and ``ops``.
 
-The LevelDB-like layout (:class:`LevelDBLayout`)
-------------------------------------------------
+The LevelDB-like layout (:class:`LevelDBLayout`; two levels: GET-SCAN, Twitter, ``ycsb`` with ``levels=0``)
+-------------------------------------------------------------------------------------------------------------
 Records (16 B keys, 200 B values and 8 B of block overhead: 18 per 4 KiB page) sorted by key in
 SST files of 512 data pages (LevelDB's 2 MiB tables), each followed by its index block (one entry
 of key + 8 B handle per data page: 3 pages) and a footer page. A YCSB key number goes to its place
@@ -52,7 +52,10 @@ table of the first key (opened if closed) and the data pages from the first key'
 key's. The model's frequency skew is structural: even with uniform keys a page of level 4 is
 read about ten times as often as one of level 5, and the tables' metadata more often still.
 Not modelled: LevelDB's 8 MiB block cache (8 KiB at 1/1024, two pages), data blocks straddling
-two pages, seek-triggered compactions (``allowed_seeks``) and compaction in general.
+two pages, seek-triggered compactions (``allowed_seeks``) and compaction in general. Deviations:
+the table cache is simulated in the trace's issue order (kernel mode interleaves the threads by
+their speed), GETs' and scans' table caches separately; a key's level comes from a hash, not
+from a load's history.
 
 One log per client thread (a deviation): LevelDB has one log, appended in the order the writes
 happen. A trace fixes the order of its accesses per thread only: kernel mode runs each thread at
