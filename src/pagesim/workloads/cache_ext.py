@@ -1263,9 +1263,12 @@ CACHE_EXT_WORKLOADS: dict[str, Workload] = {
             "theta": 0.99,
             "scan_length": 100,
             "seed": 0,
+            "levels": 5,
+            "table_cache": 990,
+            "filters": False,
         },  # fmt: skip
-        "YCSB A-F, uniform, uniform-rw on a LevelDB-like layout, 8 threads, cgroup 10 GiB x scale "
-        "(cache_ext Fig. 6)",
+        "YCSB A-F, uniform, uniform-rw on LevelDB's leveled layout (levels 0: two-level), 8 threads, "
+        "cgroup 10 GiB x scale (cache_ext Fig. 6)",
     ),
     "twitter": Workload(
         twitter,
