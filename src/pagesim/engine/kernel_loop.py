@@ -1016,29 +1016,38 @@ def _pages_needed(s, fw, p, tg, is_anon, o, ra_max):  # type: ignore[no-untyped-
 
 
 @kernel
-def _bypassed_read(fw, out, p, tg, ra_max):  # type: ignore[no-untyped-def]
+def _bypassed_read(s, fw, out, p, tg, ra_max):  # type: ignore[no-untyped-def]
     """What a read of ``p`` that ``admit`` kept out of the cache waits for (ns).
 
-    The next page of the task's last bypassed request is already in the reader's hands (0).
-    Otherwise the read fetches, in one request, the page and the readahead window a miss would
-    have read (:func:`_sync_window`; the task's readahead state moves on as for a miss) from
-    the file device, and none of it enters the cache.
+    A page among the rest of the task's last bypassed request (the pages before it may have
+    been cache hits) is already in the reader's hands: no wait. Otherwise the read fetches, in
+    one request, the page and the pages of the readahead window a miss would have read
+    (:func:`_sync_window`; those not in the cache, as readahead reads; the task's readahead
+    state moves on as for a miss) from the file device, and none of it enters the cache.
     """
-    if fw.tag_ra[tg, RA_BYP_LEFT] > 0 and fw.tag_ra[tg, RA_BYP_NEXT] == p:
-        fw.tag_ra[tg, RA_BYP_LEFT] -= 1
-        fw.tag_ra[tg, RA_BYP_NEXT] = fw.ra_next[p]
-        fw.tag_ra[tg, RA_LAST] = p
-        return 0.0
+    q = fw.tag_ra[tg, RA_BYP_NEXT]
+    left = fw.tag_ra[tg, RA_BYP_LEFT]
+    while left > 0 and q >= 0:
+        if q == p:
+            fw.tag_ra[tg, RA_BYP_LEFT] = left - 1
+            fw.tag_ra[tg, RA_BYP_NEXT] = fw.ra_next[p]
+            fw.tag_ra[tg, RA_LAST] = p
+            return 0.0
+        q = fw.ra_next[q]
+        left -= 1
     size = _sync_window(fw, p, tg, ra_max)
     fw.tag_ra[tg, RA_SIZE] = size
     fw.tag_ra[tg, RA_LAST] = p
     n = 1
+    span = 1
     q = fw.ra_next[p]
-    while q >= 0 and n < size:
-        n += 1
+    while q >= 0 and span < size:
+        span += 1
+        if s.resident[q] == 0:
+            n += 1
         q = fw.ra_next[q]
     fw.tag_ra[tg, RA_BYP_NEXT] = fw.ra_next[p]
-    fw.tag_ra[tg, RA_BYP_LEFT] = n - 1
+    fw.tag_ra[tg, RA_BYP_LEFT] = span - 1
     out[C.PGPGIN] += n
     wait, _ = _read_wait(fw, FILE_DEV, fw.clock[tg], p, n)
     return wait
@@ -1255,7 +1264,7 @@ def run_kernel(  # type: ignore[no-untyped-def]
             out[C.BYPASSED] += 1
             if counted:
                 out[C.MISSES] += 1
-            wait = _bypassed_read(fw, out, p, tg, ra_max)
+            wait = _bypassed_read(s, fw, out, p, tg, ra_max)
             _finish_access(fw, tg, cpu_ns, wait, True, wait > 0.0)
             _next_task_access(fw, tg, release)
             continue
