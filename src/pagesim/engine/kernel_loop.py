@@ -1305,7 +1305,7 @@ def run_kernel(  # type: ignore[no-untyped-def]
                         start = fw.ra_next[p]
                     k = _plan_window(s, fw, tg, start, size, 0)
                     if k > 0 and _queued(fw, FILE_DEV):  # nobody waits for it
-                        _read_wait(fw, FILE_DEV, fw.clock[tg], fw.fill[0], k)
+                        _occupy(fw, FILE_DEV, fw.clock[tg], _read_ns(fw, FILE_DEV, fw.fill[0], k), k)
                 fw.tag_ra[tg, RA_LAST] = p
         else:
             a[A_HIT] = 0
