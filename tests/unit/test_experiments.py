@@ -206,6 +206,8 @@ def test_cli_experiment_table(tmp_path: Path) -> None:
         (["experiment", "nope"], "unknown experiment 'nope'"),
         (["experiment", "ycsb", "--scale", "2"], "scale must be within (0, 1]"),
         (["experiment", "file-search", "--workload", "C"], "applies to the ycsb experiment only"),
+        (["experiment", "ycsb", "--device", "ssd"], "applies to the get-scan and admission"),
+        (["experiment", "get-scan", "--device", "floppy"], "unknown --device 'floppy'; known: "),
     ],
 )
 def test_cli_experiment_errors(args: list[str], message: str) -> None:
