@@ -58,7 +58,7 @@ from pagesim.core.lists import (
     list_sample_indexed,
 )
 from pagesim.core.state import A_CGROUP, A_MODE, A_PAGE, A_REQUEST, DIRTY, GI_USER, MODE_CACHE, NEVER
-from pagesim.policies.base import HOOK_NAMES, Policy
+from pagesim.policies.base import Policy
 
 ACCESSES = 0  #: pm column
 RING = 1  #: pm column: the list's order by position (the index of core.lists.list_sample_indexed)
@@ -125,7 +125,6 @@ class CeLFU(Policy):
     int_fields = ("accesses", "ring", "slot")
     int_globals = 6
     proposes_batches = True
-    inline_hooks = HOOK_NAMES
     init = staticmethod(_init)
     added = staticmethod(_added)
     accessed = staticmethod(_accessed)

@@ -55,7 +55,7 @@ from typing import Any
 
 from pagesim.core.jit import kernel, kernel_inline
 from pagesim.core.state import A_PAGE, GI_USER
-from pagesim.policies.base import HOOK_NAMES, Policy
+from pagesim.policies.base import Policy
 
 # lists (index l): pm columns 1 + 2l (next, towards the tail) and 2 + 2l (prev); gi slots 3l + G_LISTS.
 # FLAGS comes first: a row is 72 bytes, and the engine prefetches a page's first cache line, which
@@ -272,7 +272,7 @@ def _miss(s, x, in_s):  # type: ignore[no-untyped-def]
     s.gi[G_OCC] += 1
 
 
-@kernel_inline
+@kernel
 def _access(s, x):  # type: ignore[no-untyped-def]
     """One request through libCacheSim's rules (its ``get``); returns its verdict, 1 = hit."""
     f = s.pm[x, FLAGS]
@@ -390,7 +390,6 @@ class LIRS(Policy):
     int_fields = ("flags", "s_next", "s_prev", "q_next", "q_prev", "nh_next", "nh_prev", "pd_next", "pd_prev")
     int_globals = 18
     params = {"hir_share": 0.01}
-    inline_hooks = HOOK_NAMES
     init = staticmethod(_init)
     admit = staticmethod(_admit)
     added = staticmethod(_added)

@@ -69,7 +69,7 @@ import numpy as np
 from pagesim.core.jit import kernel, kernel_inline
 from pagesim.core.lists import list_add, list_create, list_len, list_move, list_of, list_pages, list_tail
 from pagesim.core.state import A_CGROUP, A_PAGE, GI_USER
-from pagesim.policies.base import HOOK_NAMES, Policy
+from pagesim.policies.base import Policy
 
 # pm columns
 HA = 0  #: first 32-bit hash of the page's key
@@ -237,7 +237,7 @@ def _accessed(s, a):  # type: ignore[no-untyped-def]
     return 0
 
 
-@kernel_inline
+@kernel
 def _main_victim(s):  # type: ignore[no-untyped-def]
     v = list_tail(s, s.gi[G_PROB])
     if v < 0:
@@ -245,7 +245,7 @@ def _main_victim(s):  # type: ignore[no-untyped-def]
     return v
 
 
-@kernel_inline
+@kernel
 def _enter_main(s, p, leaving):  # type: ignore[no-untyped-def]
     """Move ``p`` into main as libCacheSim's SLRU inserts, ``leaving`` (or -1) already gone."""
     prob = s.gi[G_PROB]
@@ -342,7 +342,7 @@ class WTinyLFU(Policy):
     params = {"window": 0.01, "protected": 0.8, "sketch": "cms", "keys": None}
     int_fields = ("ha", "hb") + tuple(f"sketch{i}" for i in range(SK_COLS))
     int_globals = 11
-    inline_hooks = HOOK_NAMES
+    inline_hooks = ("added", "accessed")  # evict too doubles the compile time (numba IR)
     init = staticmethod(_init)
     added = staticmethod(_added)
     accessed = staticmethod(_accessed)
