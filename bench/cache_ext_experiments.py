@@ -46,6 +46,11 @@ def main() -> None:
     parser.add_argument("--ycsb", default=",".join(E.YCSB_WORKLOADS), help="YCSB workloads")
     parser.add_argument("--experiments", default=",".join(E.EXPERIMENTS))
     parser.add_argument("--figures", default="bench-figures", help="folder for the figures")
+    parser.add_argument(
+        "--device",
+        default=E.QUEUED_DEVICE,
+        help=f"file device of get-scan and admission (default {E.QUEUED_DEVICE}, queued; ssd: unqueued)",
+    )
     args = parser.parse_args()
     scale = _scale(args.scale)
     own_scale = {
@@ -70,10 +75,13 @@ def main() -> None:
             exp = E.twitter_experiment(clusters=clusters, scale=own_scale[name], progress=say)
         elif name == "file-search":
             exp = E.EXPERIMENTS[name](scale=own_scale[name], progress=say)
+        elif name in ("get-scan", "admission"):
+            exp = E.EXPERIMENTS[name](scale=scale, progress=say, device=args.device)
         else:
             exp = E.EXPERIMENTS[name](scale=scale, progress=say)
         results[name] = exp
         console.print(experiment_table(exp))
+        _print_extra(exp)
         path = experiment_figure(exp, folder / f"{name}.png")
         console.print(f"{name}: {time.perf_counter() - t0:.0f} s, figure {path}\n")
 
@@ -120,6 +128,20 @@ def main() -> None:
         txt = f"{p99:.2f}x" if math.isfinite(p99) else "-"
         summary.add_row("admission foreground P99", "0.83x", txt, "yes" if p99 < 0.95 else "no")
     console.print(summary)
+
+
+def _print_extra(exp: E.Experiment) -> None:
+    """P99 and mean latency in ms by group, and the device's queueing, for each run."""
+    for r in exp.runs:
+        lat = " ".join(f"{g} p99 {r.p99_ms[g]:.4f} mean {r.mean_ms[g]:.4f}" for g in r.p99_ms)
+        thr = " ".join(f"{g} {v:,.0f}/s" for g, v in r.throughput.items())
+        c = r.counters
+        print(
+            f"  {r.policy}: {thr}; {lat}; pgpgin {r.disk_read_pages:,} pgpgout {r.disk_write_pages:,}; "
+            f"bypassed {c.get('bypassed', 0):,}; queued {c.get('device_queued', 0):,} reads, "
+            f"{c.get('device_queue_ns', 0) / 1e6:,.1f} ms in all",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -9,7 +9,9 @@ Not a test: a benchmark to run by hand (see bench/README.md).
    format="oracle")``): it carries next-access times, so Belady works, and it is libCacheSim's
    fastest reader. libCacheSim reads it with ``ignore_obj_size=True`` (every object one unit).
 3. For each policy: pagesim ``simulate`` (loop time only: ``Result.accesses_per_second``) and
-   libCacheSim ``process_trace`` (timed alone; misses = round(miss ratio * requests)).
+   libCacheSim ``process_trace`` (timed alone; misses = round(miss ratio * requests)), the two
+   alternating ``--repeat`` times; the table gives the ratio of the fastest runs and of the
+   medians (on a shared machine both move: quote the load printed beneath).
 4. pagesim's cold start (fresh ``PAGESIM_CACHE_DIR`` and ``NUMBA_CACHE_DIR``, in a subprocess:
    import + read the oracle file and remap + compile + run) and warm start (a second subprocess
    with the same cache folders: everything loads from disk).
@@ -20,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -110,7 +113,12 @@ def main(argv: list[str] | None = None) -> int:
         default="lru,fifo,clock,lfu,opt",
         help="comma-separated pagesim names; 'suite' = issue 5's list (cache_ext's and the classics)",
     )
-    ap.add_argument("--repeat", type=int, default=1, help="runs per policy and simulator; the fastest counts")
+    ap.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="runs per policy and simulator; 'ratio' is of the fastest, 'median ratio' of the medians",
+    )
     ap.add_argument("--alpha", type=float, default=1.0)
     ap.add_argument("--cache-frac", type=float, default=0.1, help="cache size as a fraction of --pages")
     ap.add_argument("--seed", type=int, default=42)
@@ -166,14 +174,15 @@ def main(argv: list[str] | None = None) -> int:
             "pagesim M acc/s",
             "libCacheSim M acc/s",
             "ratio",
+            "median ratio",
         ):
             table.add_column(col, justify="left" if col == "policy" else "right")
         for name in policies:
             simulate(trace.head(1000), make_policy(name), 10)  # compile or load the runner first
-            ps_rate = lcs_rate = 0.0
+            ps_rates, lcs_rates = [], []
             for _ in range(max(args.repeat, 1)):
                 r = simulate(trace, make_policy(name), capacity)
-                ps_rate = max(ps_rate, r.accesses_per_second / 1e6)
+                ps_rates.append(r.accesses_per_second / 1e6)
                 reader = lcs.TraceReader(
                     str(oracle), lcs.TraceType.ORACLE_GENERAL_TRACE, lcs.ReaderInitParam(ignore_obj_size=True)
                 )
@@ -182,7 +191,8 @@ def main(argv: list[str] | None = None) -> int:
                 miss_ratio, _ = cache.process_trace(reader)
                 lcs_seconds = time.perf_counter() - t4
                 lcs_misses = round(miss_ratio * trace.n_requests)
-                lcs_rate = max(lcs_rate, trace.n_requests / lcs_seconds / 1e6)
+                lcs_rates.append(trace.n_requests / lcs_seconds / 1e6)
+            ps_rate, lcs_rate = max(ps_rates), max(lcs_rates)
             agree = "yes" if lcs_misses == r.misses else f"NO ({r.misses - lcs_misses:+,})"
             if name in DIFFERENT_RULES:
                 agree = f"other rules ({r.misses - lcs_misses:+,})"
@@ -194,6 +204,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{ps_rate:.1f}",
                 f"{lcs_rate:.1f}",
                 f"{ps_rate / lcs_rate:.1f}x",
+                f"{statistics.median(ps_rates) / statistics.median(lcs_rates):.1f}x",
             )
         console.print(table)
         load_after = os.getloadavg()

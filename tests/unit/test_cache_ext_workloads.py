@@ -40,8 +40,11 @@ def test_ycsb_shape(letter: str) -> None:
     if letter == "C":
         assert np.all(t.op == OP_READ)
         counts = np.bincount(o.op_of)
-        assert set(counts.tolist()) <= {2, 4}  # index + data, upper level first for a quarter
-        assert 0.1 < np.mean(counts == 4) < 0.5  # a quarter of the keys, weighted by popularity
+        data = (t.original_id[t.page] & ((1 << 26) - 1)) < 512  # data pages come first in a file
+        data_per_op = np.bincount(o.op_of, weights=data).astype(np.int64)
+        assert set(data_per_op.tolist()) <= {1, 2, 3, 4, 5}  # one per level probed (5 levels)
+        assert data_per_op.mean() > 4  # ~90 % of the keys live in the last level
+        assert np.all((counts - data_per_op) % 4 == 0)  # table opens: footer + 3 index pages
     if letter == "E":
         assert (o.op_kind == ce.OP_SCAN).mean() > 0.9
 
@@ -71,6 +74,102 @@ def test_ycsb_zipfian_is_skewed_and_full_scale_sizes() -> None:
     assert full.records_per_page == 18 and 100 < full.db_pages * 4096 / 2**30 < 130  # "100 GiB DB"
     keys = np.arange(0, 2**29, 2**20)
     assert np.unique(full.position(keys)).size == keys.size
+
+
+def test_lru_hits_by_hand() -> None:
+    # capacity 2: 1 2 | 1 hit (2 1) | 3 evicts 2 (1 3) | 2 evicts 1 (3 2) | 1 misses
+    assert ce.lru_hits(np.array([1, 2, 1, 3, 2, 1]), 2).tolist() == [False, False, True, False, False, False]
+    assert not ce.lru_hits(np.array([1, 1, 1]), 0).any()
+
+
+def _leveled(**kw: object) -> ce.LevelDBLayout:
+    # 18 records per page: 1,000 data pages; levels of 10, 100 and the rest (890) pages
+    return ce.LevelDBLayout(n_keys=18_000, level_pages=(10, 100), **kw)  # type: ignore[arg-type]
+
+
+def test_leveled_layout_sizes_by_hand() -> None:
+    lay = _leveled(table_cache=0)
+    assert lay.level_sizes.tolist() == [10, 100, 890] and lay.meta_pages == 4  # footer + 3 index
+    assert lay.level_tables.tolist() == [1, 1, 2]  # 10/512, 100/512 -> at least 1; 890/512 -> 2
+    assert _leveled(scale=1 / 1024).level_tables.tolist() == [20, 200, 1780]
+    assert lay.db_pages == 1000 + 3 * 4 + 4  # level 3 has two files (890 pages)
+    level = lay.level_of(np.arange(18_000))
+    share = np.bincount(level, minlength=4)[1:] / 18_000
+    assert np.allclose(share, [0.01, 0.10, 0.89], atol=0.01)  # proportional to the level's size
+    full = ce.LevelDBLayout(2**29, level_pages=(2560, 25600, 256_000, 2_560_000))
+    assert full.level_tables.tolist() == [5, 50, 500, 5000, 52_699]  # 10 MiB .. 10 GiB, the rest
+    with pytest.raises(ValueError, match="leave nothing"):
+        ce.LevelDBLayout(n_keys=18_000, level_pages=(500, 500))
+
+
+def _region_file_page(ids: np.ndarray) -> list[tuple[int, int, int]]:
+    r, f, j = _split(ids)
+    return list(zip((r - 16).tolist(), f.tolist(), j.tolist()))
+
+
+def _key_in_level(lay: ce.LevelDBLayout, level: int) -> int:
+    pos = np.arange(9000, 18_000)
+    return int(pos[lay.level_of(pos) == level][0])
+
+
+def test_leveled_get_probes_each_level_down_to_the_key() -> None:
+    lay = _leveled(table_cache=0)  # every probe re-opens its table
+    p = _key_in_level(lay, 3)
+    op, ids = lay.get_pages(np.array([p]))
+    meta = [515, 512, 513, 514]  # footer (the file's last page), then the index block
+    want = []
+    for level, size in ((1, 10), (2, 100), (3, 890)):
+        dp = p * size // 18_000  # each level spans every key: the page covering p
+        want += [(level, 0, j) for j in meta] + [(level, dp // 512, dp % 512)]
+    want[10:14] = [(3, (p * 890 // 18_000) // 512, j) for j in meta]  # level 3's table of p
+    assert not op.any() and _region_file_page(ids) == want
+
+
+def test_leveled_table_cache_and_filters() -> None:
+    lay = _leveled(table_cache=990)
+    p = _key_in_level(lay, 3)
+    op, ids = lay.get_pages(np.array([p, p]))
+    assert (op == 0).sum() == 15 and (op == 1).sum() == 3  # the second GET finds its 3 tables open
+    assert all(j < 512 for _, _, j in _region_file_page(ids[op == 1]))  # data pages only
+    lay = _leveled(table_cache=990, filters=True)
+    assert lay.filter_pages == 3 and lay.meta_pages == 7  # 512 x 18 keys x 10 bits = 2.8 pages
+    q = np.arange(9000, 18_000)
+    no_false_positive = (ce.fnv1a64(q * 8 + 1) % 100 != 0) & (ce.fnv1a64(q * 8 + 2) % 100 != 0)
+    p = int(q[(lay.level_of(q) == 3) & no_false_positive][0])
+    op, ids = lay.get_pages(np.array([p]))
+    data = [t for t in _region_file_page(ids) if t[2] < 512]
+    assert len(ids) == 3 * 7 + 1 and [t[0] for t in data] == [3]  # filters rule out levels 1 and 2
+
+
+def test_leveled_scan_reads_every_level() -> None:
+    lay = _leveled(table_cache=0)
+    op, ids = lay.scan_pages(np.array([0]), 36)
+    # keys 0-35: level 1 page 0 (35 x 10 // 18,000 = 0), level 2 page 0, level 3 pages 0-1
+    meta = [515, 512, 513, 514]
+    want = [(1, 0, j) for j in [*meta, 0]] + [(2, 0, j) for j in [*meta, 0]]
+    want += [(3, 0, j) for j in [*meta, 0, 1]]
+    assert not op.any() and _region_file_page(ids) == want
+
+
+def test_ycsb_uniform_level_4_pages_read_ten_times_as_often_as_level_5() -> None:
+    # a GET probes every level down to its key's: all but the keys of levels 1-3 (35 of 3,641
+    # data pages) read a page of level 4 (312 pages), those of level 5 (3,294 pages) one of level 5
+    o = ce.build_ycsb(workload="uniform", scale=TINY, ops=20_000)
+    t = o.trace
+    ids = t.original_id[t.page]
+    data = (ids & ((1 << 26) - 1)) < 512
+    per_page = [((ids >> 52 == 16 + level) & data).sum() / size for level, size in ((4, 312), (5, 3294))]
+    expected = ((3641 - 35) / 3641 / 312) / (3294 / 3641 / 3294)  # 11.6
+    assert per_page[0] / per_page[1] == pytest.approx(expected, rel=0.05)
+
+
+def test_ycsb_levels_option() -> None:
+    lev = ce.build_ycsb(workload="C", scale=TINY, ops=2000)
+    assert lev.trace.source["level_pages"] == [1, 3, 31, 312, 3294]  # 10 MiB x 10**i / 8192, the rest
+    two = ce.build_ycsb(workload="C", scale=TINY, ops=2000, levels=0)
+    assert "level_pages" not in two.trace.source and set(np.bincount(two.op_of).tolist()) <= {2, 4}
+    with pytest.raises(ValueError, match="levels"):
+        ce.build_ycsb(workload="C", scale=TINY, ops=100, levels=1)
 
 
 def test_unknown_ycsb_workload() -> None:

@@ -12,6 +12,7 @@ from rich.console import Console
 
 from pagesim.analysis.experiments import EXPERIMENTS, SMALL_SCALE, YCSB_WORKLOADS
 from pagesim.cli._common import handled_errors, stderr_line
+from pagesim.engine.memory import DEVICES
 from pagesim.report.experiments import experiment_figure, experiment_table
 
 
@@ -58,6 +59,13 @@ def experiment_command(
         metavar="CSV",
         help="twitter: a twitter/cache-trace CSV (default: synthetic clusters).",
     ),
+    device: str | None = typer.Option(
+        None,
+        "--device",
+        metavar="DEV",
+        help="get-scan, admission: the file device (default sata-ssd, the paper's disk with its "
+        "queue; ssd: each request timed alone).",
+    ),
     figure: str | None = typer.Option(
         None, "--figure", metavar="PATH", help="Where to save the figure (default ./pagesim-NAME.png)."
     ),
@@ -86,6 +94,12 @@ def experiment_command(
             if name != "twitter":
                 raise ValueError("--trace applies to the twitter experiment only")
             kwargs["path"] = trace
+        if device is not None:
+            if name not in ("get-scan", "admission"):
+                raise ValueError("--device applies to the get-scan and admission experiments only")
+            if device not in DEVICES:
+                raise ValueError(f"unknown --device {device!r}; known: {', '.join(DEVICES)}")
+            kwargs["device"] = device
         exp = EXPERIMENTS[name](progress=lambda text: stderr_line(f"pagesim: running {text}"), **kwargs)
         path = experiment_figure(exp, figure or f"pagesim-{name}.png")
         if as_json:

@@ -86,6 +86,37 @@ def kernel_inline(func: F) -> F:
     return numba.njit(inline="always", **JIT_OPTIONS)(func)  # type: ignore[no-any-return]
 
 
+def compiled(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``func`` if it is compiled already, else ``func`` compiled with :func:`kernel`.
+
+    The generated runners call this rather than deciding when they are written, so that one
+    runner file serves a process with ``NUMBA_DISABLE_JIT=1`` and one without.
+    """
+    if isinstance(func, numba.core.dispatcher.Dispatcher):
+        return func
+    return kernel(func)
+
+
+def inlined_copy(func: Callable[..., Any]) -> Callable[..., Any]:
+    """A second dispatcher of ``func``'s Python source, inlined into its callers at IR level.
+
+    ``func`` may be compiled (its ``py_func`` is taken) or plain Python. The engine's generated
+    runners use it for a policy's hooks (``Policy.inline_hooks``): the original dispatcher stays
+    as it is for every other caller. Under ``NUMBA_DISABLE_JIT=1`` the plain function comes back.
+
+    Parameters
+    ----------
+    func : numba dispatcher or function
+        A function in numba's nopython subset.
+
+    Returns
+    -------
+    numba.core.registry.CPUDispatcher, or ``func``'s Python function when JIT is disabled.
+    """
+    py = getattr(func, "py_func", func)
+    return kernel_inline(py)
+
+
 def runner(func: F) -> F:
     """Compile an engine runner: like :func:`kernel`, without numba's reference counting.
 

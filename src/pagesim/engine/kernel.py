@@ -60,6 +60,8 @@ from pagesim.engine.kernel_loop import (
     F_MAX_LAT,
     F_NOW,
     F_PTE_NS,
+    F_QUEUE_NS,
+    F_QUEUED,
     F_RMAP_NS,
     F_SCAN_NS,
     F_TOTAL_NS,
@@ -84,6 +86,9 @@ from pagesim.engine.kernel_loop import (
     N_WLOW,
     N_WMIN,
     N_ZRAM_STORED,
+    RA_BYP_LEFT,
+    RA_LEN,
+    RA_SIZE,
     SWAP_DEV,
     KFramework,
     _free_pages,
@@ -511,8 +516,10 @@ class KernelRun(Stepper):
         node[N_KC_DEPTH] = max(int(depth), 0)
         if c.dirty_background_ratio > 0:
             node[N_DIRTY_BG] = max(int(c.memory_pages * c.dirty_background_ratio / 100), 1)
-        tag_ra = np.full((n_tags, 3), -1, dtype=np.int64)
-        tag_ra[:, 1] = 0
+        tag_ra = np.full((n_tags, RA_LEN), -1, dtype=np.int64)
+        tag_ra[:, RA_SIZE] = 0
+        tag_ra[:, RA_BYP_LEFT] = 0
+        channels = max([d.channels for d in (swap, file_dev) if d is not None] + [0])
         order = np.argsort(self.tag, kind="stable").astype(np.int64)
         counts = np.bincount(self.tag, minlength=n_tags) if self.n else np.zeros(n_tags, np.int64)
         task_first = np.zeros(n_tags + 1, dtype=np.int64)
@@ -536,6 +543,7 @@ class KernelRun(Stepper):
             f=f,
             dev=dev,
             dev_last=np.full(2, -1, dtype=np.int64),
+            dev_busy=np.zeros((2, 1 + channels)),
             addr=device_addresses(self.trace, n_pages),
             lat=np.zeros(N_LAT_BUCKETS, dtype=np.int64),
             victims=np.zeros(MAX_CANDIDATES, dtype=np.int64),
@@ -636,6 +644,8 @@ class KernelRun(Stepper):
                 "oom_victim_tag": int(fw.node[N_LAST_OOM_TAG]),
                 "total_ns": int(fw.f[F_TOTAL_NS]),
                 "kcompressd_ns": int(fw.f[F_KC_NS]),
+                "device_queue_ns": int(fw.f[F_QUEUE_NS]),
+                "device_queued": int(fw.f[F_QUEUED]),
             },
             tasks={
                 "ops": fw.tag_ops.tolist(),

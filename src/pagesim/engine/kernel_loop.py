@@ -48,7 +48,19 @@ One node, one zone; readahead reads only pages that occur in the trace (``ra_nex
 file page reclaim meets is written back by the reclaimer at once (the kernel parks it with
 PG_reclaim until the flusher has written it); the flusher has no ``dirty_expire`` (30 s) and
 writes no faster than tasks dirty; file pages are never mapped (mmap'd file access is not
-modelled yet); device queues are not modelled (each request is timed alone).
+modelled yet).
+
+Devices (:mod:`pagesim.engine.memory`): by default each request is timed alone. A device with
+``channels`` or ``link_page_ns`` queues them (:func:`_occupy`): ``fw.dev_busy`` keeps, per
+device, when its link and each channel are busy until (model time, ns); requests arrive in
+model-time order (the scheduler runs the earliest actor), so first come first served is exact.
+A task waits for its request's queueing and service; asynchronous readahead, the flusher's
+write-back, reclaim's write-back and swap-out occupy the device without anyone waiting. A page
+read by asynchronous readahead is resident at once (the wait for a page still under I/O is not
+modelled). What a policy is told a refault cost (``a[A_WAIT_NS]``) is the request's service
+alone, not its queueing behind others (CAST's refault cost). A read the policy's ``admit``
+bypasses reads its readahead window in one request, the pages going to the reader and not into
+the cache; the reader's next reads of that window are served from it (``RA_BYP_*``).
 """
 
 from __future__ import annotations
@@ -122,9 +134,13 @@ from pagesim.engine.loop import (
     _proposed_before,
 )
 from pagesim.engine.memory import (
+    D_BUSY_WRITE_NS,
+    D_BUSY_WRITE_PAGE_NS,
+    D_CHANNELS,
     D_CPU_READ_NS,
     D_CPU_WRITE_NS,
     D_KIND,
+    D_LINK_PAGE_NS,
     D_RATIO,
     D_READ_NS,
     D_READ_PAGE_NS,
@@ -188,12 +204,17 @@ F_KC_BUSY = 12  #: model time until which kcompressd is busy with its queue, ns
 F_KC_NS = 13  #: kcompressd's work in all, ns
 F_BATCH_T0 = 14  #: model time the current reclaim batch started, ns
 F_HINT_NS = 15  #: per access to a PROT_NONE page (a hinting fault)
-F_LEN = 16
+F_QUEUE_NS = 16  #: tasks' waits for requests queued behind others, beyond their service, ns
+F_QUEUED = 17  #: requests a task waited for that queued behind others
+F_LEN = 18
 
 # per-tag readahead state
 RA_LAST = 0  #: last file page the tag read
 RA_SIZE = 1  #: current window size
 RA_END = 2  #: first page after the current window (-1 none)
+RA_BYP_NEXT = 3  #: next page of the task's last bypassed request it has not read yet (-1 none)
+RA_BYP_LEFT = 4  #: pages of that request still to be read
+RA_LEN = 5
 
 SWAP_DEV = 0
 FILE_DEV = 1
@@ -221,11 +242,12 @@ class KFramework(NamedTuple):
     tag_maxwait: np.ndarray  #: float64 (n_tags,) the longest such wait of each task, ns
     tag_dead: np.ndarray  #: uint8 (n_tags,) killed by the OOM killer
     tag_anon: np.ndarray  #: int64 (n_tags,) anon pages owned (resident or swapped)
-    tag_ra: np.ndarray  #: int64 (n_tags, 3) readahead state per task
+    tag_ra: np.ndarray  #: int64 (n_tags, RA_LEN) readahead state per task
     node: np.ndarray  #: int64 (N_LEN,)
     f: np.ndarray  #: float64 (F_LEN,)
     dev: np.ndarray  #: float64 (2, D_LEN): swap device, file device
     dev_last: np.ndarray  #: int64 (2,) device address of the previous request's last page
+    dev_busy: np.ndarray  #: float64 (2, 1 + channels): each device's link, then channels, busy until, ns
     addr: np.ndarray  #: int64 (n_pages,) device address: a file page's source id, an anon page's slot
     lat: np.ndarray  #: int64 (N_LAT_BUCKETS,) accesses by latency, bucket = bit length of ns
     victims: np.ndarray  #: int64 (MAX_CANDIDATES,) scratch: pages one reclaim batch evicts
@@ -286,6 +308,72 @@ def _read_ns(fw, d, first_page, n):  # type: ignore[no-untyped-def]
         t += fw.dev[d, D_SEEK_NS]
     fw.dev_last[d] = addr + n - 1
     return t
+
+
+@kernel
+def _queued(fw, d):  # type: ignore[no-untyped-def]
+    """True if device ``d`` queues requests (finite channels or a link; never zram)."""
+    return fw.dev[d, D_KIND] != DEV_ZRAM and (fw.dev[d, D_CHANNELS] > 0 or fw.dev[d, D_LINK_PAGE_NS] > 0)
+
+
+@kernel
+def _occupy(fw, d, now, work, n):  # type: ignore[no-untyped-def]
+    """Queue a request of ``n`` pages and ``work`` ns at device ``d`` at model time ``now``;
+    return how long after ``now`` it completes (queueing plus service).
+
+    It starts on the channel free first, when that is free (first come first served: requests
+    arrive in model-time order), and holds it until both its work and its transfer over the
+    link (``n * link_page_ns``, one transfer at a time, from its start or when the link is
+    free) are done. Without channels and link (the default) it completes after ``work``.
+    """
+    if not _queued(fw, d):
+        return work
+    nch = int(fw.dev[d, D_CHANNELS])
+    best = 1
+    for c in range(2, nch + 1):
+        if fw.dev_busy[d, c] < fw.dev_busy[d, best]:
+            best = c
+    start = max(now, fw.dev_busy[d, best]) if nch > 0 else now
+    done = start + work
+    link = n * fw.dev[d, D_LINK_PAGE_NS]
+    if link > 0:
+        end = max(start, fw.dev_busy[d, 0]) + link
+        fw.dev_busy[d, 0] = end
+        done = max(done, end)
+    if nch > 0:
+        fw.dev_busy[d, best] = done
+    return done - now
+
+
+@kernel
+def _service_ns(fw, d, work, n):  # type: ignore[no-untyped-def]
+    """The request's time alone: its work, or its transfer over the link if that is longer."""
+    if not _queued(fw, d):
+        return work
+    return max(work, n * fw.dev[d, D_LINK_PAGE_NS])
+
+
+@kernel
+def _read_wait(fw, d, now, first_page, n):  # type: ignore[no-untyped-def]
+    """``(wait, service)`` of a read of ``n`` pages a task issues at ``now`` and waits for: its
+    queueing plus service, and its service alone (what the device did for it); counts the
+    queueing in ``F_QUEUE_NS``/``F_QUEUED``."""
+    work = _read_ns(fw, d, first_page, n)
+    if work <= 0.0 or not _queued(fw, d):
+        return work, work
+    wait = _occupy(fw, d, now, work, n)
+    service = _service_ns(fw, d, work, n)
+    if wait > service:
+        fw.f[F_QUEUE_NS] += wait - service
+        fw.f[F_QUEUED] += 1.0
+    return wait, service
+
+
+@kernel
+def _write_busy(fw, d, now, n):  # type: ignore[no-untyped-def]
+    """A write of ``n`` pages nobody waits for occupies a queued device ``d`` from ``now``."""
+    if n > 0 and _queued(fw, d):
+        _occupy(fw, d, now, fw.dev[d, D_BUSY_WRITE_NS] + (n - 1) * fw.dev[d, D_BUSY_WRITE_PAGE_NS], n)
 
 
 @kernel
@@ -378,9 +466,11 @@ def _evict_page(ss, fw, r, out, removed, page, reason, t):  # type: ignore[no-un
                 fw.node[N_NEXT_SLOT] += 1
             fw.swapped[page] = 1
             fw.f[F_COST] += _swap_out_ns(fw, out)
+            _write_busy(fw, SWAP_DEV, fw.f[F_BATCH_T0], 1)
             out[C.PSWPOUT] += 1
     elif v & DIRTY:
         fw.f[F_COST] += _write_ns(fw, FILE_DEV, 1)
+        _write_busy(fw, FILE_DEV, fw.f[F_BATCH_T0], 1)
         out[C.PGPGOUT] += 1
         out[C.DIRTY_WRITEBACK] += 1
     fw.shadowed[page] = 1
@@ -688,8 +778,8 @@ def _dirtied(fw, page, cg):  # type: ignore[no-untyped-def]
 def _flush(s, fw, out, cg):  # type: ignore[no-untyped-def]
     """Background writeback (the flusher, ``wb_start_background_writeback``): while the node's
     or cgroup ``cg``'s dirty file pages are over their background threshold, write back the
-    pages dirtied first. The flusher's I/O is not waited for by any task (device queues are not
-    modelled). Returns the pages written."""
+    pages dirtied first, as one request at the current access's time (no task waits for it; a
+    queued device is occupied). Returns the pages written."""
     size = fw.dirty_ring.shape[0]
     n = 0
     while fw.node[N_RING_N] > 0 and (
@@ -707,6 +797,7 @@ def _flush(s, fw, out, cg):  # type: ignore[no-untyped-def]
             n += 1
     out[C.PGPGOUT] += n
     out[C.FLUSHED] += n
+    _write_busy(fw, FILE_DEV, fw.f[F_NOW], n)
     return n
 
 
@@ -925,6 +1016,44 @@ def _pages_needed(s, fw, p, tg, is_anon, o, ra_max):  # type: ignore[no-untyped-
 
 
 @kernel
+def _bypassed_read(s, fw, out, p, tg, ra_max):  # type: ignore[no-untyped-def]
+    """What a read of ``p`` that ``admit`` kept out of the cache waits for (ns).
+
+    A page among the rest of the task's last bypassed request (the pages before it may have
+    been cache hits) is already in the reader's hands: no wait. Otherwise the read fetches, in
+    one request, the page and the pages of the readahead window a miss would have read
+    (:func:`_sync_window`; those not in the cache, as readahead reads; the task's readahead
+    state moves on as for a miss) from the file device, and none of it enters the cache.
+    """
+    q = fw.tag_ra[tg, RA_BYP_NEXT]
+    left = fw.tag_ra[tg, RA_BYP_LEFT]
+    while left > 0 and q >= 0:
+        if q == p:
+            fw.tag_ra[tg, RA_BYP_LEFT] = left - 1
+            fw.tag_ra[tg, RA_BYP_NEXT] = fw.ra_next[p]
+            fw.tag_ra[tg, RA_LAST] = p
+            return 0.0
+        q = fw.ra_next[q]
+        left -= 1
+    size = _sync_window(fw, p, tg, ra_max)
+    fw.tag_ra[tg, RA_SIZE] = size
+    fw.tag_ra[tg, RA_LAST] = p
+    n = 1
+    span = 1
+    q = fw.ra_next[p]
+    while q >= 0 and span < size:
+        span += 1
+        if s.resident[q] == 0:
+            n += 1
+        q = fw.ra_next[q]
+    fw.tag_ra[tg, RA_BYP_NEXT] = fw.ra_next[p]
+    fw.tag_ra[tg, RA_BYP_LEFT] = span - 1
+    out[C.PGPGIN] += n
+    wait, _ = _read_wait(fw, FILE_DEV, fw.clock[tg], p, n)
+    return wait
+
+
+@kernel
 def _sync_window(fw, p, tg, ra_max):  # type: ignore[no-untyped-def]
     """Size of the synchronous readahead a miss on ``p`` starts (0: not sequential)."""
     last = fw.tag_ra[tg, RA_LAST]
@@ -1133,11 +1262,10 @@ def run_kernel(  # type: ignore[no-untyped-def]
         if fw.tag_admit[tg] == 0:  # the policy's admit kept this read miss out of the cache
             fw.tag_admit[tg] = -1
             out[C.BYPASSED] += 1
-            out[C.PGPGIN] += 1
             if counted:
                 out[C.MISSES] += 1
-            wait = _read_ns(fw, FILE_DEV, p, 1)
-            _finish_access(fw, tg, cpu_ns, wait, True, True)
+            wait = _bypassed_read(s, fw, out, p, tg, ra_max)
+            _finish_access(fw, tg, cpu_ns, wait, True, wait > 0.0)
             _next_task_access(fw, tg, release)
             continue
         fw.tag_admit[tg] = -1
@@ -1176,6 +1304,8 @@ def run_kernel(  # type: ignore[no-untyped-def]
                     if start < 0:
                         start = fw.ra_next[p]
                     k = _plan_window(s, fw, tg, start, size, 0)
+                    if k > 0 and _queued(fw, FILE_DEV):  # nobody waits for it
+                        _occupy(fw, FILE_DEV, fw.clock[tg], _read_ns(fw, FILE_DEV, fw.fill[0], k), k)
                 fw.tag_ra[tg, RA_LAST] = p
         else:
             a[A_HIT] = 0
@@ -1191,8 +1321,9 @@ def run_kernel(  # type: ignore[no-untyped-def]
                     major = True
                     out[C.PGMAJFAULT] += 1
                     out[C.PSWPIN] += 1
-                    stall += _read_ns(fw, SWAP_DEV, p, 1)
-                    a[A_WAIT_NS] = int(stall)
+                    swap_wait, swap_service = _read_wait(fw, SWAP_DEV, fw.clock[tg], p, 1)
+                    stall += swap_wait
+                    a[A_WAIT_NS] = int(swap_service)
                     flags = RESIDENT | ANON | YOUNG | REFERENCED | SWAPCACHE
                     if o == 1:
                         flags = (flags | DIRTY) & (FLAG_MASK ^ SWAPCACHE)
@@ -1220,9 +1351,10 @@ def run_kernel(  # type: ignore[no-untyped-def]
                 mark_accessed = o == 0
                 fw.tag_ra[tg, RA_LAST] = p
         if k > 0:
-            read_ns = _read_ns(fw, FILE_DEV, p, wait_read) if wait_read > 0 else 0.0
+            read_ns = 0.0
             if wait_read > 0:
-                a[A_WAIT_NS] = int(read_ns)
+                read_ns, read_service = _read_wait(fw, FILE_DEV, fw.clock[tg], p, wait_read)
+                a[A_WAIT_NS] = int(read_service)
             for i in range(k):
                 q = fw.fill[i]
                 flags = fw.fill_flags[i]

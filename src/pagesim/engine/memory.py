@@ -13,6 +13,18 @@ Figures and rules
   writer does not wait), a few us per further page of one request. An HDD: 8 ms seek plus
   27 us per 4 KiB (150 MB/s); a request that continues the previous one does not seek.
   Every figure is a default the user can change (``Device`` fields).
+* Queueing (``Device.channels``, ``link_page_ns``; off by default, each request then timed
+  alone): a device serves at most ``channels`` requests at once, first come first served in
+  model time, and moves one request's data at a time over its host link; a request starts on
+  the channel free first, and whoever waits for it waits for its queueing and its service.
+  Readahead, write-back and swap-out occupy the device too (nobody waits for them).
+  ``sata-ssd`` is the cache_ext paper's disk (a 480 GB SATA SSD, cache_ext_spec.md §5.1):
+  8 channels -- the paper's fio run (4 KiB random reads, 8 jobs, buffered) gets 68,000-71,000
+  IOPS at 31 us of CPU per I/O (cache_ext_results.md §9: 3,123 "uCPU per I/O" = 31.2 us), so
+  each job waits about 8 / 70,000 s - 31 us = 83 us per read, the 80 us of one read alone: the
+  device serves 8 reads at once without queueing (8 is a lower bound; NCQ allows 32) -- and a
+  SATA III link of 550 MB/s, 7.45 us per 4 KiB page (6 Gb/s with 8b/10b coding, less protocol
+  overhead).
 * CPU: 100 ns of work per access, 250 ns to zero-fill a page, 50 ns per page reclaim looks at,
   400 ns more to test a mapped page's young bits through the reverse map (an rmap walk takes
   locks and visits each mapping: several hundred ns, which is why MGLRU walks page tables
@@ -40,7 +52,11 @@ D_CPU_READ_NS = 6  #: CPU of the reader per page (decompression)
 D_CPU_WRITE_NS = 7  #: CPU of the writer per page (compression)
 D_RATIO = 8  #: compression ratio; a stored page occupies 1/ratio page of memory (zram)
 D_SYNC = 9  #: 1 if I/O completes on the caller's CPU (zram)
-D_LEN = 10
+D_CHANNELS = 10  #: requests the device serves at once (0: unlimited, each request timed alone)
+D_LINK_PAGE_NS = 11  #: each page's transfer over the host link, one transfer at a time (0: none)
+D_BUSY_WRITE_NS = 12  #: a write request's work at the device (occupies a channel; nobody waits)
+D_BUSY_WRITE_PAGE_NS = 13  #: each further page of it
+D_LEN = 14
 
 DEV_ZRAM = 0
 DEV_SSD = 1
@@ -49,7 +65,16 @@ DEV_HDD = 2
 
 @dataclass(frozen=True)
 class Device:
-    """A swap or file device as a service-time model; times in ns per 4 KiB page."""
+    """A swap or file device as a service-time model; times in ns per 4 KiB page.
+
+    ``read_ns + (n - 1) * read_page_ns`` (plus ``seek_ns`` unless sequential) is the work of an
+    ``n``-page read request alone; ``write_ns``/``write_page_ns`` what a writer waits for (0:
+    queued, not waited for). ``channels`` > 0 or ``link_page_ns`` > 0 queue requests (module
+    docstring): a request holds one of ``channels`` channels for its work and the link for
+    ``n * link_page_ns``, finishing when both are done; a write holds a channel for
+    ``write_busy_ns + (n - 1) * write_busy_page_ns``. With both 0 (the default) every request
+    is timed alone, as if the device had unlimited parallelism.
+    """
 
     name: str
     kind: int
@@ -62,6 +87,15 @@ class Device:
     cpu_write_ns: float = 0.0
     compress_ratio: float = 1.0
     synchronous: bool = False
+    channels: int = 0
+    link_page_ns: float = 0.0
+    write_busy_ns: float = 0.0
+    write_busy_page_ns: float = 0.0
+
+    @property
+    def queued(self) -> bool:
+        """True if requests queue (finite ``channels`` or a ``link_page_ns``)."""
+        return self.kind != DEV_ZRAM and (self.channels > 0 or self.link_page_ns > 0)
 
     def row(self) -> np.ndarray:
         """This device as a float64 row of the engine's device array (``D_*`` columns)."""
@@ -76,6 +110,10 @@ class Device:
         r[D_CPU_WRITE_NS] = self.cpu_write_ns
         r[D_RATIO] = self.compress_ratio
         r[D_SYNC] = 1.0 if self.synchronous else 0.0
+        r[D_CHANNELS] = self.channels
+        r[D_LINK_PAGE_NS] = self.link_page_ns
+        r[D_BUSY_WRITE_NS] = self.write_busy_ns
+        r[D_BUSY_WRITE_PAGE_NS] = self.write_busy_page_ns
         return r
 
 
@@ -92,7 +130,21 @@ DEVICES: dict[str, Device] = {
         compress_ratio=3.0,
         synchronous=True,
     ),  # fmt: skip
-    "ssd": Device("ssd", DEV_SSD, 80_000.0, 4_000.0, 0.0, 0.0),
+    "ssd": Device(
+        "ssd", DEV_SSD, 80_000.0, 4_000.0, 0.0, 0.0, write_busy_ns=20_000.0, write_busy_page_ns=4_000.0
+    ),
+    "sata-ssd": Device(
+        "sata-ssd",
+        DEV_SSD,
+        80_000.0,
+        4_000.0,
+        0.0,
+        0.0,
+        channels=8,
+        link_page_ns=7_450.0,
+        write_busy_ns=20_000.0,
+        write_busy_page_ns=4_000.0,
+    ),  # fmt: skip
     "hdd": Device("hdd", DEV_HDD, 27_000.0, 27_000.0, 0.0, 0.0, seek_ns=8_000_000.0),
 }
 
@@ -228,7 +280,10 @@ class KernelConfig:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
         if not 0 <= self.swappiness <= 200:
             raise ValueError(f"swappiness must be within 0..200, got {self.swappiness}")
-        self.device(self.swap)
+        for which in (self.swap, self.file_device):
+            dev = self.device(which)
+            if dev is not None and (dev.channels < 0 or dev.link_page_ns < 0):
+                raise ValueError(f"device {dev.name}: channels and link_page_ns must be >= 0")
         if self.device(self.file_device) is None:
             raise ValueError(f"file_device must be one of {', '.join(DEVICES)}: file pages are read from it")
         swap_pages = self.memory_pages if self.swap_pages is None else self.swap_pages

@@ -44,7 +44,7 @@ from pagesim.core.jit import kernel, kernel_inline
 from pagesim.core.lists import list_add, list_create, list_len, list_move, list_pages, list_tail
 from pagesim.core.shadow import PAIR_NEXT, PAIR_PREV, PAIR_WHERE, pair_pages, pair_push, pair_unlink
 from pagesim.core.state import A_CGROUP, A_PAGE, A_REASON, GI_USER, REASON_POLICY
-from pagesim.policies.base import Policy
+from pagesim.policies.base import HOOK_NAMES, Policy
 
 # pm columns (shadow entries; unused while the page is resident)
 SH_NEXT = PAIR_NEXT  #: next shadow entry towards the oldest end, -1 if none (core.shadow pair layout)
@@ -193,6 +193,7 @@ class ARC(Policy):
     int_fields = ("sh_next", "sh_prev", "sh_where")
     int_globals = 12
     float_globals = 1
+    inline_hooks = HOOK_NAMES
     init = staticmethod(_init)
     admit = staticmethod(_admit)
     added = staticmethod(_added)

@@ -75,6 +75,12 @@ class Policy:
     never_with : tuple of str
         Names of policies never on in the same node at once with this one (CAST and MGLRU:
         switching one on while the other is on is refused); kernel mode refuses such a run.
+    inline_hooks : tuple of str
+        Hooks (names from ``HOOK_NAMES``) that cache mode's runner inlines at numba IR level
+        instead of calling: a call passes the ``State`` (14 arrays) by value, which can cost
+        more than a small hook's work (LLVM inlines only the smallest hooks by itself). Each
+        call site gets a copy, which lengthens the runner's first compile, so policies list
+        the hooks whose speed matters; kernel mode always calls. Decisions are the same.
     params : dict
         Parameter names and defaults; ``Policy(**kw)`` overrides them, unknown names raise.
     """
@@ -89,6 +95,7 @@ class Policy:
     proposes_batches: ClassVar[bool] = False
     uses_fallback: ClassVar[bool] = True
     never_with: ClassVar[tuple[str, ...]] = ()
+    inline_hooks: ClassVar[tuple[str, ...]] = ()
     params: ClassVar[dict[str, Any]] = {}
 
     init: Callable[..., Any] = staticmethod(noop_hook)

@@ -81,7 +81,7 @@ from pagesim.core.lists import (
     list_sample_indexed,
 )
 from pagesim.core.state import A_CGROUP, A_MODE, A_PAGE, A_REQUEST, DIRTY, GI_USER, MODE_CACHE, NEVER
-from pagesim.policies.base import Policy
+from pagesim.policies.base import HOOK_NAMES, Policy
 
 HIT_AGE_CLASSES = 16
 APP = 1  #: the only app class cache_ext uses
@@ -309,6 +309,7 @@ class CeLHD(Policy):
     int_globals = 16 + 3 * TABLE
     float_globals = 1
     proposes_batches = True
+    inline_hooks = HOOK_NAMES
     init = staticmethod(_init)
     added = staticmethod(_added)
     accessed = staticmethod(_accessed)

@@ -13,8 +13,8 @@ Sizes are the paper's times ``scale`` (default 1/1024: the 10 GiB cgroup of Leve
 ``source`` carries ``memory_pages`` (the node), ``cgroup_pages`` (``memory.max`` per cgroup),
 ``groups`` (thread roles -> tags) and ``ops``.
 
-The LevelDB-like layout (:class:`LevelDBLayout`)
-------------------------------------------------
+The LevelDB-like layout (:class:`LevelDBLayout`; two levels: GET-SCAN, Twitter, ``ycsb`` with ``levels=0``)
+-------------------------------------------------------------------------------------------------------------
 Records (16 B keys, 200 B values and 8 B of block overhead: 18 per 4 KiB page) sorted by key in
 SST files of 512 data pages (LevelDB's 2 MiB tables), each followed by its index block (one entry
 of key + 8 B handle per data page: 3 pages) and a footer page. A YCSB key number goes to its place
@@ -29,6 +29,33 @@ reaches the memtable's 4 MiB, scaled, a new one starts and the old one's pages a
 deletes it after the flush); inserted keys
 are flushed to new level-0 pages (written as 18 records fill one), where later reads find them.
 Index pages are read by every GET of their file: they are the hot metadata.
+
+LevelDB's leveled layout (``level_pages``; what ``ycsb`` runs, ``levels=5``)
+----------------------------------------------------------------------------
+The paper's LevelDB is opened with LevelDB's default options (the harness's
+``LevelDBFactory``, xrp-project/My-YCSB ``leveldb/leveldb_client.cpp``, passes none but
+``create_if_missing``; its ``cache_size`` setting is not used): no Bloom filter
+(``filter_policy`` null), ``max_open_files`` 1,000, an 8 MiB block cache, 2 MiB tables, and
+levels whose targets are 10 MiB x 10**(L - 1) (``MaxBytesForLevel``). Tables are read with
+``pread`` (the fork's mmap is off: cache_ext's ``bench_leveldb.py`` sets ``enable_mmap`` false
+and never ``LEVELDB_MAX_MMAPS``), so a random read brings no read-around. 100 GiB fill levels
+1-4 (10 MiB, 100 MiB, 1 GiB, 10 GiB) and leave the rest (~90 %) to level 5. Keys were loaded
+in random order, so each level spans the whole key range and a key lives in a level with a
+probability proportional to the level's size (a hash of its position picks it). A GET
+(``Version::Get``) probes levels 1, 2, ... until the one holding the key; without filters each
+probe reads the data page covering the key (the block its index points to), so a GET reads one
+data page per level above its key's level, too. A probe goes through the table cache
+(``max_open_files`` - 10 = 990 tables, an LRU over the real database's ~58,000 tables,
+simulated in issue order): a table not in it is re-opened (``Table::Open``): its footer, then
+its index block (3 pages), read through the page cache. Scans merge every level: per level the
+table of the first key (opened if closed) and the data pages from the first key's to the last
+key's. The model's frequency skew is structural: even with uniform keys a page of level 4 is
+read about ten times as often as one of level 5, and the tables' metadata more often still.
+Not modelled: LevelDB's 8 MiB block cache (8 KiB at 1/1024, two pages), data blocks straddling
+two pages, seek-triggered compactions (``allowed_seeks``) and compaction in general. Deviations:
+the table cache is simulated in the trace's issue order (kernel mode interleaves the threads by
+their speed), GETs' and scans' table caches separately; a key's level comes from a hash, not
+from a load's history.
 
 One log per client thread (a deviation): LevelDB has one log, appended in the order the writes
 happen. A trace fixes the order of its accesses per thread only: kernel mode runs each thread at
@@ -46,6 +73,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,6 +88,7 @@ from pagesim.workloads.synthetic import Workload
 PAGE = 4096
 DEFAULT_SCALE = 1 / 1024  #: of the paper's sizes: LevelDB's 10 GiB cgroup -> 2,560 pages
 GIB_PAGES = (1 << 30) // PAGE
+LEVEL1_PAGES = (10 << 20) // PAGE  #: LevelDB's level-1 target (10 MiB; x 10 per level below)
 
 #: Operation kinds (``OpTrace.op_kind``).
 OP_GET = 0
@@ -73,6 +102,7 @@ OP_NAMES = ("get", "update", "insert", "scan", "rmw", "file", "compact")
 
 # source ids: region in the high bits, then the file, then the page in the file
 _R_MAIN, _R_UPPER, _R_L0, _R_LOG, _R_TREE, _R_OUT = 1, 2, 3, 4, 5, 6
+_R_LEVEL = 16  #: level L of the leveled layout is region 16 + L
 
 #: YCSB core workloads (cache_ext spec §5.2): read/update/insert/scan/read-modify-write shares
 #: and the key distribution.
@@ -183,6 +213,26 @@ def scrambled_zipfian(rng: np.random.Generator, n_items: int, size: int, theta: 
 # ----------------------------------------------------------------------------- the layout
 
 
+def lru_hits(keys: np.ndarray, capacity: int) -> np.ndarray:
+    """Whether each reference of ``keys`` (in order) hits an LRU cache of ``capacity`` entries.
+
+    Returns
+    -------
+    numpy.ndarray of bool, same shape as ``keys``
+    """
+    cache: OrderedDict[int, None] = OrderedDict()
+    hits = np.zeros(np.shape(keys), dtype=bool)
+    for i, k in enumerate(np.asarray(keys).tolist()):
+        if k in cache:
+            cache.move_to_end(k)
+            hits[i] = True
+        elif capacity > 0:
+            cache[k] = None
+            if len(cache) > capacity:
+                cache.popitem(last=False)
+    return hits
+
+
 def _ids(region: int, file_no: np.ndarray | int, page: np.ndarray | int) -> np.ndarray:
     """Source id of page ``page`` of file ``file_no`` of ``region`` (consecutive within a file)."""
     f = np.asarray(file_no, dtype=np.int64)
@@ -208,6 +258,23 @@ class LevelDBLayout:
         Share of the keys whose GETs search the upper level first.
     seed : int
         Chooses the bijection from key numbers to key order.
+    level_pages : tuple of int
+        LevelDB's leveled layout (module docstring): the data pages of levels 1 .. n - 1; the
+        last level holds the rest. Empty (the default): the two-level layout (a lower level and
+        ``upper_share``).
+    table_cache : int, optional
+        Tables LevelDB keeps open (its table cache, ``max_open_files`` - 10 = 990), counted in
+        tables of the real database (``scale``). A probe of a table not in it re-opens the table:
+        reads its footer and index block (and filter block with ``filters``) through the page
+        cache. None: no table cache; every probe reads the index page covering its key (the
+        two-level layout's rule).
+    filters : bool
+        Tables carry a Bloom filter (10 bits per key): a probe of a level that does not hold the
+        key reads no data page (1 % false positives); opening a table also reads the filter.
+    scale : float
+        This layout's share of the real database; only the table cache uses it (tables are
+        2 MiB at every scale, so a scaled level has fewer of them than LevelDB's table cache
+        sees: it counts ``files / scale`` tables per level).
     """
 
     n_keys: int
@@ -218,6 +285,21 @@ class LevelDBLayout:
     upper_lookup_share: float = 0.25
     log_file_pages: int = 1024
     seed: int = 0
+    level_pages: tuple[int, ...] = ()
+    table_cache: int | None = None
+    filters: bool = False
+    scale: float = 1.0
+
+    def __post_init__(self) -> None:
+        if self.level_pages and sum(self.level_pages) >= self.data_pages:
+            raise ValueError(
+                f"levels 1..{len(self.level_pages)} ({sum(self.level_pages)} pages) leave nothing for the "
+                f"last level ({self.data_pages} data pages)"
+            )
+        if self.table_cache is not None and self.table_cache < 0:
+            raise ValueError("table_cache must be >= 0")
+        if not 0 < self.scale <= 1:
+            raise ValueError("scale must be in (0, 1]")
 
     @property
     def record_bytes(self) -> int:
@@ -246,13 +328,48 @@ class LevelDBLayout:
 
     @property
     def db_pages(self) -> int:
-        """Every page of both levels' files: data, index and footer."""
+        """Every page of every level's files: data, index, footer (and filter)."""
         per = self.file_data_pages
+        sizes = self.level_sizes.tolist() if self.level_pages else [self.data_pages, self.upper_pages]
         total = 0
-        for pages in (self.data_pages, self.upper_pages):
+        for pages in sizes:
             files = -(-pages // per)
-            total += pages + files * (self.index_pages + 1)
+            total += pages + files * self.meta_pages
         return total
+
+    @property
+    def filter_pages(self) -> int:
+        """Pages of a table's filter block (10 bits per key of its 512 data pages), 0 without filters."""
+        if not self.filters:
+            return 0
+        return -(-self.file_data_pages * self.records_per_page * 10 // (8 * PAGE))
+
+    @property
+    def meta_pages(self) -> int:
+        """Pages a table open reads: the footer, the index block and the filter block."""
+        return 1 + self.index_pages + self.filter_pages
+
+    @property
+    def level_sizes(self) -> np.ndarray:
+        """Data pages of levels 1 .. n of the leveled layout (the last holds the rest), int64."""
+        upper = np.asarray(self.level_pages, np.int64)
+        return np.append(upper, self.data_pages - upper.sum())
+
+    @property
+    def level_tables(self) -> np.ndarray:
+        """Tables of 2 MiB per level in the real database (at least 1), int64: what the table cache counts."""
+        tables = np.rint(self.level_sizes / self.file_data_pages / self.scale).astype(np.int64)
+        return np.maximum(tables, 1)
+
+    def level_of(self, positions: np.ndarray) -> np.ndarray:
+        """The level (1 .. n) holding each key's record, int64.
+
+        Keys were loaded in random order, so a key lies in a level with a probability
+        proportional to the level's size: a hash of its position picks it.
+        """
+        pos = np.asarray(positions, dtype=np.int64)
+        u = fnv1a64(pos + np.int64(self.n_keys)) % np.int64(self.data_pages)
+        return np.searchsorted(np.cumsum(self.level_sizes), u, side="right").astype(np.int64) + 1
 
     def position(self, keys: np.ndarray) -> np.ndarray:
         """Place of each key number in key order (a fixed bijection of ``0 .. n_keys - 1``)."""
@@ -271,8 +388,11 @@ class LevelDBLayout:
     def get_pages(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Pages each GET reads, in order: (op number, source id) pairs, op-major.
 
-        Keys flagged by the hash read the upper level's index and data page first.
+        Keys flagged by the hash read the upper level's index and data page first. With
+        ``level_pages``, :meth:`leveled_get_pages`.
         """
+        if self.level_pages:
+            return self.leveled_get_pages(positions)
         pos = np.asarray(positions, dtype=np.int64)
         n = pos.shape[0]
         upper = (fnv1a64(pos) % 1000) < int(self.upper_lookup_share * 1000)
@@ -291,8 +411,10 @@ class LevelDBLayout:
 
         A scan reads the index page of its first data page, then the data pages in key order,
         and the index page of each further file it enters. Returns (scan number, source id)
-        pairs, scan-major.
+        pairs, scan-major. With ``level_pages``, :meth:`leveled_scan_pages`.
         """
+        if self.level_pages:
+            return self.leveled_scan_pages(starts, length)
         starts = np.asarray(starts, dtype=np.int64)
         first = starts // self.records_per_page
         last = np.minimum(starts + max(length, 1) - 1, self.n_keys - 1) // self.records_per_page
@@ -308,6 +430,99 @@ class LevelDBLayout:
         slot = np.concatenate([2 * within[needs_index], 2 * within + 1])
         order = np.lexsort((slot, ops))
         return ops[order], ids[order]
+
+    def _meta_ids(self, level: np.ndarray, file_no: np.ndarray) -> np.ndarray:
+        """Pages a table open reads, in order, per open: footer, index block, filter block.
+
+        Returns int64 of shape (n, meta_pages). The footer is the file's last page.
+        """
+        idx = self.file_data_pages
+        offsets = [idx + self.index_pages] + [idx + k for k in range(self.index_pages)]
+        offsets += [idx + self.index_pages + 1 + k for k in range(self.filter_pages)]
+        region = (_R_LEVEL + level)[:, None]
+        return (region << np.int64(52)) | (file_no[:, None] << np.int64(26)) | np.asarray(offsets, np.int64)
+
+    def _level_page(self, level: np.ndarray, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(file, data page in level) where ``positions`` fall in ``level``: each level spans every key."""
+        sizes = self.level_sizes[level - 1]
+        dp = positions * sizes // self.n_keys
+        return dp // self.file_data_pages, dp
+
+    def _opens(self, level: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        """Whether each probe (in issue order) finds its table closed and re-opens it."""
+        if self.table_cache is None:
+            return np.ones(level.shape[0], dtype=bool)
+        table = positions * self.level_tables[level - 1] // self.n_keys
+        return ~lru_hits((level << np.int64(40)) | table, self.table_cache)
+
+    def leveled_get_pages(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Pages GETs read in the leveled layout, in order: (op number, source id) pairs, op-major.
+
+        A GET probes levels 1, 2, ... up to the one holding its key (:meth:`level_of`), as
+        LevelDB's ``Version::Get`` does. A probe whose table is not open reads the table's
+        metadata first (:meth:`_meta_ids`); then it reads the data page covering the key, unless
+        a filter rules the level out (``filters``; 1 % false positives, by hash). Without a
+        table cache, a probe reads only the index page covering its key before the data page.
+        """
+        pos = np.asarray(positions, dtype=np.int64)
+        home = self.level_of(pos)
+        levels = np.arange(1, self.level_sizes.shape[0] + 1, dtype=np.int64)
+        probe_op, probe_level = np.nonzero(home[:, None] >= levels[None, :])
+        probe_level = probe_level.astype(np.int64) + 1
+        probe_op = probe_op.astype(np.int64)
+        p = pos[probe_op]
+        f, dp = self._level_page(probe_level, p)
+        data = _ids(_R_LEVEL, 0, 0) + (probe_level << np.int64(52)) + _ids(0, f, dp % self.file_data_pages)
+        read = np.ones(probe_op.shape[0], dtype=bool)
+        if self.filters:
+            false_positive = (fnv1a64(p * np.int64(8) + probe_level) % 100) == 0
+            read = (probe_level == home[probe_op]) | false_positive
+        if self.table_cache is None:
+            j = dp % self.file_data_pages
+            meta = (data - j + self.file_data_pages + (j * self.index_pages) // self.file_data_pages)[:, None]
+            opened = np.ones(probe_op.shape[0], dtype=bool)
+        else:
+            meta = self._meta_ids(probe_level, f)
+            opened = self._opens(probe_level, p)
+        m = meta.shape[1]
+        # slots: probe k of an op uses 2 * m * k .. ; metadata before data
+        rank = probe_level * (m + 1)
+        ops = [np.repeat(probe_op[opened], m), probe_op[read]]
+        ids = [meta[opened].ravel(), data[read]]
+        slots = [(rank[opened][:, None] + np.arange(m)[None, :]).ravel(), rank[read] + m]
+        op = np.concatenate(ops)
+        order = np.lexsort((np.concatenate(slots), op))
+        return op[order], np.concatenate(ids)[order]
+
+    def leveled_scan_pages(self, starts: np.ndarray, length: int) -> tuple[np.ndarray, np.ndarray]:
+        """Pages scans read in the leveled layout: (scan number, source id) pairs, scan-major.
+
+        LevelDB's iterator merges every level: per level, the table of the first key (opened if
+        closed), then the data pages from the first key's to the last key's.
+        """
+        starts = np.asarray(starts, dtype=np.int64)
+        n_levels = self.level_sizes.shape[0]
+        ends = np.minimum(starts + max(length, 1) - 1, self.n_keys - 1)
+        scan = np.repeat(np.arange(starts.shape[0], dtype=np.int64), n_levels)
+        level = np.tile(np.arange(1, n_levels + 1, dtype=np.int64), starts.shape[0])
+        first_f, first = self._level_page(level, starts[scan])
+        _, last = self._level_page(level, ends[scan])
+        opened = self._opens(level, starts[scan])
+        meta = self._meta_ids(level, first_f)
+        m = meta.shape[1]
+        count = last - first + 1
+        rep = np.repeat(np.arange(scan.shape[0]), count)
+        within = np.arange(rep.shape[0], dtype=np.int64) - np.repeat(np.cumsum(count) - count, count)
+        dp = first[rep] + within
+        data = (np.int64(_R_LEVEL) + level[rep]) << np.int64(52)
+        data = data | _ids(0, dp // self.file_data_pages, dp % self.file_data_pages)
+        base = level * (m + 1 + int(count.max(initial=1)))
+        ops = [np.repeat(scan[opened], m), scan[rep]]
+        ids = [meta[opened].ravel(), data]
+        slots = [(base[opened][:, None] + np.arange(m)[None, :]).ravel(), base[rep] + m + within]
+        op = np.concatenate(ops)
+        order = np.lexsort((np.concatenate(slots), op))
+        return op[order], np.concatenate(ids)[order]
 
     def l0_page(self, inserted: np.ndarray) -> np.ndarray:
         """The level-0 data page where the ``inserted``-th key inserted in the run is flushed."""
@@ -483,6 +698,9 @@ def build_ycsb(
     theta: float = 0.99,
     scan_length: int = 100,
     seed: int = 0,
+    levels: int = 5,
+    table_cache: int | None = 990,
+    filters: bool = False,
 ) -> OpTrace:
     """YCSB on LevelDB (cache_ext spec §5.2, paper Fig. 6): 8 client threads, one cgroup.
 
@@ -501,6 +719,16 @@ def build_ycsb(
     scan_length : int
         Keys per scan (YCSB E: 100).
     seed : int
+    levels : int
+        Levels of LevelDB's leveled layout (module docstring): levels 1 .. ``levels`` - 1 at
+        LevelDB's targets (10 MiB x 10**(L - 1), scaled), the last one the rest; 5 for the
+        paper's 100 GiB. 0: the two-level layout (a lower level and an upper one of 10 %).
+    table_cache : int, optional
+        LevelDB's table cache in tables (``max_open_files`` 1,000 - 10); None: none modelled
+        (every probe reads the index page covering its key).
+    filters : bool
+        Bloom filters in the tables (the paper's LevelDB has none: the harness opens the
+        database with LevelDB's default options, ``filter_policy`` null).
 
     Returns
     -------
@@ -517,7 +745,13 @@ def build_ycsb(
         raise ValueError(f"unknown YCSB workload {workload!r}; known: {', '.join(YCSB_MIXES)}")
     if scale <= 0 or threads <= 0:
         raise ValueError("scale and threads must be positive")
-    layout = LevelDBLayout(_scaled(2**29, scale, 1000), log_file_pages=_scaled(1024, scale, 4), seed=seed)
+    if levels < 0 or levels == 1:
+        raise ValueError("levels must be 0 (two-level layout) or at least 2")
+    layout = LevelDBLayout(
+        _scaled(2**29, scale, 1000), log_file_pages=_scaled(1024, scale, 4), seed=seed,
+        level_pages=tuple(_scaled(LEVEL1_PAGES * 10**i, scale) for i in range(max(levels - 1, 0))),
+        table_cache=table_cache if levels else None, filters=filters, scale=min(scale, 1.0),
+    )  # fmt: skip
     limit = _scaled(10 * GIB_PAGES, scale, 64)
     n_ops = int(ops) if ops is not None else 40 * limit
     rng = np.random.default_rng(seed)
@@ -540,12 +774,14 @@ def build_ycsb(
         layout, kinds, pos, rng, scan_length, latest=dist == "latest", theta=theta, writer=tags
     )
     params = {"workload": workload, "scale": scale, "ops": ops, "threads": threads, "theta": theta,
-              "scan_length": scan_length, "seed": seed}  # fmt: skip
+              "scan_length": scan_length, "seed": seed, "levels": levels, "table_cache": table_cache,
+              "filters": filters}  # fmt: skip
     return _finish(
         op_of, ids, rw, kinds, tags,
         name="ycsb", params=params, cgroup_pages=[limit],
         groups={"client": list(range(threads))},
-        extra={"db_pages": layout.db_pages, "records": layout.n_keys},
+        extra={"db_pages": layout.db_pages, "records": layout.n_keys,
+               **({"level_pages": layout.level_sizes.tolist()} if levels else {})},
     )  # fmt: skip
 
 
@@ -1027,9 +1263,12 @@ CACHE_EXT_WORKLOADS: dict[str, Workload] = {
             "theta": 0.99,
             "scan_length": 100,
             "seed": 0,
+            "levels": 5,
+            "table_cache": 990,
+            "filters": False,
         },  # fmt: skip
-        "YCSB A-F, uniform, uniform-rw on a LevelDB-like layout, 8 threads, cgroup 10 GiB x scale "
-        "(cache_ext Fig. 6)",
+        "YCSB A-F, uniform, uniform-rw on LevelDB's leveled layout (levels 0: two-level), 8 threads, "
+        "cgroup 10 GiB x scale (cache_ext Fig. 6)",
     ),
     "twitter": Workload(
         twitter,
