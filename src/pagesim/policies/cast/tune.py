@@ -77,17 +77,19 @@ miss at the sizes up to the type's pages at the last tick, where the real cache 
 at the larger ones. A stream is detected by the reader's order, not by the cache's size, so every
 size reads it ahead as the real cache did; an asynchronous window costs the reader nothing in
 pagesim (docs/kernel-mode.md: no device queue) unless it is lost before it is read. Until
-2026-12-01 every read readahead served was a hit at every size: on ``mix`` at the scaled default
-(32,768 pages, readahead 32) the file curve was flat, the split stayed at 90 % (the share at the
-first decision) and the windows thrashed (the file reader waited 257 times against 9 at the split
-10 %: docs/cast.md). A read the real cache missed, or one out of sequence, is placed by its depth.
-Until 2026-11-30 a page with a history that was read ahead counted as a miss wherever its history
-put it: a file loop 1.5x memory beside active anon showed a curve falling with size, weighed at
-~80-118 us per page, while its reader waited 6-12 times in a whole 200,000-access run (100,343 of
-100,349 pages read in were readahead's); the split went to anon's floor where the best fixed split
-kept anon whole (study condition 0: +49 %). A sequential loop served by readahead thus gains
-nothing from memory here, and cold anon beside it keeps its share (the split does not move: every
-split costs the same); beside reads a task waits for it goes to its floor
+2026-12-01 every read readahead served was a hit at every size: on ``mix`` (its 32,768-page trace
+on a 65,536-page node, readahead 32) the file curve was flat, the split stayed at 90 % (the share
+at the first decision) and the windows thrashed: 161,602 file pages read in against 49,272 at the
+split 10 %, 114.5 ms against 38.6 (docs/cast.md); now the split moves to 10 %. On a node of the
+trace's 32,768 pages the windows are not lost, the curve stays flat and the split stays (at a cost
+0.3 % above the best fixed split). A read the real cache missed, or one out of sequence, is placed
+by its depth. Until 2026-11-30 a page with a history that was read ahead counted as a miss wherever
+its history put it: a file loop 1.5x memory beside active anon showed a curve falling with size,
+weighed at ~80-118 us per page, while its reader waited 6-12 times in a whole 200,000-access run
+(100,343 of 100,349 pages read in were readahead's); the split went to anon's floor where the best
+fixed split kept anon whole (study condition 0: +49 %). A sequential loop served by readahead thus
+gains nothing from memory here, and cold anon beside it keeps its share (the split does not move:
+every split costs the same); beside reads a task waits for it goes to its floor
 (tests/unit/test_cast_tune.py).
 
 Counting a depth reads every sampled page of the type, so one read in ``MRC_EVERY`` = 16 (by a
