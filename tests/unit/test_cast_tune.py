@@ -198,16 +198,17 @@ def test_press_toward_the_split() -> None:
 
 def test_readahead_hits_in_the_file_curve() -> None:
     """A file read the real cache served from readahead -- the page read ahead since its last
-    read, or a hit continuing the reader's sequential run -- is a hit at every size of the curve
-    (bin 0, weight 1, no variance); a read that missed in the real cache is placed by its depth
-    as any other; anon has no readahead."""
+    read, or a hit continuing the reader's sequential run -- is counted at weight 1 (variance 1);
+    read right after its read ahead, a hit at every size (bin 0); a read that missed in the real
+    cache is placed by its depth as any other (unless its window was lost: the next test); anon
+    has no readahead."""
     _, s = _state()
     gi, gf = s.gi, s.gf
     f = F_MRC + 12
     tune.mrc_access(gi, gf, 1, 0, tune.PREFETCH)  # slot 0 read ahead
     tune.note_stream(s, 7, True)
     tune.mrc_access(gi, gf, 1, 0, tune.READ)
-    assert gf[f + 10] == 1 and gf[f] == 1 and gf[F_MRCVAR + 12] == 0
+    assert gf[f + 10] == 1 and gf[f] == 1 and gf[F_MRCVAR + 12] == 1
     assert gi[G_TYPEBIG + TYPE_SIZE + P_LAST] & tune.REC_RA == 0  # read: no longer read ahead
     tune.note_stream(s, 8, True)  # page 8 after page 7, a hit: the sequential run
     assert gi[G_SEQREAD] == 1 and gi[G_HITREAD] == 1
@@ -218,6 +219,69 @@ def test_readahead_hits_in_the_file_curve() -> None:
     tune.note_stream(s, 3, True)  # a hit out of sequence: by depth too
     assert gi[G_SEQREAD] == 0 and not tune.read_ahead_hit(gi, 1, 0)
     assert tune.read_ahead_hit(gi, 1, tune.REC_RA) and not tune.read_ahead_hit(gi, 0, tune.REC_RA)
+
+
+def test_a_readahead_window_is_a_hit_only_where_it_survives() -> None:
+    """A page read ahead is a hit at the sizes larger than the type's sampled pages read or read
+    ahead between its read ahead and its read: a smaller cache loses the window first (an
+    unread page ranks lowest). The whole 100-page list sampled: a tenth is 10 pages. Slot 0
+    read ahead, then 9 others: a hit at 1/10 (bin 0); slot 0 read ahead again, then 25 others:
+    a miss at 1/10 and 2/10, a hit from 3/10 (bin 2)."""
+    _, s = _state()
+    gi, gf = s.gi, s.gf
+    gi[G_LRUPG] = 100
+    gi[tune.G_RATE] = 65536
+    assert tune.mrc_unit(gi, gf) == 10
+    f = F_MRC + 12
+    tune.mrc_access(gi, gf, 1, 0, tune.PREFETCH)
+    for x in range(1, 10):
+        tune.mrc_access(gi, gf, 1, x, tune.PREFETCH)
+    tune.note_stream(s, 7, True)
+    tune.mrc_access(gi, gf, 1, 0, tune.READ)
+    assert gf[f] == 1 and gf[f + 10] == 1
+    tune.mrc_access(gi, gf, 1, 0, tune.PREFETCH)
+    for x in range(10, 35):
+        tune.mrc_access(gi, gf, 1, x, tune.PREFETCH)
+    tune.note_stream(s, 20, True)
+    tune.mrc_access(gi, gf, 1, 0, tune.READ)
+    assert gf[f + 2] == 1 and gf[F_MRCVAR + 12 + 2] == 1 and gf[f + 10] == 2
+    assert tune.mrc_misses(s, 1, 2) == 1 and tune.mrc_misses(s, 1, 3) == 0
+
+
+def test_a_lost_readahead_window_is_a_miss_up_to_the_real_size() -> None:
+    """A file page read ahead and evicted unread, then missed by the real cache: a miss at the
+    sizes up to the type's pages (35 sampled pages, a tenth 10: 3/10), a hit at the larger
+    ones (bin 3)."""
+    _, s = _state()
+    gi, gf = s.gi, s.gf
+    gi[G_LRUPG] = 100
+    gi[tune.G_RATE] = 65536
+    gi[tune.G_SCAP + 1] = 35
+    f = F_MRC + 12
+    tune.mrc_access(gi, gf, 1, 0, tune.PREFETCH)
+    tune.note_stream(s, 7, False)
+    tune.mrc_access(gi, gf, 1, 0, tune.READ)
+    assert gf[f + 3] == 1 and gf[F_MRCVAR + 12 + 3] == 1 and gf[f + 10] == 1
+    assert tune.mrc_misses(s, 1, 3) == 1 and tune.mrc_misses(s, 1, 4) == 0
+
+
+def test_mix_with_readahead_windows_lost_at_small_file_sizes() -> None:
+    """Issue 4's regression run: ``mix`` (cold anon, 65 % of 32,768 pages, beside a file loop of
+    49,152 pages read with readahead 32) on a 65,536-page node. At the split 90 % the file's
+    readahead windows are evicted unread (fixed 65 %: 161,602 pages read in against 49,272 at
+    10 %), so the file curve, which counts a lost window a miss up to the file's size and a
+    window read after a file's worth of reads a miss below that, falls with size while cold
+    anon's is flat: the split moves to anon's floor, and anon's share falls from most of memory
+    to what the file leaves (the whole file fits beside 20 % anon: no pressure is left)."""
+    pol = CAST()
+    trace = make_kernel_workload("mix")
+    run = KernelRun(trace, pol, KernelConfig())
+    run.advance(run.n // 12)
+    assert pol.readouts(run.state)["anon_share_permille"] > 900
+    run.advance()
+    r = pol.readouts(run.state)
+    assert r["split_permille"] == 100
+    assert r["anon_share_permille"] < 250
 
 
 # ---- kernel mode: the promises and the floor (a 100-page node: min 32, low 40, high 48)

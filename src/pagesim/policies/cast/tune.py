@@ -63,21 +63,33 @@ memory showed no misses at 4/10 and swapped at the split 40 %) -- times the rate
 decay near LRU this is the order of last reads; at a near-LFU decay a loop larger than memory
 ties and gains with size, as the main cache does.
 
-Readahead at each size (seed: "with readahead simulated"): the curves count the misses a task
-waits for, as the costs are per wait. A file read the real cache served from readahead is a hit
-at every size (bin 0, weight 1): the page read ahead since its last read (a bit in the slot's
-record, set by a read ahead and cleared by a read), or a hit continuing the reader's sequential
-run (the last file read was of the page before: :func:`note_stream`). A stream is detected by
-the reader's order, not by the cache's size, so every size reads it ahead as the real cache did;
-an asynchronous window costs the reader nothing in pagesim (docs/kernel-mode.md: no device
-queue). A read the real cache missed, or one out of sequence, is placed by its depth. Until
-2026-11-30 a page with a history that was read ahead counted as a miss wherever its history put
-it: a file loop 1.5x memory beside active anon showed a curve falling with size, weighed at
-~80-118 us per page, while its reader waited 6-12 times in a whole 200,000-access run (100,343
-of 100,349 pages read in were readahead's); the split went to anon's floor where the best fixed
-split kept anon whole (study condition 0: +49 %). A sequential loop served by readahead thus
-gains nothing from memory here, and cold anon beside it keeps its share (the split does not
-move: every split costs the same); beside reads a task waits for it goes to its floor
+Readahead at each size (seed: "with readahead simulated"): the curves count the misses a task waits
+for, as the costs are per wait. A file read the real cache served from readahead is counted at
+weight 1 (every such read, O(log) each: two sums of the order's tree): the page read ahead since
+its last read (a bit in the slot's record, set by a read ahead and cleared by a read) is a hit at
+the sizes larger than the type's sampled pages read or read ahead between its read ahead and this
+read (its stamp in the order of last reads is its read ahead's: the pages above it are those), a
+miss at the smaller ones, which would have lost the window before the read (an unread page ranks
+lowest); a hit continuing the reader's sequential run (the last file read was of the page before:
+:func:`note_stream`) with no read ahead of its own is a hit at every size. A file read the real
+cache missed though the page was read ahead since its last read (its window evicted unread) is a
+miss at the sizes up to the type's pages at the last tick, where the real cache lost it, and a hit
+at the larger ones. A stream is detected by the reader's order, not by the cache's size, so every
+size reads it ahead as the real cache did; an asynchronous window costs the reader nothing in
+pagesim (docs/kernel-mode.md: no device queue) unless it is lost before it is read. Until
+2026-12-01 every read readahead served was a hit at every size: on ``mix`` (its 32,768-page trace
+on a 65,536-page node, readahead 32) the file curve was flat, the split stayed at 90 % (the share
+at the first decision) and the windows thrashed: 161,602 file pages read in against 49,272 at the
+split 10 %, 114.5 ms against 38.6 (docs/cast.md); now the split moves to 10 %. On a node of the
+trace's 32,768 pages the windows are not lost, the curve stays flat and the split stays (at a cost
+0.3 % above the best fixed split). A read the real cache missed, or one out of sequence, is placed
+by its depth. Until 2026-11-30 a page with a history that was read ahead counted as a miss wherever
+its history put it: a file loop 1.5x memory beside active anon showed a curve falling with size,
+weighed at ~80-118 us per page, while its reader waited 6-12 times in a whole 200,000-access run
+(100,343 of 100,349 pages read in were readahead's); the split went to anon's floor where the best
+fixed split kept anon whole (study condition 0: +49 %). A sequential loop served by readahead thus
+gains nothing from memory here, and cold anon beside it keeps its share (the split does not move:
+every split costs the same); beside reads a task waits for it goes to its floor
 (tests/unit/test_cast_tune.py).
 
 Counting a depth reads every sampled page of the type, so one read in ``MRC_EVERY`` = 16 (by a
@@ -904,7 +916,9 @@ def mrc_access(gi, gf, t, x, kind):  # type: ignore[no-untyped-def]
     if kind == READ:
         gf[f + 10] += 1.0
         if read_ahead_hit(gi, t, gi[i]):
-            gf[f] += 1.0  # readahead's: a hit at every size
+            _ra_place(gi, gf, t, gi[i], ts, last)
+        elif t != ANON_T and (gi[i] & REC_RA) != 0:
+            _ra_lost(gi, gf, t)
         elif last > 0:
             _mrc_place(gi, gf, t, x, ts, last)
         gi[i] &= ~REC_RA
@@ -915,6 +929,33 @@ def mrc_access(gi, gf, t, x, kind):  # type: ignore[no-untyped-def]
     _set_last(gi, gf, t, x, ts + 1)
     _fen_add(gi, gf, t, ts + 1, 1)
     gi[G_MRCTS + t] = ts + 1
+
+
+@cast_kernel
+def _ra_place(gi, gf, t, rec, ts, last):  # type: ignore[no-untyped-def]
+    """A file read readahead served (record ``rec``, stamp ``last``) into the curve, at weight 1.
+    A page read ahead since its last read is a hit at the sizes larger than the type's sampled
+    pages read or read ahead between its read ahead and this read (the order's stamps between
+    ``last`` and ``ts``): a smaller cache would have lost its window before the read (an unread
+    page ranks lowest). A hit continuing the reader's sequential run with no read ahead of its
+    own is a hit at every size."""
+    b = 0
+    if (rec & REC_RA) != 0 and last > 0:
+        b = (_fen_sum(gi, gf, t, ts) - _fen_sum(gi, gf, t, last)) // mrc_unit(gi, gf)
+    if b < 10:
+        gf[F_MRC + 12 * t + b] += 1.0
+        gf[F_MRCVAR + 12 * t + b] += 1.0
+
+
+@cast_kernel
+def _ra_lost(gi, gf, t):  # type: ignore[no-untyped-def]
+    """A file read the real cache missed though the page was read ahead since its last read (its
+    window was evicted unread) into the curve, at weight 1: a miss at the sizes up to the type's
+    pages at the last tick (where the real cache lost it), a hit at the larger ones."""
+    b = gi[G_SCAP + t] // mrc_unit(gi, gf)
+    if b < 10:
+        gf[F_MRC + 12 * t + b] += 1.0
+        gf[F_MRCVAR + 12 * t + b] += 1.0
 
 
 @cast_kernel
