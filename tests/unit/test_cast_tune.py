@@ -4,6 +4,7 @@ and their costs, the press, the swappiness promises (0, 1, 200) and the clean-fi
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -265,6 +266,17 @@ def test_a_lost_readahead_window_is_a_miss_up_to_the_real_size() -> None:
     assert tune.mrc_misses(s, 1, 3) == 1 and tune.mrc_misses(s, 1, 4) == 0
 
 
+def _mix_share_then_end(trace: Trace, cfg: KernelConfig, parts: int) -> tuple[int, dict[str, Any]]:
+    """CAST on ``trace``: anon's share (permille) after the first ``1/parts`` of it, and the
+    readouts at its end."""
+    pol = CAST()
+    run = KernelRun(trace, pol, cfg)
+    run.advance(run.n // parts)
+    early = pol.readouts(run.state)["anon_share_permille"]
+    run.advance()
+    return early, pol.readouts(run.state)
+
+
 def test_mix_with_readahead_windows_lost_at_small_file_sizes() -> None:
     """Issue 4's regression run: ``mix`` (cold anon, 65 % of 32,768 pages, beside a file loop of
     49,152 pages read with readahead 32) on a 65,536-page node. At the split 90 % the file's
@@ -273,13 +285,8 @@ def test_mix_with_readahead_windows_lost_at_small_file_sizes() -> None:
     window read after a file's worth of reads a miss below that, falls with size while cold
     anon's is flat: the split moves to anon's floor, and anon's share falls from most of memory
     to what the file leaves (the whole file fits beside 20 % anon: no pressure is left)."""
-    pol = CAST()
-    trace = make_kernel_workload("mix")
-    run = KernelRun(trace, pol, KernelConfig())
-    run.advance(run.n // 12)
-    assert pol.readouts(run.state)["anon_share_permille"] > 900
-    run.advance()
-    r = pol.readouts(run.state)
+    early, r = _mix_share_then_end(make_kernel_workload("mix"), KernelConfig(), parts=12)
+    assert early > 900
     assert r["split_permille"] == 100
     assert r["anon_share_permille"] < 250
 
@@ -408,13 +415,9 @@ def test_cold_anon_gives_its_memory_to_a_file_working_set() -> None:
     file working set 1.5x memory, on a 2,048-page node. Anon's curve is flat (no reads), the
     file's falls with size, so the least weighed misses are at anon's floor (1/10): the split
     moves there and anon's share falls from most of memory to near the floor."""
-    pol = CAST()
     trace = make_kernel_workload("mix", memory_pages=2048, file_pattern="zipf")
-    run = KernelRun(trace, pol, KernelConfig(memory_pages=2048))
-    run.advance(run.n // 10)
-    assert pol.readouts(run.state)["anon_share_permille"] > 600
-    run.advance()
-    r = pol.readouts(run.state)
+    early, r = _mix_share_then_end(trace, KernelConfig(memory_pages=2048), parts=10)
+    assert early > 600
     assert r["split_permille"] == 100
     assert r["anon_share_permille"] < 200
 
