@@ -224,7 +224,7 @@ def test_release_times_hold_a_task_back_and_others_run_meanwhile() -> None:
 )
 def test_policy_readouts_enter_the_time_series(name: str, keys: tuple[str, ...]) -> None:
     """The kernel policies' readouts are sampled too; their pages add up to the resident ones."""
-    tr = make_kernel_workload("mix", memory_pages=400, passes=2)
+    tr = make_kernel_workload("mix", memory_pages=400, passes=2, file_pattern="loop")
     r = simulate_kernel(tr, make_policy(name), KernelConfig(memory_pages=400), sample_every=200)
     s = r.series
     for i in range(len(s["access"])):

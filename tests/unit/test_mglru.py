@@ -397,7 +397,8 @@ def test_mix_ages_once_then_file_refills_the_oldest_gen(version: str, seqs_seen:
     read() pages at max_seq - 3 clamped to min_seq, so file keeps four gens with everything in
     the oldest: no aging at all. As in the kernel (see the module docstring's note on mix)."""
     cfg = KernelConfig(memory_pages=2000, schedule="trace")
-    run = KernelRun(make_kernel_workload("mix", memory_pages=2000), MGLRU(version=version), cfg)
+    trace = make_kernel_workload("mix", memory_pages=2000, file_pattern="loop")
+    run = KernelRun(trace, MGLRU(version=version), cfg)
     seen = []
     while run.done < run.n:
         run.advance(min(500, run.n - run.done))

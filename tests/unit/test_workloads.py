@@ -137,7 +137,7 @@ def test_invalid_parameters_raise_value_error(call):
 def test_mix_default_is_the_seeds_cold_anon_beside_file_loops() -> None:
     from pagesim.workloads.kernel import make_kernel_workload
 
-    t = make_kernel_workload("mix", memory_pages=1000)
+    t = make_kernel_workload("mix", memory_pages=1000, file_pattern="loop")
     anon, file_pages = 650, 1500
     assert t.n_requests == anon + 4 * file_pages and t.n_pages == anon + file_pages
     assert (t.kind[:anon] == 1).all() and (t.op[:anon] == 1).all() and (t.tag == 1).all()  # one task
