@@ -291,7 +291,6 @@ def test_mix_with_readahead_windows_lost_at_small_file_sizes() -> None:
     assert r["anon_share_permille"] < 250
 
 
-
 def test_cli_default_mix_gives_anon_memory_to_the_file_working_set() -> None:
     """``pagesim run mix --policy cast`` as it runs by default: cold anon (65 % of the 32,768-page
     node, written first) beside a zipf file working set 1.5x memory. Measured: anon's share of
@@ -310,6 +309,7 @@ def test_cli_default_mix_gives_anon_memory_to_the_file_working_set() -> None:
     assert shares[1] >= 600  # memory held the cold anon when the reads began
     assert r["split_permille"] == 100
     assert max(shares[-3:]) <= 120 and r["anon_share_permille"] <= 120
+
 
 # ---- kernel mode: the promises and the floor (a 100-page node: min 32, low 40, high 48)
 
