@@ -208,9 +208,39 @@ def test_cli_experiment_table(tmp_path: Path) -> None:
         (["experiment", "file-search", "--workload", "C"], "applies to the ycsb experiment only"),
         (["experiment", "ycsb", "--device", "ssd"], "applies to the get-scan and admission"),
         (["experiment", "get-scan", "--device", "floppy"], "unknown --device 'floppy'; known: "),
+        (
+            ["experiment", "file-search", "--layout", "levels=0"],
+            "--layout applies to the ycsb experiment only",
+        ),
+        (
+            ["experiment", "ycsb", "--layout", "depth=3"],
+            "unknown --layout key 'depth'; known: levels, table_cache",
+        ),
+        (["experiment", "ycsb", "--layout", "levels"], "--layout takes KEY=VALUE, got 'levels'"),
+        (["experiment", "ycsb", "--layout", "levels=two"], "--layout levels takes an integer, got 'two'"),
+        (["experiment", "ycsb", "--layout", "filters=maybe"], "--layout filters takes 0 or 1"),
+        (["experiment", "ycsb", "--layout", "levels=1", "-p", "linux-lru"], "levels must be 0"),
     ],
 )
 def test_cli_experiment_errors(args: list[str], message: str) -> None:
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 2
     assert message in result.output
+
+
+def test_cli_experiment_layout_reaches_the_ycsb_build(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--layout`` is read into build_ycsb's keyword arguments (the build stops the run)."""
+    seen: dict[str, object] = {}
+
+    def build(**kwargs: object) -> None:
+        seen.update(kwargs)
+        raise ValueError("stopped after the build's arguments")
+
+    monkeypatch.setattr(E, "build_ycsb", build)
+    result = CliRunner().invoke(
+        app, ["experiment", "ycsb", "-w", "C", "-p", "linux-lru", "--layout", "levels=0,table_cache=none",
+              "--layout", "filters=1"],
+    )  # fmt: skip
+    assert result.exit_code == 2 and "stopped after the build" in result.output
+    assert seen["workload"] == "C" and seen["levels"] == 0
+    assert seen["table_cache"] is None and seen["filters"] is True

@@ -406,23 +406,39 @@ def ycsb_experiment(
     seed: int = 0,
     latency_window: int = 20_000,
     progress: Progress | None = None,
+    levels: int = 5,
+    table_cache: int | None = 990,
+    filters: bool = False,
 ) -> Experiment:
     """YCSB on LevelDB (paper Fig. 6): every workload with every policy.
+
+    ``levels``, ``table_cache`` and ``filters`` choose the database's layout, as in
+    :func:`pagesim.workloads.cache_ext.build_ycsb` (defaults: LevelDB's leveled layout of the
+    paper's 100 GiB, 5 levels, a 990-table cache, no Bloom filters; ``levels=0`` the two-level
+    layout).
 
     Returns
     -------
     Experiment
-        Rows ``ycsb-<workload>``; metrics ops/s, P99 (ms) and disk reads (pages).
+        Rows ``ycsb-<workload>``; metrics ops/s, P99 (ms) and disk reads (pages); ``params``
+        records the layout.
+
+    Raises
+    ------
+    ValueError
+        For an unknown workload or policy, or a layout ``build_ycsb`` refuses (``levels`` 1 or
+        negative).
     """
     runs: list[Measured] = []
+    layout = {"levels": levels, "table_cache": table_cache, "filters": filters}
     for w in workloads:
-        o = build_ycsb(workload=w, scale=scale, ops=ops, seed=seed)
+        o = build_ycsb(workload=w, scale=scale, ops=ops, seed=seed, **layout)
         runs += _each(o, f"ycsb-{w}", policies, progress, latency_window=latency_window)
     paper = {f"ycsb-{w}": {p: {"ops/s": v} for p, v in _PAPER_YCSB[w].items()} for w in workloads}
     return Experiment(
         "ycsb", runs,
         list(_KV_METRICS),
-        paper, {"scale": scale, "ops": ops, "seed": seed, "policies": list(policies)},
+        paper, {"scale": scale, "ops": ops, "seed": seed, "policies": list(policies), **layout},
     )  # fmt: skip
 
 

@@ -28,6 +28,41 @@ def _scale(text: str) -> float:
     return value
 
 
+#: ``--layout`` keys of the ycsb experiment -> how their values are read
+LAYOUT_KEYS = ("levels", "table_cache", "filters")
+
+
+def _layout(items: list[str]) -> dict[str, Any]:
+    """``--layout`` items, e.g. ``["levels=0", "table_cache=none,filters=1"]``, as build_ycsb's
+    keyword arguments: ``{"levels": 0, "table_cache": None, "filters": True}``.
+
+    Raises
+    ------
+    ValueError
+        For an item without ``=``, an unknown key (the known ones listed) or an unreadable value.
+    """
+    out: dict[str, Any] = {}
+    for item in (part for text in items for part in text.split(",") if part):
+        key, eq, value = item.partition("=")
+        key, value = key.strip(), value.strip().lower()
+        if not eq:
+            raise ValueError(f"--layout takes KEY=VALUE, got {item!r}; keys: {', '.join(LAYOUT_KEYS)}")
+        if key not in LAYOUT_KEYS:
+            raise ValueError(f"unknown --layout key {key!r}; known: {', '.join(LAYOUT_KEYS)}")
+        if key == "filters":
+            if value not in ("0", "1", "true", "false", "yes", "no"):
+                raise ValueError(f"--layout filters takes 0 or 1, got {value!r}")
+            out[key] = value in ("1", "true", "yes")
+        elif key == "table_cache" and value in ("none", "off"):
+            out[key] = None
+        else:
+            try:
+                out[key] = int(value)
+            except ValueError:
+                raise ValueError(f"--layout {key} takes an integer, got {value!r}") from None
+    return out
+
+
 def experiment_command(
     name: str = typer.Argument(..., metavar="NAME", help=f"One of: {', '.join(EXPERIMENTS)}."),
     scale: str | None = typer.Option(
@@ -52,6 +87,13 @@ def experiment_command(
         "-w",
         metavar="W",
         help=f"ycsb: which of {', '.join(YCSB_WORKLOADS)} (default all).",
+    ),
+    layout: list[str] | None = typer.Option(
+        None,
+        "--layout",
+        metavar="KEY=VALUE",
+        help="ycsb: the LevelDB layout, levels=N (default 5; 0: two levels), table_cache=N|none "
+        "(default 990 tables), filters=0|1 (default 0); comma-separated or repeated.",
     ),
     trace: str | None = typer.Option(
         None,
@@ -90,6 +132,10 @@ def experiment_command(
             if name != "ycsb":
                 raise ValueError("--workload applies to the ycsb experiment only")
             kwargs["workloads"] = [w for item in workload for w in item.split(",") if w]
+        if layout:
+            if name != "ycsb":
+                raise ValueError("--layout applies to the ycsb experiment only")
+            kwargs.update(_layout(layout))
         if trace is not None:
             if name != "twitter":
                 raise ValueError("--trace applies to the twitter experiment only")
