@@ -91,6 +91,17 @@ def compiled(func: Callable[..., Any]) -> Callable[..., Any]:
 
     The generated runners call this rather than deciding when they are written, so that one
     runner file serves a process with ``NUMBA_DISABLE_JIT=1`` and one without.
+
+    Parameters
+    ----------
+    func : numba dispatcher or function
+        A hook or helper in numba's nopython subset.
+
+    Returns
+    -------
+    numba.core.registry.CPUDispatcher
+        ``func`` itself when it is a dispatcher already, else a new one (cached on disk as
+        :func:`kernel` caches); under ``NUMBA_DISABLE_JIT=1`` numba hands back the plain function.
     """
     if isinstance(func, numba.core.dispatcher.Dispatcher):
         return func
