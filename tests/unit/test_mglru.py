@@ -407,3 +407,41 @@ def test_mix_ages_once_then_file_refills_the_oldest_gen(version: str, seqs_seen:
     c = run.counters
     assert seen == seqs_seen
     assert c["pswpout"] == 0 and c["workingset_refault_file"] == 3 * 3000
+
+
+def test_file_reads_under_a_cgroup_limit_freeze_the_generations() -> None:
+    """6.12 rules (= Linux 6.6.8, the cache_ext paper's kernel) on read() pages in a 64-page
+    cgroup, no swap (swappiness 0: file only), a 1000-page node (no node pressure). Pages 0..3 are
+    read 5 times (refs 4: tier 3), 4..7 twice (tier 1), 8..63 once: all go to min_seq + 1 = gen 1
+    (four gens). Page 64 needs a limit reclaim of 32 at priority 12: gen 0 is empty, min_seq[file]
+    becomes 1 (three gens, no aging at DEF_PRIORITY). No refault yet, so every tier is below 64
+    refaults: tier_idx 3, nothing is protected by the controller; the scan from gen 1's tail (the
+    oldest insertions) moves 0..3 to gen 2 (``refs == BIT(LRU_REFS_WIDTH)``) and evicts 4..35,
+    the twice-read 4..7 included. Page 64 goes to min_seq itself (the window is minimal). Pages
+    65..96: the next reclaim evicts 36..67 from gen 1, whose head keeps receiving new pages, so it
+    never empties: max_seq stays 3, min_seq 1, and 0..3 stay in gen 2, never looked at again.
+    Pages 8..11 read again refault *recent* (their shadow's seq is still min_seq): refaulted
+    tier 0 counts 4, as every refault does while min_seq stands (YCSB: docs/experiments.md)."""
+    rows = [(i, FILE, READ) for i in range(64) for _ in range(5 if i < 4 else 2 if i < 8 else 1)]
+    rows += [(i, FILE, READ) for i in range(64, 97)] + [(i, FILE, READ) for i in range(8, 12)]
+    cfg = KernelConfig(memory_pages=1000, swap_pages=0, readahead_pages=1, schedule="trace")
+    run = KernelRun(make_trace(rows), MGLRU(), cfg, cgroup_limits=[64])
+    s, pol = run.state, run.policies[0]
+
+    def gone(read: int) -> list[int]:
+        return [i for i in range(read) if not s.resident[_page(run, i)]]
+
+    run.advance(4 * 5 + 4 * 2 + 56)
+    assert MGLRU.seqs(s) == (3, 0, 0) and {MGLRU.seq_of(s, _page(run, i)) for i in range(64)} == {1}
+    run.advance(1)
+    pol.check_invariants(s)
+    assert MGLRU.seqs(s) == (3, 0, 1) and gone(65) == list(range(4, 36))
+    assert [MGLRU.seq_of(s, _page(run, i)) for i in (0, 1, 2, 3, 36, 63, 64)] == [2] * 4 + [1] * 3
+    run.advance(32)
+    pol.check_invariants(s)
+    assert MGLRU.seqs(s) == (3, 0, 1) and gone(97) == list(range(4, 68))
+    assert [MGLRU.seq_of(s, _page(run, i)) for i in (0, 1, 2, 3, 68, 96)] == [2] * 4 + [1] * 2
+    assert MGLRU.counters(s, "protected")[1].tolist() == [0, 0, 0, 4]
+    assert MGLRU.counters(s, "evicted")[1].tolist() == [60, 4, 0, 0]
+    run.advance(4)
+    assert MGLRU.counters(s, "refaulted")[1].tolist() == [4, 0, 0, 0] and MGLRU.seqs(s) == (3, 0, 1)

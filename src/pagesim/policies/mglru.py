@@ -137,9 +137,29 @@ fairness safeguard"); it only sets the initial priority and checks ``min_ttl_ms`
 fault was that kswapd ran at priority 12 (the engine's) instead of ``set_initial_priority``'s, so
 it never aged at all (max_seq stayed at 3). Test: ``test_mix_ages_once_then_file_refills...``.
 
+File reads under a cgroup limit, no swap (YCSB on LevelDB, the cache_ext paper's 10 GiB cgroup):
+the generations freeze after the first reclaim, as in the kernel. Limit reclaim runs at
+DEF_PRIORITY (a 10 GiB lruvec has ``total >> 12`` = 640 pages to scan; ``get_nr_to_scan``: "skip
+the aging path at the default priority"; ``should_abort_scan``: "don't abort memcg reclaim"), so
+it ages only when two gens are left. ``lru_gen_add_folio`` puts read() pages into ``min_seq``
+itself once three gens remain, so the oldest gen is refilled at its head as fast as it is
+evicted at its tail and never empties: max_seq stays 3 and min_seq[file] 1 for the whole run.
+The oldest gen is a FIFO; a page that reaches its tail with five reads (``refs ==
+BIT(LRU_REFS_WIDTH)``) goes to ``min_seq + 1`` and stays there, never scanned again. The shadow
+test ``lru_gen_test_recent`` (stored seq == min_seq) counts every refault as recent while
+min_seq stands, so tier 0's refault rate is high (72 % on YCSB C at 1/1024, tier 1's 91 %) and
+``get_tier_idx`` (gain 1:2) protects no tier. Checked against cache_ext's own 6.6.8 tree
+(cache-ext/linux-cache-ext ``mm/vmscan.c``: ``sort_folio``, ``get_nr_to_scan``,
+``should_abort_scan``). Test: ``test_file_reads_under_a_cgroup_limit_freeze_the_generations``.
+
 Parameters  version = "6.12": "6.12" (the rules of 6.1-6.13 as in 6.12) or "6.14" (Yu Zhao's late-2024
-            rework, as in 6.14+; spec §2 unmarked rules). min_ttl_ms = 0: thrashing prevention
-            (``/sys/kernel/mm/lru_gen/min_ttl_ms``), any integer >= 0; 0 is off.
+            rework, as in 6.14+; spec §2 unmarked rules). "6.12" is also Linux 6.6.8, the cache_ext
+            paper's kernel, in every rule used here: 6.6.8 took "mm/mglru: fix underprotected page
+            cache" (upstream 081488051d28, 6.7; the 6.6.y stable queue of 18 Dec 2023, 6.6.8-rc1:
+            the ``min_seq + 1`` placement, ``refs == BIT(LRU_REFS_WIDTH)`` protection, refault
+            restore at refs >= 3) and "mm/mglru: try to stop at high watermarks".
+            min_ttl_ms = 0: thrashing prevention (``/sys/kernel/mm/lru_gen/min_ttl_ms``), any
+            integer >= 0; 0 is off.
 Complexity  O(1) per access and per fault; per evict call O(pages looked at) (<= 4096) + 64 per
             look-around; aging O(PTEs of the tables walked) + 1024 to clear a filter. 21 int64 per
             page (8 LRU, 4 address, 3 per-region and 6 per-mm rows reuse page rows), one int64
@@ -155,6 +175,9 @@ Deviations  1. One node, one zone (no ``reclaim_idx`` sort); ``hist`` has one sl
             4. No ``nr_to_scan = size >> priority`` budget and no yield after aging: the engine asks
                for batches of 32 and lowers the priority only when a batch frees nothing; after an
                aging step the same call evicts (the kernel returns and lets other memcgs go first).
+               Limit reclaim stays at DEF_PRIORITY, the path of a full-size cgroup: a literal
+               kernel on a scaled one (2,560 pages: ``total >> 12`` = 0) would scan nothing at 12
+               and go on at 11, where three gens can trigger aging.
             5. Dirty file pages are proposed (the engine writes them back synchronously); the kernel
                bumps them to ``min_seq + 1`` with PG_reclaim and waits for the flusher.
             6. Survivors of the rmap check never get the kernel's immediate retry; a proposed page
