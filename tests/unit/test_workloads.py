@@ -175,3 +175,22 @@ def test_mix_rejects_unknown_patterns_and_lists_the_study() -> None:
     conditions = mix_study_conditions(accesses=1000)
     assert len(conditions) == 90
     assert len({tuple(sorted(c.items())) for c in conditions}) == 90
+
+
+def test_mix_pace_releases_main_access_j_at_j_times_pace() -> None:
+    from pagesim.engine.kernel import release_times
+    from pagesim.workloads.kernel import make_kernel_workload
+
+    t = make_kernel_workload(
+        "mix", memory_pages=1000, anon_pattern="zipf", anon_accesses=0.3, accesses=100, anon_share=0.4,
+        pace_ns=2500.0,
+    )  # fmt: skip
+    when = release_times(t)
+    # the allocation (400 anon writes) at 0; main access j at j * 2.5 us, whichever task's it is
+    assert (when[:400] == 0).all()
+    assert when[400:].tolist() == [2500 * j for j in range(100)]
+    assert t.source["time_unit"] == "ns" and t.source["params"]["pace_ns"] == 2500.0
+    unpaced = make_kernel_workload("mix", memory_pages=1000, accesses=100)
+    assert release_times(unpaced).size == 0
+    with pytest.raises(ValueError, match="pace_ns"):
+        make_kernel_workload("mix", pace_ns=-1.0)

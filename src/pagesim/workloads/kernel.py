@@ -284,6 +284,7 @@ def mix(
     anon_accesses: float = 0.0,
     alpha: float = 0.9,
     accesses: int | None = None,
+    pace_ns: float = 0.0,
     seed: int = 0,
 ) -> Trace:
     """Anonymous memory beside a file working set: the CAST seed's anon/file conditions.
@@ -324,6 +325,15 @@ def mix(
         Zipf skew of the ``zipf``, ``scan`` and ``phases`` patterns.
     accesses : int, optional
         Accesses of the main phase (the seed's study: 2,000,000).
+    pace_ns : float
+        Model time between two main-phase accesses, ns (0, the default: no release times). The
+        main phase's access ``j`` (counted over both tasks, in trace order) is released at
+        ``j * pace_ns``; the allocation at 0. In kernel mode under ``schedule="time"`` each task
+        runs on its own clock, so unpaced the fast anon task (~0.1 us an access) is done within
+        milliseconds while the file task (~80 us a miss) runs for seconds; paced, both progress
+        together and the anon share of the accesses holds through the run, as long as each task
+        keeps up with its releases (one that falls behind runs as fast as it can). The ``time``
+        column holds the release times (int64 ns, ``source["time_is_release"]``).
     seed : int
 
     Returns
@@ -331,12 +341,12 @@ def mix(
     Trace
         Tag 0: anon (allocation, then its accesses; with ``cold`` the allocation is tag 1's,
         before its reads); tag 1: file reads; main-phase accesses interleaved at random in the
-        given shares.
+        given shares. With ``pace_ns > 0``, release times in ``time`` (ns).
 
     Raises
     ------
     ValueError
-        For an unknown pattern or shares outside [0, 1].
+        For an unknown pattern, shares outside [0, 1] or a negative ``pace_ns``.
     """
     if file_pattern not in MIX_FILE_PATTERNS:
         raise ValueError(f"unknown file_pattern {file_pattern!r}; known: {', '.join(MIX_FILE_PATTERNS)}")
@@ -344,6 +354,8 @@ def mix(
         raise ValueError(f"unknown anon_pattern {anon_pattern!r}; known: {', '.join(MIX_ANON_PATTERNS)}")
     if not (0 <= anon_share <= 1 and 0 <= anon_accesses <= 1):
         raise ValueError("anon_share and anon_accesses must be within [0, 1]")
+    if pace_ns < 0:
+        raise ValueError(f"pace_ns must be >= 0, got {pace_ns}")
     rng = np.random.default_rng(seed)
     anon = max(int(memory_pages * anon_share), 1)
     file_pages = max(int(memory_pages * file_factor), 1)
@@ -364,11 +376,13 @@ def mix(
     # cold anon: the file's reader wrote it first, so memory holds it when the reads begin
     first = 1 if anon_pattern == "cold" else 0
     tag = np.concatenate([np.full(anon, first, np.int32), np.where(is_anon, 0, 1).astype(np.int32)])
+    paced = _mix_release_times(anon, main, pace_ns) if pace_ns > 0 else None
     return Trace.from_ids(
         ids,
         kind=kind.astype(np.uint8),
         op=op,
         tag=tag,
+        time=paced,
         source={
             "format": "workload",
             "workload": "mix",
@@ -382,10 +396,19 @@ def mix(
                 "anon_accesses": anon_accesses,
                 "alpha": alpha,
                 "accesses": accesses,
+                "pace_ns": pace_ns,
                 "seed": seed,
             },
             "memory_pages": memory_pages,
+            **({"time_unit": "ns", "time_is_release": True} if paced is not None else {}),
         },
+    )
+
+
+def _mix_release_times(allocation: int, main: int, pace_ns: float) -> np.ndarray:
+    """Release times of :func:`mix` (int64 ns): the allocation at 0, main access j at j * pace_ns."""
+    return np.concatenate(
+        [np.zeros(allocation, np.int64), np.round(np.arange(main) * pace_ns).astype(np.int64)]
     )
 
 
@@ -456,6 +479,7 @@ KERNEL_WORKLOADS: dict[str, Workload] = {
             "anon_accesses": 0.0,
             "alpha": 0.9,
             "accesses": None,
+            "pace_ns": 0.0,
             "seed": 0,
         },  # fmt: skip
         "anon beside a file 1.5x memory; default: cold anon (65%), a zipf file working set "
