@@ -125,6 +125,7 @@ class CeLFU(Policy):
     int_fields = ("accesses", "ring", "slot")
     int_globals = 8
     proposes_batches = True
+    inline_hooks = ("added", "accessed", "evict", "removed")  # docs/policies.md, Speed
     init = staticmethod(_init)
     added = staticmethod(_added)
     accessed = staticmethod(_accessed)
