@@ -127,8 +127,13 @@ class Policy:
     def label(self) -> str:
         """Display name carrying the parameters that differ from the defaults, each named:
         ``s3fifo-small=0.1``, ``cast-walker=0-decay=1`` (booleans as 0 and 1), so that runs of
-        one policy with different parameters never share a label."""
-        changed = [f"{k}={_shown(v)}" for k, v in self.values.items() if self.params.get(k) != v]
+        one policy with different parameters never share a label; array parameters (W-TinyLFU's
+        ``keys``) are left out."""
+        changed = [
+            f"{k}={_shown(v)}"
+            for k, v in self.values.items()
+            if not isinstance(v, (np.ndarray, list, tuple)) and self.params.get(k) != v
+        ]
         return "-".join([self.policy_name(), *changed])
 
     def state_shape(self) -> dict[str, int]:

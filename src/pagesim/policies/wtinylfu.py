@@ -348,11 +348,6 @@ class WTinyLFU(Policy):
     accessed = staticmethod(_accessed)
     evict = staticmethod(_evict)
 
-    def label(self) -> str:
-        """Name plus changed scalar parameters (the key array is left out)."""
-        changed = [str(v) for k, v in self.values.items() if k != "keys" and self.params.get(k) != v]
-        return "-".join([self.policy_name(), *changed])
-
     def configure(self, s: Any, capacity: int) -> None:
         """Shares, sketch geometry and the per-page hashes."""
         window = float(self.values["window"])
