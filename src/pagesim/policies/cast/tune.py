@@ -918,7 +918,7 @@ def mrc_access(gi, gf, t, x, kind):  # type: ignore[no-untyped-def]
         if read_ahead_hit(gi, t, gi[i]):
             _ra_place(gi, gf, t, gi[i], ts, last)
         elif t != ANON_T and (gi[i] & REC_RA) != 0:
-            _ra_lost(gi, gf, t)
+            _ra_lost(gi, gf, t, ts, last)
         elif last > 0:
             _mrc_place(gi, gf, t, x, ts, last)
         gi[i] &= ~REC_RA
@@ -948,11 +948,25 @@ def _ra_place(gi, gf, t, rec, ts, last):  # type: ignore[no-untyped-def]
 
 
 @cast_kernel
-def _ra_lost(gi, gf, t):  # type: ignore[no-untyped-def]
+def _ra_lost(gi, gf, t, ts, last):  # type: ignore[no-untyped-def]
     """A file read the real cache missed though the page was read ahead since its last read (its
-    window was evicted unread) into the curve, at weight 1: a miss at the sizes up to the type's
-    pages at the last tick (where the real cache lost it), a hit at the larger ones."""
-    b = gi[G_SCAP + t] // mrc_unit(gi, gf)
+    window was evicted unread; stamp ``last`` its read ahead's, ``ts`` now) into the curve, at
+    weight 1: a miss at the sizes up to the type's pages at the last tick (where the real cache
+    lost it), and at the larger ones unless that size would have kept it -- W's share of it
+    (``gi[G_WPM + t]`` permille) held more than the ``d`` sampled pages read or read ahead since
+    the read ahead, or it holds every sampled page of the type (no eviction at all). An unread
+    page ranks lowest in M, so with W's share 0 a window is lost at every size short of the
+    type's whole: a miss at every size the curve reads (module docstring)."""
+    u = mrc_unit(gi, gf)
+    b = gi[G_SCAP + t] // u
+    if last > 0:
+        total = _fen_sum(gi, gf, t, ts)
+        d = total - _fen_sum(gi, gf, t, last)
+        wpm = gi[G_WPM + t]
+        keep = total // u
+        if wpm > 0:
+            keep = min(keep, (d * 1000) // (wpm * u))
+        b = max(b, keep)
     if b < 10:
         gf[F_MRC + 12 * t + b] += 1.0
         gf[F_MRCVAR + 12 * t + b] += 1.0
