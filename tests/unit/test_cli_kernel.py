@@ -162,3 +162,27 @@ def test_a_node_without_a_file_device_is_refused() -> None:
     with pytest.raises(ValueError, match="file_device"):
         KernelConfig(file_device="none").validated()
     KernelConfig(swap="none").validated()  # no swap is a real configuration
+
+
+def test_readouts_at_the_end_in_json_and_text() -> None:
+    """A run's JSON carries cgroup 0's policy's readouts at the end without ``--sample-every``
+    (the same values the last series point has), and ``--readouts`` prints CAST's estimate and
+    tune text; a policy without readouts says so."""
+    plain = CliRunner().invoke(app, ["run", SMALL, "--policy", "cast", "--json"])
+    sampled = CliRunner().invoke(app, ["run", SMALL, "--policy", "cast", "--json", "--sample-every", "400"])
+    assert plain.exit_code == 0 and sampled.exit_code == 0, plain.output + sampled.output
+    rec, rec_s = json.loads(plain.stdout.splitlines()[0]), json.loads(sampled.stdout.splitlines()[0])
+    assert rec["series"] == {} and rec["readouts"]["split_permille"] == rec_s["series"]["split_permille"][-1]
+    assert rec["describe"].startswith("estimate:") and "tune:" in rec["describe"]
+    text = CliRunner().invoke(app, ["run", SMALL, "--policy", "cast,lru", "--readouts"])
+    assert text.exit_code == 0, text.output
+    assert "cast: readouts at the end\nestimate:" in text.stdout
+    assert "lru: readouts at the end: none" in text.stdout
+
+
+def test_labels_name_the_parameters_they_change() -> None:
+    """Two runs of one policy with different parameters get different, readable labels."""
+    assert make_policy("cast", walker=False).label() == "cast-walker=0"
+    assert make_policy("cast", decay_auto=False).label() == "cast-decay_auto=0"
+    assert make_policy("cast", kcompressd=0).label() == "cast-kcompressd=0"
+    assert make_policy("cast").label() == "cast"

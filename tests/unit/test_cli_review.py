@@ -345,9 +345,9 @@ def test_set_changes_a_parameter_and_bad_names_are_exit_2():
     )
     assert result.exit_code == 0, result.output
     by = {r["policy"]: r for r in records(result)}
-    assert "slru-0.5" in by
+    assert "slru-protected=0.5" in by
     expected = simulate(from_spec(SMALL[len("workload:") :]), make_policy(slru, protected=0.5), 100)
-    assert by["slru-0.5"]["misses"] == expected.misses
+    assert by["slru-protected=0.5"]["misses"] == expected.misses
     error = one_line_error(invoke("compare", SMALL, "-s", "100", "-p", "lru", "--set", "cast.decay=6"), 2)
     assert "'cast'" in error and "lru" in error
     error = one_line_error(

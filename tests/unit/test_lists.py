@@ -557,7 +557,7 @@ def test_iterate_aborts_on_unknown_verdict(api: SimpleNamespace) -> None:
 # ------------------------------------------------------------------------- indexed sample
 
 RING, SLOT = 2, 3  #: pm columns of the index in the tests below
-G_IX = 4  #: gi slots of the index
+G_IX = 4  #: gi slots of the index (four)
 
 
 @kernel
@@ -582,7 +582,7 @@ def test_sample_indexed_same_as_sample(seed: int) -> None:
     plain, indexed = _twin_states(n)
     lp = L.list_create(plain, 0)
     li = L.list_create(indexed, 0)
-    L.index_reset(indexed, G_IX, SLOT)
+    L.index_reset(indexed, li, G_IX, SLOT)
     scores = rng.integers(0, 5, n)
     plain.pm[:, 0] = scores
     indexed.pm[:, 0] = scores
@@ -596,7 +596,7 @@ def test_sample_indexed_same_as_sample(seed: int) -> None:
             inside.add(p)
         elif op < 0.6 and inside:
             p = int(rng.choice(sorted(inside)))
-            L.index_removed(indexed, p, G_IX, RING, SLOT)
+            L.index_removed(indexed, li, p, G_IX, RING, SLOT)
             L.list_del(plain, p)
             L.list_del(indexed, p)
             inside.discard(p)
@@ -625,14 +625,35 @@ def test_sample_indexed_interpreted() -> None:
     score = interpreted(_score, memo)
     _, s = _twin_states(10)
     lid = L.list_create(s, 0)
-    reset(s, G_IX, SLOT)
+    reset(s, lid, G_IX, SLOT)
     for p in range(10):
         add(s, lid, p, G_IX, RING, SLOT)
     s.pm[:, 0] = [5, 3, 4, 9, 1, 7, 0, 0, 0, 0]
     assert sm(s, acc(), lid, score, 2, 3, False, G_IX, RING, SLOT) == 2
     assert s.cand[:2].tolist() == [1, 4] and s.scores[:2].tolist() == [3, 1]
     assert pages(s, lid) == [6, 7, 8, 9, 0, 1, 2, 3, 4, 5]
-    removed(s, 7, G_IX, RING, SLOT)
+    removed(s, lid, 7, G_IX, RING, SLOT)
     L.list_del(s, 7)
     assert sm(s, acc(), lid, score, 1, 3, False, G_IX, RING, SLOT) == 1
     assert s.cand[0] == 6 and pages(s, lid) == [0, 1, 2, 3, 4, 5, 6, 8, 9]
+
+
+def test_sample_indexed_rebuilds_only_after_changes_it_was_not_told_about() -> None:
+    """Pages 0-5 at slots 0-5, 2 removed (a tombstone at slot 2): the sample of 2 takes [0, 1]
+    from the ring as it is (no rebuild, which would restart it at slot 0), skips the tombstone
+    and the ring starts at slot 3. A move the index is not told about makes the next sample
+    rebuild it first: ring [5, 3, 4, 0, 1] from slot 0, window [5, 3], start 2."""
+    s, _ = _twin_states(10)
+    lid = L.list_create(s, 0)
+    L.index_reset(s, lid, G_IX, SLOT)
+    for p in range(6):
+        assert L.index_add_tail(s, lid, p, G_IX, RING, SLOT) == 0
+    L.index_removed(s, lid, 2, G_IX, RING, SLOT)
+    L.list_del(s, 2)
+    assert _sample_indexed_compiled(s, acc(), lid, 1, 2, False) == 1
+    assert s.gi[G_IX] == 3 and s.pm[:8, RING].tolist() == [0, 1, -1, 3, 4, 5, 0, 1]
+    assert pages(s, lid) == [3, 4, 5, 0, 1] and s.cand[0] == 0
+    L.list_move(s, lid, 5, False)
+    assert _sample_indexed_compiled(s, acc(), lid, 1, 2, False) == 1
+    assert s.gi[G_IX] == 2 and s.pm[:7, RING].tolist() == [5, 3, 4, 0, 1, 5, 3]
+    assert pages(s, lid) == [4, 0, 1, 5, 3] and s.cand[0] == 5

@@ -110,4 +110,4 @@ def test_wtinylfu_parameters_are_checked():
         simulate(Trace.from_ids([1, 2]), WTinyLFU(sketch="bloom"), 2)
     with pytest.raises(ValueError, match="keys"):
         simulate(Trace.from_ids([1, 2, 3]), WTinyLFU(keys=[1]), 2)
-    assert WTinyLFU(keys=np.arange(3), sketch="cbf").label() == "w-tinylfu-cbf"
+    assert WTinyLFU(keys=np.arange(3), sketch="cbf").label() == "w-tinylfu-sketch=cbf"

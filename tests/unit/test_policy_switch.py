@@ -117,7 +117,7 @@ def test_series_reads_enabled() -> None:
     # points at 0, 100, ..., 1000, 1080; a switch happens before the access after its count
     assert r.series["access"][:9] == [0.0, 100.0, 200.0, 300.0, 400.0, 500.0, 600.0, 700.0, 800.0]
     assert r.series["enabled"][:9] == [1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0]
-    assert r.policy == "cast-0@300,1@700"
+    assert r.policy == "cast-enabled=0@300,1@700"
 
 
 def test_kcompressd_sign_while_off() -> None:

@@ -62,7 +62,7 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 def stdout() -> Console:
     """A console on the current stdout (looked up at call time, so test runners capture it)."""
-    return Console(file=sys.stdout, soft_wrap=False)
+    return Console(file=sys.stdout, soft_wrap=False, emoji=False)
 
 
 def stderr_line(text: str) -> None:

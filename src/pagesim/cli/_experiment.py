@@ -151,6 +151,8 @@ def experiment_command(
         if as_json:
             print(json.dumps({**exp.to_dict(), "figure": str(path)}))
             return
-        out = Console(file=sys.stdout, width=max(shutil.get_terminal_size().columns, 160), soft_wrap=False)
+        out = Console(
+            file=sys.stdout, width=max(shutil.get_terminal_size().columns, 160), soft_wrap=False, emoji=False
+        )
         out.print(experiment_table(exp))
         out.print(f"figure: {path}")

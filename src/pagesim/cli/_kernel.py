@@ -19,7 +19,7 @@ from pagesim.engine.kernel import KernelResult, KernelRun
 from pagesim.engine.memory import DEVICES, KernelConfig
 from pagesim.policies.base import Policy
 from pagesim.policies.registry import policy_names
-from pagesim.report.kernel import counter_table, kernel_record, kernel_table, task_table
+from pagesim.report.kernel import counter_table, kernel_record, kernel_table, readouts_text, task_table
 from pagesim.trace import Trace
 from pagesim.workloads.kernel import KERNEL_WORKLOADS, make_kernel_workload
 
@@ -81,7 +81,7 @@ def _run_with_notice(trace: Any, policy: Policy, config: KernelConfig, sample_ev
         stderr_line,
         args=(
             f"pagesim: notice: compiling {label} for kernel mode "
-            "(first use, up to a minute; cached afterwards)…",
+            "(first use: 1-4 minutes, CAST the longest; cached afterwards)…",
         ),
     )
     timer.start()
@@ -131,6 +131,7 @@ def kernel_run(
     schedule: str = "time",
     sample_every: int = 0,
     show_counters: bool = False,
+    show_readouts: bool = False,
 ) -> None:
     """Generate ``workload``, run each policy on the node, print the table (or JSON lines)."""
     name, params = split_workload(workload)
@@ -158,7 +159,9 @@ def kernel_run(
             print(json.dumps(kernel_record(r, name, all_params)))
         return
     # the table has eleven columns: give it room even when stdout is not a terminal
-    out = Console(file=sys.stdout, width=max(shutil.get_terminal_size().columns, 150), soft_wrap=False)
+    out = Console(
+        file=sys.stdout, width=max(shutil.get_terminal_size().columns, 150), soft_wrap=False, emoji=False
+    )
     gib = memory_pages * 4096 / (1 << 30)
     out.print(
         f"{name}: {trace.n_requests:,} accesses, {trace.n_pages:,} pages; node {memory_pages:,} pages "
@@ -170,6 +173,9 @@ def kernel_run(
     if show_tasks:
         for r in results:
             out.print(task_table(r))
+    if show_readouts:
+        for r in results:
+            out.print(readouts_text(r), markup=False, highlight=False)
     out.print(
         "repeat with: "
         + repeat_command(name, all_params, policy_arg, sets, swap, file_device, swappiness, schedule),
@@ -198,7 +204,9 @@ def kernel_compare(
     """
     _check_file_device(file_device)
     policy_arg, chosen = _kernel_policies(policies, sets)
-    out = Console(file=sys.stdout, width=max(shutil.get_terminal_size().columns, 150), soft_wrap=False)
+    out = Console(
+        file=sys.stdout, width=max(shutil.get_terminal_size().columns, 150), soft_wrap=False, emoji=False
+    )
     for text in sizes:
         memory_pages = resolve_size(text, trace)
         if memory_pages < 64:

@@ -95,6 +95,11 @@ def run_command(
     counters: bool = typer.Option(
         False, "--counters", help="Kernel mode: every non-zero vmstat counter and p50/p99/max latency."
     ),
+    readouts: bool = typer.Option(
+        False,
+        "--readouts",
+        help="Kernel mode: each policy's own readouts at the end (CAST: the seed's estimate and tune).",
+    ),
     schedule: str = typer.Option(
         "time",
         "--schedule",
@@ -124,7 +129,7 @@ def run_command(
         if mode == "kernel" or (mode == "auto" and _is_kernel_workload(workload)):
             kernel_run(
                 workload, policy, sets, as_json, memory, swap, file_device, swappiness, tasks, schedule,
-                sample_every, counters,
+                sample_every, counters, readouts,
             )  # fmt: skip
             return
         name = workload.removeprefix("workload:").partition("?")[0]

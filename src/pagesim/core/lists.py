@@ -45,6 +45,7 @@ from pagesim.core.state import (
     OWNER,
     PREV,
     TAIL,
+    VERSION,
 )
 
 #: Verdicts of an iteration callback (cache_ext: CONTINUE, STOP, EVICT).
@@ -92,6 +93,7 @@ def _link_head(s, lid, page):  # type: ignore[no-untyped-def]
         s.lhd[lid, TAIL] = page
     s.lhd[lid, HEAD] = page
     s.lhd[lid, LEN] += 1
+    s.lhd[lid, VERSION] += 1
 
 
 @kernel_inline
@@ -106,6 +108,7 @@ def _link_tail(s, lid, page):  # type: ignore[no-untyped-def]
         s.lhd[lid, HEAD] = page
     s.lhd[lid, TAIL] = page
     s.lhd[lid, LEN] += 1
+    s.lhd[lid, VERSION] += 1
 
 
 @kernel_inline
@@ -125,6 +128,7 @@ def _unlink(s, page):  # type: ignore[no-untyped-def]
     s.lst[page, PREV] = -1
     s.lst[page, LIST] = -1
     s.lhd[lid, LEN] -= 1
+    s.lhd[lid, VERSION] += 1
 
 
 @kernel_inline
@@ -303,6 +307,7 @@ def _rotate(s, lid, last, after):  # type: ignore[no-untyped-def]
     s.lst[first, PREV] = tail
     s.lst[last, NEXT] = -1
     s.lhd[lid, TAIL] = last
+    s.lhd[lid, VERSION] += 1
 
 
 @kernel_inline
@@ -406,26 +411,37 @@ def list_sample(s, a, lid, score, request, sample_size, partial):  # type: ignor
 # ``request * sample_size`` nodes per eviction, so the chain, not the scoring, bounds its speed.
 # An *index* is a copy of one list's order in two of the policy's own ``pm`` columns: column
 # ``rc`` used as a ring of page ids by position (row = ring slot; -1 = a removed page's
-# tombstone), column ``pc`` the slot of each page; ``gi[g]`` is the ring's first slot and
-# ``gi[g + 1]`` its span (live entries and tombstones). The policy keeps it with
-# :func:`index_add_tail` (instead of ``list_add_tail``) and :func:`index_removed` (in its
-# ``removed`` hook) and samples with :func:`list_sample_indexed`, which reads the window's ids
-# from the ring, checks every link of the window against the list (loads whose addresses are
-# known, so they overlap) and rebuilds the index from the list on any disagreement. The list
-# stays the truth: results are those of :func:`list_sample`, whatever the index holds.
+# tombstone), column ``pc`` the slot of each page; four globals from ``gi[g]``: the ring's first
+# slot, its span (live entries and tombstones), the list's ``VERSION`` at which the index was
+# last known to equal the list (-1: not known) and a page removed from the index whose unlink
+# from the list is due next (-1: none). The policy keeps it with :func:`index_add_tail` (instead
+# of ``list_add_tail``) and :func:`index_removed` (in its ``removed`` hook: the framework unlinks
+# the page right after) and samples with :func:`list_sample_indexed`. ``VERSION`` counts every
+# link change of the list, so the index knows it is exact exactly when no other call changed
+# the list since; otherwise the sample first rebuilds it from the list (O(length)). The list stays
+# the truth: results are those of :func:`list_sample`, whatever else changed the list.
+
+G_START = 0  #: offsets from ``g`` of the index's globals
+G_SPAN = 1
+G_SYNCED = 2
+G_PENDING = 3
 
 
 @kernel
-def index_reset(s, g, pc):  # type: ignore[no-untyped-def]
-    """Empty the index at ``gi[g:g + 2]``; every page's slot (column ``pc``) := -1.
+def index_reset(s, lid, g, pc):  # type: ignore[no-untyped-def]
+    """Empty the index at ``gi[g:g + 4]`` of list ``lid``; every page's slot (column ``pc``) := -1.
 
     Returns
     -------
     None
-        ``s.gi[g]`` and ``s.gi[g + 1]`` are 0 and ``s.pm[:, pc]`` is -1 afterwards (O(n_pages)).
+        ``s.gi[g:g + 4]`` is ``[0, 0, version, -1]`` afterwards (version: the list's ``VERSION``
+        if it is empty, else -1, so that the first sample rebuilds the index) and ``s.pm[:, pc]``
+        is -1 (O(n_pages)).
     """
-    s.gi[g] = 0
-    s.gi[g + 1] = 0
+    s.gi[g + G_START] = 0
+    s.gi[g + G_SPAN] = 0
+    s.gi[g + G_SYNCED] = s.lhd[lid, VERSION] if s.lhd[lid, LEN] == 0 else -1
+    s.gi[g + G_PENDING] = -1
     for p in range(s.pm.shape[0]):
         s.pm[p, pc] = -1
 
@@ -438,7 +454,8 @@ def index_rebuild(s, lid, g, rc, pc):  # type: ignore[no-untyped-def]
     -------
     None
         ``s.pm[:m, rc]`` holds the list's pages head first (m = its length), ``s.pm[page, pc]``
-        each one's slot, ``s.gi[g] = 0`` and ``s.gi[g + 1] = m``; other rows are left as they are.
+        each one's slot, ``s.gi[g:g + 4]`` is ``[0, m, the list's VERSION, -1]``; other rows are
+        left as they are.
     """
     page = s.lhd[lid, HEAD]
     m = 0
@@ -447,23 +464,41 @@ def index_rebuild(s, lid, g, rc, pc):  # type: ignore[no-untyped-def]
         s.pm[page, pc] = m
         m += 1
         page = s.lst[page, NEXT]
-    s.gi[g] = 0
-    s.gi[g + 1] = m
+    s.gi[g + G_START] = 0
+    s.gi[g + G_SPAN] = m
+    s.gi[g + G_SYNCED] = s.lhd[lid, VERSION]
+    s.gi[g + G_PENDING] = -1
+
+
+@kernel_inline
+def _index_exact(s, lid, g):  # type: ignore[no-untyped-def]
+    """True if the index holds list ``lid``'s order (its live entries, head first).
+
+    It does when the list's ``VERSION`` is the one recorded, or one more with the pending page
+    (removed from the index while it was exact, then in the list) out of the list: the only
+    single link change that takes a page out of a list is its unlink.
+    """
+    v = s.lhd[lid, VERSION]
+    p = s.gi[g + G_PENDING]
+    if p >= 0:
+        s.gi[g + G_PENDING] = -1
+        s.gi[g + G_SYNCED] = v if s.gi[g + G_SYNCED] == v - 1 and s.lst[p, LIST] != lid else -1
+    return s.gi[g + G_SYNCED] == v
 
 
 @kernel_inline
 def _index_append(s, lid, page, g, rc, pc):  # type: ignore[no-untyped-def]
     n = s.pm.shape[0]
-    m = s.gi[g + 1]
+    m = s.gi[g + G_SPAN]
     if m >= n:  # the ring is full of tombstones: compact (the list already holds ``page``)
         index_rebuild(s, lid, g, rc, pc)
         return
-    slot = s.gi[g] + m
+    slot = s.gi[g + G_START] + m
     if slot >= n:
         slot -= n
     s.pm[slot, rc] = page
     s.pm[page, pc] = slot
-    s.gi[g + 1] = m + 1
+    s.gi[g + G_SPAN] = m + 1
 
 
 @kernel_inline
@@ -476,34 +511,43 @@ def index_add_tail(s, lid, page, g, rc, pc):  # type: ignore[no-untyped-def]
         ``list_add_tail``'s result: 0, or -1 (list invalid, page not resident or already in a
         list), in which case the index is left unchanged.
     """
+    exact = _index_exact(s, lid, g)
     r = list_add_tail(s, lid, page)
     if r == 0:
         _index_append(s, lid, page, g, rc, pc)
+        if exact:
+            s.gi[g + G_SYNCED] = s.lhd[lid, VERSION]
     return r
 
 
 @kernel_inline
-def index_removed(s, page, g, rc, pc):  # type: ignore[no-untyped-def]
-    """Mark ``page``'s slot in the index as a tombstone (call from the ``removed`` hook).
+def index_removed(s, lid, page, g, rc, pc):  # type: ignore[no-untyped-def]
+    """Mark ``page``'s slot in the index of ``lid`` as a tombstone (call from the ``removed`` hook,
+    before the framework unlinks the page).
 
     Returns
     -------
     None
         ``s.pm[page, pc]`` is -1 afterwards; the ring entry becomes -1 if it still named ``page``.
     """
+    exact = _index_exact(s, lid, g)
     slot = s.pm[page, pc]
-    if slot >= 0 and s.pm[slot, rc] == page:
+    live = slot >= 0 and s.pm[slot, rc] == page
+    if live:
         s.pm[slot, rc] = -1
+        if exact and s.lst[page, LIST] == lid:
+            s.gi[g + G_PENDING] = page  # exact again once the page's unlink is the list's next change
+        else:
+            s.gi[g + G_SYNCED] = -1
     s.pm[page, pc] = -1
 
 
 @kernel_inline
-def _index_window(s, lid, k, g, rc):  # type: ignore[no-untyped-def]
-    """The first ``k`` live ids of the index into ``s.sample``; the slots read, or -1 if they are
-    not the list's first ``k`` nodes (every link checked)."""
+def _index_window(s, k, g, rc):  # type: ignore[no-untyped-def]
+    """The first ``k`` live ids of the index into ``s.sample``; returns the slots read."""
     n = s.pm.shape[0]
-    m = s.gi[g + 1]
-    slot = s.gi[g]
+    m = s.gi[g + G_SPAN]
+    slot = s.gi[g + G_START]
     got = 0
     i = 0
     while got < k and i < m:
@@ -514,28 +558,48 @@ def _index_window(s, lid, k, g, rc):  # type: ignore[no-untyped-def]
         i += 1
         if e >= 0:
             s.sample[got] = e
-            prefetch(s.lst, e)  # the link check and the score read these rows next
-            prefetch(s.pm, e)
+            prefetch(s.pm, e)  # the score reads this row next, the slot update writes it
             got += 1
-    if got < k or s.sample[0] != s.lhd[lid, HEAD]:
-        return -1
-    bad = 0
-    for j in range(k - 1):
-        bad |= s.lst[s.sample[j], NEXT] != s.sample[j + 1]
-    if bad:
-        return -1
+    while i < m:  # the page after the window: the rotation makes it the head
+        e = s.pm[slot, rc]
+        if e >= 0:
+            prefetch(s.lst, e)
+            break
+        slot += 1
+        if slot == n:
+            slot = 0
+        i += 1
     return i
 
 
 @kernel_inline
+def _prefetch_links(s, k, groups, sample_size):  # type: ignore[no-untyped-def]
+    """Start loading the list nodes the rotation and the winners' unlinks write: the window's
+    ends and each winner with its neighbours (none of them was read to find the window)."""
+    prefetch(s.lst, s.sample[0])
+    prefetch(s.lst, s.sample[k - 1])
+    for grp in range(groups):
+        j = grp * sample_size
+        hi = min(j + sample_size, k)
+        while j < hi - 1 and s.sample[j] != s.cand[grp]:
+            j += 1
+        if j > 0:
+            prefetch(s.lst, s.sample[j - 1])
+        prefetch(s.lst, s.sample[j])
+        if j + 1 < k:
+            prefetch(s.lst, s.sample[j + 1])
+
+
+@kernel_inline
 def list_sample_indexed(s, a, lid, score, request, sample_size, partial, g, rc, pc):  # type: ignore[no-untyped-def]
-    """:func:`list_sample` reading the window from the index at ``gi[g]`` (columns ``rc``, ``pc``).
+    """:func:`list_sample` reading the window from the index at ``gi[g:g + 4]`` (columns ``rc``,
+    ``pc``).
 
     Same arguments, checks, candidates, scores, ``s.sample`` and end state as
     :func:`list_sample` (cache_ext ``list_sample``, spec §2.6c); the window's ids come from the
-    index, checked link by link against the list (rebuilt from it if they disagree), so its
-    nodes load in parallel instead of one pointer at a time. The window then moves to the
-    index's end as it moves to the list's tail.
+    index (rebuilt from the list first if another call changed the list since the index last
+    matched it), so its nodes load in parallel instead of one pointer at a time and their links
+    are not read. The window then moves to the index's end as it moves to the list's tail.
 
     Returns
     -------
@@ -547,23 +611,26 @@ def list_sample_indexed(s, a, lid, score, request, sample_size, partial, g, rc, 
     k = _window_length(s, lid, request, sample_size, partial)
     if k <= 0:
         return k
-    n = s.lhd[lid, LEN]
-    used = _index_window(s, lid, k, g, rc)
-    if used < 0:
+    if not _index_exact(s, lid, g):
         index_rebuild(s, lid, g, rc, pc)
-        used = _index_window(s, lid, k, g, rc)
+    used = _index_window(s, k, g, rc)
     groups = _score_groups(s, a, score, k, sample_size)
+    _prefetch_links(s, k, groups, sample_size)
     last = s.sample[k - 1]
-    if k < n:
+    if k < s.lhd[lid, LEN]:
         _rotate(s, lid, last, s.lst[last, NEXT])
     size = s.pm.shape[0]
-    start = s.gi[g] + used
+    start = s.gi[g + G_START] + used
     if start >= size:
         start -= size
-    s.gi[g] = start
-    s.gi[g + 1] -= used
-    for j in range(k):
-        _index_append(s, lid, s.sample[j], g, rc, pc)
+    s.gi[g + G_START] = start
+    s.gi[g + G_SPAN] -= used
+    if s.gi[g + G_SPAN] + k > size:  # no room for the window: the list already has it at its tail
+        index_rebuild(s, lid, g, rc, pc)
+    else:
+        for j in range(k):
+            _index_append(s, lid, s.sample[j], g, rc, pc)
+        s.gi[g + G_SYNCED] = s.lhd[lid, VERSION]
     return groups
 
 

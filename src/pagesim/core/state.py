@@ -15,8 +15,10 @@ State fields
 lst : int32, shape (n_pages, 3)
     One list node per page: ``[NEXT, PREV, LIST]``; ``-1`` means none. A page is in at most one
     eviction list at a time (cache_ext §2.3: the node is owned by the folio's registry entry).
-lhd : int64, shape (n_list_slots, 4)
-    Per list: ``[HEAD, TAIL, LEN, OWNER]``; ``OWNER`` is the cgroup that created it, ``-1`` free.
+lhd : int64, shape (n_list_slots, 5)
+    Per list: ``[HEAD, TAIL, LEN, OWNER, VERSION]``; ``OWNER`` is the cgroup that created it,
+    ``-1`` free; ``VERSION`` counts the list's link changes (never reset: an index of the list's
+    order uses it to know it is still exact, see :func:`pagesim.core.lists.list_sample_indexed`).
     Heads are where ``list_add`` inserts; iteration runs head to tail.
 pm : int64, shape (n_pages, n_int_fields)
     Per-page integer metadata, columns named by the policy.
@@ -127,6 +129,7 @@ HEAD = 0
 TAIL = 1
 LEN = 2
 OWNER = 3
+VERSION = 4
 
 #: cache_ext allows at most 5 lists per cgroup (cache_ext_ds registry, spec §1.5).
 MAX_LISTS_PER_CGROUP = 5
@@ -228,8 +231,9 @@ def make_state(
     if n_pages >= 2**31 - 1:
         raise ValueError(f"at most 2**31 - 2 pages are supported, got {n_pages}")
     lst = np.full((n, 3), -1, dtype=np.int32)
-    lhd = np.full((max(n_cgroups, 1) * MAX_LISTS_PER_CGROUP, 4), -1, dtype=np.int64)
+    lhd = np.full((max(n_cgroups, 1) * MAX_LISTS_PER_CGROUP, 5), -1, dtype=np.int64)
     lhd[:, LEN] = 0
+    lhd[:, VERSION] = 0
     return State(
         lst=lst,
         lhd=lhd,

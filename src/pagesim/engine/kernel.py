@@ -130,6 +130,12 @@ class KernelResult:
         ``time_ns`` (model time of the last access), ``resident_anon``, ``resident_file``,
         ``free``, ``swap_used``, ``pswpin``, ``pswpout``,
         and each policy readout (``Policy.readouts``) of cgroup 0's policy.
+    readouts : dict of str to float
+        Cgroup 0's policy's readouts at the end of the run (``Policy.readouts``; empty if it has
+        none), whether or not a series was sampled.
+    describe : str
+        Cgroup 0's policy's text readout at the end (``Policy.describe``; CAST: the seed's
+        ``estimate`` and ``tune``); "" if it has none.
     tasks : dict of lists, one entry per task (tag)
         ``ops``, ``time_ns``, ``waits`` (swap-ins and file reads it waited for),
         ``longest_wait_ns``, ``killed`` (1 if the OOM killer took it).
@@ -155,6 +161,8 @@ class KernelResult:
     mode: str
     params: dict[str, Any] = field(default_factory=dict)
     series: dict[str, list[float]] = field(default_factory=dict)
+    readouts: dict[str, float] = field(default_factory=dict)
+    describe: str = ""
 
     def per_op(self, name: str) -> float:
         """``counters[name]`` per simulated access (0.0 if none)."""
@@ -174,6 +182,8 @@ class KernelResult:
             "node": self.node,
             "tasks": self.tasks,
             "series": self.series,
+            "readouts": self.readouts,
+            "describe": self.describe,
             "config": self.config,
             "seconds": self.seconds,
             "prepare_seconds": self.prepare_seconds,
@@ -660,6 +670,8 @@ class KernelRun(Stepper):
             mode=self.mode,
             params={"policy": [repr(p) for p in self.policies], "source": self.trace.source},
             series={k: list(v) for k, v in self.series.items()},
+            readouts={k: float(v) for k, v in self.policies[0].readouts(self._own_states[0]).items()},
+            describe=self.policies[0].describe(self._own_states[0]),
         )
 
 

@@ -218,7 +218,7 @@ class Run(Stepper):
         if switching:
             raise ValueError(
                 f"{switching[0]}: switching policies during a run (cast's enabled) needs kernel mode "
-                "(simulate_kernel, pagesim run)"
+                "(simulate_kernel; pagesim run --mode kernel)"
             )
         self.policy = self.policies[0]
         self.capacity = int(self.capacities[0])

@@ -125,8 +125,10 @@ class Policy:
         return cls.admit is not Policy.admit
 
     def label(self) -> str:
-        """Display name carrying the parameters that differ from the defaults (``s3fifo-0.1``)."""
-        changed = [str(v) for k, v in self.values.items() if self.params.get(k) != v]
+        """Display name carrying the parameters that differ from the defaults, each named:
+        ``s3fifo-small=0.1``, ``cast-walker=0-decay=1`` (booleans as 0 and 1), so that runs of
+        one policy with different parameters never share a label."""
+        changed = [f"{k}={_shown(v)}" for k, v in self.values.items() if self.params.get(k) != v]
         return "-".join([self.policy_name(), *changed])
 
     def state_shape(self) -> dict[str, int]:
@@ -183,6 +185,11 @@ class Policy:
         """
         return {}
 
+    def describe(self, s: State) -> str:
+        """The policy's readouts as text for a person (CAST: the seed's ``estimate`` and ``tune``
+        layout); the default has none and returns ""."""
+        return ""
+
     def check_invariants(self, s: State) -> None:
         """Raise AssertionError if the policy's own structures are inconsistent (tests)."""
 
@@ -198,3 +205,8 @@ def hooks_of(policy_cls: type[Policy]) -> dict[str, Callable[..., Any]]:
 def empty_int64() -> np.ndarray:
     """A zero-length int64 array (for absent optional columns)."""
     return np.zeros(0, dtype=np.int64)
+
+
+def _shown(value: object) -> str:
+    """A parameter's value in a label: booleans as 0 and 1, everything else as ``str`` gives it."""
+    return str(int(value)) if isinstance(value, bool) else str(value)

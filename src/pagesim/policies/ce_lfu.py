@@ -68,13 +68,13 @@ G_LIST = GI_USER
 G_SAMPLE = GI_USER + 1  #: parameter sample_size
 G_PARTIAL = GI_USER + 2  #: parameter partial
 G_FAULT_READ = GI_USER + 3  #: parameter fault_read
-G_INDEX = GI_USER + 4  #: two slots: the index's first position and span
+G_INDEX = GI_USER + 4  #: four slots: the index's globals (core.lists)
 
 
 @kernel
 def _init(s, a):  # type: ignore[no-untyped-def]
     s.gi[G_LIST] = list_create(s, a[A_CGROUP])
-    index_reset(s, G_INDEX, SLOT)
+    index_reset(s, s.gi[G_LIST], G_INDEX, SLOT)
     return 0 if s.gi[G_LIST] >= 0 else -1
 
 
@@ -96,7 +96,7 @@ def _accessed(s, a):  # type: ignore[no-untyped-def]
 
 @kernel
 def _removed(s, r):  # type: ignore[no-untyped-def]
-    index_removed(s, r[A_PAGE], G_INDEX, RING, SLOT)
+    index_removed(s, s.gi[G_LIST], r[A_PAGE], G_INDEX, RING, SLOT)
     s.pm[r[A_PAGE], ACCESSES] = 0
     return 0
 
@@ -123,8 +123,9 @@ class CeLFU(Policy):
     description = "cache_ext LFU: least accessed of each 20 pages sampled at the head (windowed)"
     params = {"sample_size": 20, "partial": True, "fault_read": True}
     int_fields = ("accesses", "ring", "slot")
-    int_globals = 6
+    int_globals = 8
     proposes_batches = True
+    inline_hooks = ("added", "accessed", "evict", "removed")  # docs/policies.md, Speed
     init = staticmethod(_init)
     added = staticmethod(_added)
     accessed = staticmethod(_accessed)

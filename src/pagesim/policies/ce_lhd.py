@@ -109,7 +109,7 @@ G_PERIOD = GI_USER + 8  #: parameter reconfigure_events
 G_SAMPLE = GI_USER + 9
 G_PARTIAL = GI_USER + 10
 G_FAULT_READ = GI_USER + 11
-G_INDEX = GI_USER + 12  #: two slots: the index's first position and span
+G_INDEX = GI_USER + 12  #: four slots: the index's globals (core.lists)
 G_TABLES = GI_USER + 16
 TABLE = HIT_AGE_CLASSES * MAX_AGE
 G_HITS = G_TABLES  #: hits[class * MAX_AGE + age]
@@ -219,7 +219,7 @@ def _tick(s):  # type: ignore[no-untyped-def]
 @kernel
 def _init(s, a):  # type: ignore[no-untyped-def]
     s.gi[G_LIST] = list_create(s, a[A_CGROUP])
-    index_reset(s, G_INDEX, SLOT)
+    index_reset(s, s.gi[G_LIST], G_INDEX, SLOT)
     return 0 if s.gi[G_LIST] >= 0 else -1
 
 
@@ -261,7 +261,7 @@ def _removed(s, r):  # type: ignore[no-untyped-def]
     p = r[A_PAGE]
     s.gi[G_EVICTIONS + _class(s, p) * MAX_AGE + _age(s, p)] += SCALE
     s.gi[G_OBJECTS] -= 1
-    index_removed(s, p, G_INDEX, RING, SLOT)
+    index_removed(s, s.gi[G_LIST], p, G_INDEX, RING, SLOT)
     s.pm[p, LAST_ACCESS] = 0
     s.pm[p, LAST_HIT_AGE] = 0
     s.pm[p, LAST_LAST_HIT_AGE] = 0

@@ -95,6 +95,18 @@ def task_table(result: KernelResult) -> Table:
     return table
 
 
+def readouts_text(result: KernelResult) -> str:
+    """One policy's readouts at the end of a run, for a terminal: its ``describe`` text (CAST:
+    the seed's ``estimate`` and ``tune`` layout) or else ``name value`` lines; a policy with
+    neither says so."""
+    head = f"{result.policy}: readouts at the end"
+    if result.describe:
+        return f"{head}\n{result.describe.rstrip()}"
+    if result.readouts:
+        return head + "".join(f"\n  {k} {v:g}" for k, v in result.readouts.items())
+    return f"{head}: none (the policy has no readouts)"
+
+
 def kernel_record(result: KernelResult, workload: str, params: dict[str, Any]) -> dict[str, Any]:
     """The JSON object of one kernel-mode run."""
     return {"workload": workload, "workload_params": params, **result.to_dict()}
