@@ -266,6 +266,36 @@ def test_a_lost_readahead_window_is_a_miss_up_to_the_real_size() -> None:
     assert tune.mrc_misses(s, 1, 3) == 1 and tune.mrc_misses(s, 1, 4) == 0
 
 
+def test_a_lost_window_is_a_miss_where_w_would_not_have_held_it() -> None:
+    """A lost window beyond the real size: a hit only at the sizes whose W share holds more than
+    the pages read or read ahead since the read ahead, or that hold the type's every sampled
+    page. A tenth is 10 pages, the real size 35 (3/10). W's share 0: slot 0 read ahead, 119
+    others, slot 0 missed: 120 pages, more than the whole curve (10/10 = 100): a miss at every
+    size. W's share 500 permille: slot 0 read ahead again, 44 others (164 pages in all), missed:
+    W holds 44 pages from 9/10 (45 pages) on: a miss up to 8/10, a hit from 9/10 (bin 8)."""
+    _, s = _state()
+    gi, gf = s.gi, s.gf
+    gi[G_LRUPG] = 100
+    gi[tune.G_RATE] = 65536
+    gi[tune.G_SCAP + 1] = 35
+    gi[tune.G_WPM + 1] = 0
+    f = F_MRC + 12
+    for x in range(120):
+        tune.mrc_access(gi, gf, 1, x, tune.PREFETCH)
+    tune.note_stream(s, 7, False)
+    tune.mrc_access(gi, gf, 1, 0, tune.READ)
+    assert gf[f + 10] == 1 and sum(gf[f : f + 10]) == 0
+    assert tune.mrc_misses(s, 1, 10) == 1
+    gi[tune.G_WPM + 1] = 500
+    tune.mrc_access(gi, gf, 1, 0, tune.PREFETCH)
+    for x in range(120, 164):
+        tune.mrc_access(gi, gf, 1, x, tune.PREFETCH)
+    tune.note_stream(s, 9, False)
+    tune.mrc_access(gi, gf, 1, 0, tune.READ)
+    assert gf[f + 8] == 1 and gf[F_MRCVAR + 12 + 8] == 1 and gf[f + 10] == 2
+    assert tune.mrc_misses(s, 1, 8) == 2 and tune.mrc_misses(s, 1, 9) == 1
+
+
 def _mix_share_then_end(trace: Trace, cfg: KernelConfig, parts: int) -> tuple[int, dict[str, Any]]:
     """CAST on ``trace``: anon's share (permille) after the first ``1/parts`` of it, and the
     readouts at its end."""

@@ -73,24 +73,34 @@ miss at the smaller ones, which would have lost the window before the read (an u
 lowest); a hit continuing the reader's sequential run (the last file read was of the page before:
 :func:`note_stream`) with no read ahead of its own is a hit at every size. A file read the real
 cache missed though the page was read ahead since its last read (its window evicted unread) is a
-miss at the sizes up to the type's pages at the last tick, where the real cache lost it, and a hit
-at the larger ones. A stream is detected by the reader's order, not by the cache's size, so every
-size reads it ahead as the real cache did; an asynchronous window costs the reader nothing in
-pagesim (docs/kernel-mode.md: no device queue) unless it is lost before it is read. Until
-2026-12-01 every read readahead served was a hit at every size: on ``mix`` (its 32,768-page trace
-on a 65,536-page node, readahead 32) the file curve was flat, the split stayed at 90 % (the share
-at the first decision) and the windows thrashed: 161,602 file pages read in against 49,272 at the
-split 10 %, 114.5 ms against 38.6 (docs/cast.md); now the split moves to 10 %. On a node of the
-trace's 32,768 pages the windows are not lost, the curve stays flat and the split stays (at a cost
-0.3 % above the best fixed split). A read the real cache missed, or one out of sequence, is placed
-by its depth. Until 2026-11-30 a page with a history that was read ahead counted as a miss wherever
-its history put it: a file loop 1.5x memory beside active anon showed a curve falling with size,
-weighed at ~80-118 us per page, while its reader waited 6-12 times in a whole 200,000-access run
-(100,343 of 100,349 pages read in were readahead's); the split went to anon's floor where the best
-fixed split kept anon whole (study condition 0: +49 %). A sequential loop served by readahead thus
-gains nothing from memory here, and cold anon beside it keeps its share (the split does not move:
-every split costs the same); beside reads a task waits for it goes to its floor
-(tests/unit/test_cast_tune.py).
+miss at the sizes up to the type's pages at the last tick, where the real cache lost it, and at
+each larger size that would not have kept the unread page either (a choice, the closest reading of
+"with readahead simulated" we found: an unread page ranks lowest in M, so a size keeps it only
+while W holds it): a hit at a size whose W (the type's share of it) holds more than the ``d``
+sampled pages read or read ahead since the read ahead, or that holds every sampled page of the type
+(nothing is evicted). With W's share 0 and a type larger than the curve's 10/10 it is a miss at
+every size: a wait memory does not remove moves no split. Until 2026-12-01 it was a hit at every
+size above the real one: on the study's file loops (1.5x memory) the file's W share falls to 0
+after ~600,000 accesses, windows are lost at every split (condition 4: ~550 file waits per 100,000
+accesses, against 2-4 before), and the curve read them as memory the file lacked, weighed at ~201
+us against anon's 6.2: the split fell from 80 % to 10 % (+25.9 % mean on conditions 0-17 at
+2,000,000 accesses; now +0.1 %, docs/cast.md). A stream is detected by the reader's order, not by
+the cache's size, so every size reads it ahead as the real cache did; an asynchronous window costs
+the reader nothing in pagesim (docs/kernel-mode.md: no device queue) unless it is lost before it is
+read. Until 2026-12-01 every read readahead served was a hit at every size: on ``mix`` (its
+32,768-page trace on a 65,536-page node, readahead 32) the file curve was flat, the split stayed at
+90 % (the share at the first decision) and the windows thrashed: 161,602 file pages read in against
+49,272 at the split 10 %, 114.5 ms against 38.6 (docs/cast.md); now the split moves to 10 %. On a
+node of the trace's 32,768 pages the windows are not lost, the curve stays flat and the split stays
+(at a cost 0.3 % above the best fixed split). A read the real cache missed, or one out of sequence,
+is placed by its depth. Until 2026-11-30 a page with a history that was read ahead counted as a
+miss wherever its history put it: a file loop 1.5x memory beside active anon showed a curve falling
+with size, weighed at ~80-118 us per page, while its reader waited 6-12 times in a whole
+200,000-access run (100,343 of 100,349 pages read in were readahead's); the split went to anon's
+floor where the best fixed split kept anon whole (study condition 0: +49 %). A sequential loop
+served by readahead thus gains nothing from memory here, and cold anon beside it keeps its share
+(the split does not move: every split costs the same); beside reads a task waits for it goes to its
+floor (tests/unit/test_cast_tune.py).
 
 Counting a depth reads every sampled page of the type, so one read in ``MRC_EVERY`` = 16 (by a
 hash of its stamp) is placed, at weight 16 (with every sampled anon access a hinting fault, one
@@ -918,7 +928,7 @@ def mrc_access(gi, gf, t, x, kind):  # type: ignore[no-untyped-def]
         if read_ahead_hit(gi, t, gi[i]):
             _ra_place(gi, gf, t, gi[i], ts, last)
         elif t != ANON_T and (gi[i] & REC_RA) != 0:
-            _ra_lost(gi, gf, t)
+            _ra_lost(gi, gf, t, ts, last)
         elif last > 0:
             _mrc_place(gi, gf, t, x, ts, last)
         gi[i] &= ~REC_RA
@@ -948,11 +958,25 @@ def _ra_place(gi, gf, t, rec, ts, last):  # type: ignore[no-untyped-def]
 
 
 @cast_kernel
-def _ra_lost(gi, gf, t):  # type: ignore[no-untyped-def]
+def _ra_lost(gi, gf, t, ts, last):  # type: ignore[no-untyped-def]
     """A file read the real cache missed though the page was read ahead since its last read (its
-    window was evicted unread) into the curve, at weight 1: a miss at the sizes up to the type's
-    pages at the last tick (where the real cache lost it), a hit at the larger ones."""
-    b = gi[G_SCAP + t] // mrc_unit(gi, gf)
+    window was evicted unread; stamp ``last`` its read ahead's, ``ts`` now) into the curve, at
+    weight 1: a miss at the sizes up to the type's pages at the last tick (where the real cache
+    lost it), and at the larger ones unless that size would have kept it -- W's share of it
+    (``gi[G_WPM + t]`` permille) held more than the ``d`` sampled pages read or read ahead since
+    the read ahead, or it holds every sampled page of the type (no eviction at all). An unread
+    page ranks lowest in M, so with W's share 0 a window is lost at every size short of the
+    type's whole: a miss at every size the curve reads (module docstring)."""
+    u = mrc_unit(gi, gf)
+    b = gi[G_SCAP + t] // u
+    if last > 0:
+        total = _fen_sum(gi, gf, t, ts)
+        d = total - _fen_sum(gi, gf, t, last)
+        wpm = gi[G_WPM + t]
+        keep = total // u
+        if wpm > 0:
+            keep = min(keep, (d * 1000) // (wpm * u))
+        b = max(b, keep)
     if b < 10:
         gf[F_MRC + 12 * t + b] += 1.0
         gf[F_MRCVAR + 12 * t + b] += 1.0
