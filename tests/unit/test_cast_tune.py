@@ -222,29 +222,39 @@ def test_readahead_hits_in_the_file_curve() -> None:
     assert tune.read_ahead_hit(gi, 1, tune.REC_RA) and not tune.read_ahead_hit(gi, 0, tune.REC_RA)
 
 
+def _read_slot_0_after(s, others: range, run: int, served: bool) -> None:  # type: ignore[no-untyped-def]
+    """File slot 0 read ahead, then the slots ``others`` read ahead, the reader's run noted
+    (``served``: readahead served it), then slot 0 read."""
+    tune.mrc_access(s.gi, s.gf, 1, 0, tune.PREFETCH)
+    for x in others:
+        tune.mrc_access(s.gi, s.gf, 1, x, tune.PREFETCH)
+    tune.note_stream(s, run, served)
+    tune.mrc_access(s.gi, s.gf, 1, 0, tune.READ)
+
+
+def _file_curve_state(file_pages: int = 0):  # type: ignore[no-untyped-def]
+    """A state whose curves are in tenths of 10 pages (100 pages on the lists, every page
+    sampled), with ``file_pages`` sampled file pages; returns ``(s, s.gi, s.gf)``."""
+    _, s = _state()
+    s.gi[G_LRUPG] = 100
+    s.gi[tune.G_RATE] = 65536
+    if file_pages:
+        s.gi[tune.G_SCAP + 1] = file_pages
+    return s, s.gi, s.gf
+
+
 def test_a_readahead_window_is_a_hit_only_where_it_survives() -> None:
     """A page read ahead is a hit at the sizes larger than the type's sampled pages read or read
     ahead between its read ahead and its read: a smaller cache loses the window first (an
     unread page ranks lowest). The whole 100-page list sampled: a tenth is 10 pages. Slot 0
     read ahead, then 9 others: a hit at 1/10 (bin 0); slot 0 read ahead again, then 25 others:
     a miss at 1/10 and 2/10, a hit from 3/10 (bin 2)."""
-    _, s = _state()
-    gi, gf = s.gi, s.gf
-    gi[G_LRUPG] = 100
-    gi[tune.G_RATE] = 65536
+    s, gi, gf = _file_curve_state()
     assert tune.mrc_unit(gi, gf) == 10
     f = F_MRC + 12
-    tune.mrc_access(gi, gf, 1, 0, tune.PREFETCH)
-    for x in range(1, 10):
-        tune.mrc_access(gi, gf, 1, x, tune.PREFETCH)
-    tune.note_stream(s, 7, True)
-    tune.mrc_access(gi, gf, 1, 0, tune.READ)
+    _read_slot_0_after(s, range(1, 10), 7, True)
     assert gf[f] == 1 and gf[f + 10] == 1
-    tune.mrc_access(gi, gf, 1, 0, tune.PREFETCH)
-    for x in range(10, 35):
-        tune.mrc_access(gi, gf, 1, x, tune.PREFETCH)
-    tune.note_stream(s, 20, True)
-    tune.mrc_access(gi, gf, 1, 0, tune.READ)
+    _read_slot_0_after(s, range(10, 35), 20, True)
     assert gf[f + 2] == 1 and gf[F_MRCVAR + 12 + 2] == 1 and gf[f + 10] == 2
     assert tune.mrc_misses(s, 1, 2) == 1 and tune.mrc_misses(s, 1, 3) == 0
 
@@ -253,15 +263,9 @@ def test_a_lost_readahead_window_is_a_miss_up_to_the_real_size() -> None:
     """A file page read ahead and evicted unread, then missed by the real cache: a miss at the
     sizes up to the type's pages (35 sampled pages, a tenth 10: 3/10), a hit at the larger
     ones (bin 3)."""
-    _, s = _state()
-    gi, gf = s.gi, s.gf
-    gi[G_LRUPG] = 100
-    gi[tune.G_RATE] = 65536
-    gi[tune.G_SCAP + 1] = 35
+    s, gi, gf = _file_curve_state(file_pages=35)
     f = F_MRC + 12
-    tune.mrc_access(gi, gf, 1, 0, tune.PREFETCH)
-    tune.note_stream(s, 7, False)
-    tune.mrc_access(gi, gf, 1, 0, tune.READ)
+    _read_slot_0_after(s, range(0), 7, False)
     assert gf[f + 3] == 1 and gf[F_MRCVAR + 12 + 3] == 1 and gf[f + 10] == 1
     assert tune.mrc_misses(s, 1, 3) == 1 and tune.mrc_misses(s, 1, 4) == 0
 
@@ -273,27 +277,29 @@ def test_a_lost_window_is_a_miss_where_w_would_not_have_held_it() -> None:
     others, slot 0 missed: 120 pages, more than the whole curve (10/10 = 100): a miss at every
     size. W's share 500 permille: slot 0 read ahead again, 44 others (164 pages in all), missed:
     W holds 44 pages from 9/10 (45 pages) on: a miss up to 8/10, a hit from 9/10 (bin 8)."""
-    _, s = _state()
-    gi, gf = s.gi, s.gf
-    gi[G_LRUPG] = 100
-    gi[tune.G_RATE] = 65536
-    gi[tune.G_SCAP + 1] = 35
+    s, gi, gf = _file_curve_state(file_pages=35)
     gi[tune.G_WPM + 1] = 0
     f = F_MRC + 12
-    for x in range(120):
-        tune.mrc_access(gi, gf, 1, x, tune.PREFETCH)
-    tune.note_stream(s, 7, False)
-    tune.mrc_access(gi, gf, 1, 0, tune.READ)
+    _read_slot_0_after(s, range(1, 120), 7, False)
     assert gf[f + 10] == 1 and sum(gf[f : f + 10]) == 0
     assert tune.mrc_misses(s, 1, 10) == 1
     gi[tune.G_WPM + 1] = 500
-    tune.mrc_access(gi, gf, 1, 0, tune.PREFETCH)
-    for x in range(120, 164):
-        tune.mrc_access(gi, gf, 1, x, tune.PREFETCH)
-    tune.note_stream(s, 9, False)
-    tune.mrc_access(gi, gf, 1, 0, tune.READ)
+    _read_slot_0_after(s, range(120, 164), 9, False)
     assert gf[f + 8] == 1 and gf[F_MRCVAR + 12 + 8] == 1 and gf[f + 10] == 2
     assert tune.mrc_misses(s, 1, 8) == 2 and tune.mrc_misses(s, 1, 9) == 1
+
+
+def _shares_and_end(trace: Trace, cfg: KernelConfig, parts: int) -> tuple[list[float], dict[str, Any]]:
+    """CAST on ``trace``: anon's share (permille) after each of ``parts`` equal parts of the run,
+    and the readouts at its end."""
+    pol = CAST()
+    run = KernelRun(trace, pol, cfg)
+    shares = []
+    for _ in range(parts):
+        run.advance(run.n // parts)
+        shares.append(pol.readouts(run.state)["anon_share_permille"])
+    run.advance()
+    return shares, pol.readouts(run.state)
 
 
 def _mix_share_then_end(trace: Trace, cfg: KernelConfig, parts: int) -> tuple[int, dict[str, Any]]:
@@ -328,14 +334,7 @@ def test_cli_default_mix_gives_anon_memory_to_the_file_working_set() -> None:
     until its first move, then at anon's floor (10 %): the seed's 65 % -> 10 % floor."""
     trace = make_kernel_workload("mix")
     assert trace.source["params"]["file_pattern"] == "zipf" and trace.source["memory_pages"] == 32_768
-    pol = CAST()
-    run = KernelRun(trace, pol, KernelConfig(memory_pages=32_768))
-    shares = []
-    for _ in range(12):
-        run.advance(run.n // 12)
-        shares.append(pol.readouts(run.state)["anon_share_permille"])
-    run.advance()
-    r = pol.readouts(run.state)
+    shares, r = _shares_and_end(trace, KernelConfig(memory_pages=32_768), parts=12)
     assert shares[1] >= 600  # memory held the cold anon when the reads began
     assert r["split_permille"] == 100
     assert max(shares[-3:]) <= 120 and r["anon_share_permille"] <= 120
@@ -483,15 +482,8 @@ def test_cold_anon_gives_its_memory_to_a_file_loop() -> None:
     of it; the file's curve, read in the main cache's order, then falls with size while cold
     anon's is flat, and the split moves to anon's floor: its share falls from 65 % to about
     10 %."""
-    pol = CAST()
     trace = make_kernel_workload("mix", memory_pages=2048, file_pattern="loop")
-    run = KernelRun(trace, pol, KernelConfig(memory_pages=2048, readahead_pages=1))
-    shares = []
-    for _ in range(10):
-        run.advance(run.n // 10)
-        shares.append(pol.readouts(run.state)["anon_share_permille"])
-    run.advance()
-    r = pol.readouts(run.state)
+    shares, r = _shares_and_end(trace, KernelConfig(memory_pages=2048, readahead_pages=1), parts=10)
     assert max(shares) >= 600
     assert r["decay_file"] <= 3
     assert r["split_permille"] == 100
