@@ -98,7 +98,19 @@ def task_table(result: KernelResult) -> Table:
 def readouts_text(result: KernelResult) -> str:
     """One policy's readouts at the end of a run, for a terminal: its ``describe`` text (CAST:
     the seed's ``estimate`` and ``tune`` layout) or else ``name value`` lines; a policy with
-    neither says so."""
+    neither says so.
+
+    Parameters
+    ----------
+    result : KernelResult
+        A finished kernel-mode run; its ``describe`` and ``readouts`` (cgroup 0's policy).
+
+    Returns
+    -------
+    str
+        ``"<label>: readouts at the end"`` then the text, one item a line (units as the policy
+        names them: ``cost_anon_ns`` in ns, ``*_permille`` in 1/1000).
+    """
     head = f"{result.policy}: readouts at the end"
     if result.describe:
         return f"{head}\n{result.describe.rstrip()}"
