@@ -10,9 +10,10 @@ from typer.testing import CliRunner
 
 from pagesim.cli import app
 from pagesim.cli._kernel import parse_memory, split_workload
-from pagesim.engine.kernel import simulate_kernel
+from pagesim.engine.kernel import KernelResult, simulate_kernel
 from pagesim.engine.memory import KernelConfig
 from pagesim.policies.registry import make_policy
+from pagesim.report.kernel import reference_note
 from pagesim.trace import Trace
 from pagesim.workloads.kernel import make_kernel_workload
 
@@ -186,3 +187,43 @@ def test_labels_name_the_parameters_they_change() -> None:
     assert make_policy("cast", decay_auto=False).label() == "cast-decay_auto=0"
     assert make_policy("cast", kcompressd=0).label() == "cast-kcompressd=0"
     assert make_policy("cast").label() == "cast"
+
+
+def _row(policy: str, ops: int, pswpin: int, pgpgin: int, clairvoyant: bool) -> KernelResult:
+    """A kernel-mode result with only what :func:`reference_note` reads."""
+    return KernelResult(
+        policy=policy, counters={"pswpin": pswpin, "pgpgin": pgpgin}, ops=ops, throughput_ops_per_s=0.0,
+        latency_ns={}, longest_fault_ns=0.0, kswapd_ns=0.0, direct_reclaim_ns=0.0, node={}, tasks={},
+        config={}, seconds=0.0, prepare_seconds=0.0, mode="compiled", clairvoyant=clairvoyant,
+    )  # fmt: skip
+
+
+def test_the_note_under_a_table_with_opt_says_it_is_no_bound() -> None:
+    """opt reads in (72 + 8) / 1000 = 0.080 pages per op; cast 67 / 1000 = 0.067 is below it,
+    mglru (150 + 0) / 1000 = 0.150 is not; a table without opt has no note."""
+    rows = [
+        _row("cast", 1000, 67, 0, False),
+        _row("mglru", 1000, 150, 0, False),
+        _row("opt", 1000, 72, 8, True),
+    ]
+    note = reference_note(rows)
+    assert note.startswith("note: opt = next use in trace order, a reference, not a bound")
+    assert note.endswith("fewer pages read in per op than it here: cast")
+    assert "fewer" not in reference_note(rows[1:])
+    assert reference_note(rows[:2]) == ""
+
+
+def test_opt_in_kernel_mode_is_flagged_in_the_table_and_in_json() -> None:
+    """``pagesim run`` prints the note under the table and each JSON record says whether the
+    policy was clairvoyant; ``is_bound`` is False for every kernel-mode record."""
+    text = CliRunner().invoke(app, ["run", SMALL, "--policy", "lru,opt"])
+    assert text.exit_code == 0, text.output
+    assert "note: opt = next use in trace order, a reference, not a bound" in text.stdout
+    as_json = CliRunner().invoke(app, ["run", SMALL, "--policy", "lru,opt", "--json"])
+    records = [json.loads(line) for line in as_json.stdout.splitlines()]
+    assert [(r["policy"], r["clairvoyant"], r["is_bound"]) for r in records] == [
+        ("lru", False, False),
+        ("opt", True, False),
+    ]
+    plain = CliRunner().invoke(app, ["run", SMALL, "--policy", "lru"])
+    assert "note:" not in plain.stdout

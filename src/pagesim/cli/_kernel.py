@@ -19,7 +19,14 @@ from pagesim.engine.kernel import KernelResult, KernelRun
 from pagesim.engine.memory import DEVICES, KernelConfig
 from pagesim.policies.base import Policy
 from pagesim.policies.registry import policy_names
-from pagesim.report.kernel import counter_table, kernel_record, kernel_table, readouts_text, task_table
+from pagesim.report.kernel import (
+    counter_table,
+    kernel_record,
+    kernel_table,
+    readouts_text,
+    reference_note,
+    task_table,
+)
 from pagesim.trace import Trace
 from pagesim.workloads.kernel import KERNEL_WORKLOADS, make_kernel_workload
 
@@ -99,6 +106,13 @@ def _run_with_notice(trace: Any, policy: Policy, config: KernelConfig, sample_ev
     return run.result()
 
 
+def _print_note(out: Console, results: Sequence[KernelResult]) -> None:
+    """Under a table with ``opt``: it is no bound in kernel mode (:func:`reference_note`)."""
+    note = reference_note(results)
+    if note:
+        out.print(note, markup=False, highlight=False, soft_wrap=True)
+
+
 def _check_file_device(file_device: str) -> None:
     """Kernel mode reads file pages from a device: ``none`` would make every read free."""
     if file_device not in DEVICES:
@@ -168,6 +182,7 @@ def kernel_run(
         f"({gib:.3g} GiB), swap {swap}, file device {file_device}, swappiness {swappiness}"
     )
     out.print(kernel_table(results, f"{name} in kernel mode"))
+    _print_note(out, results)
     if show_counters:
         out.print(counter_table(results, f"{name}: vmstat counters"))
     if show_tasks:
@@ -229,6 +244,7 @@ def kernel_compare(
                 results, f"{trace_name}: node of {memory_pages:,} pages ({share:.3g} % of its pages)"
             )
         )
+        _print_note(out, results)
 
 
 def repeat_command(

@@ -136,6 +136,12 @@ class KernelResult:
     describe : str
         Cgroup 0's policy's text readout at the end (``Policy.describe``; CAST: the seed's
         ``estimate`` and ``tune``); "" if it has none.
+    clairvoyant : bool
+        True if cgroup 0's policy was told each page's next use in trace order (``opt``). In
+        kernel mode such a policy is a reference, not a bound: reclaim takes batches of 32,
+        readahead brings pages nobody asked for and tasks interleave by their clocks, so
+        another policy may miss less (docs/kernel-mode.md). ``to_dict`` adds ``is_bound``,
+        always False here, so that a JSON reader does not take its figures for the limit.
     tasks : dict of lists, one entry per task (tag)
         ``ops``, ``time_ns``, ``waits`` (swap-ins and file reads it waited for),
         ``longest_wait_ns``, ``killed`` (1 if the OOM killer took it).
@@ -163,6 +169,7 @@ class KernelResult:
     series: dict[str, list[float]] = field(default_factory=dict)
     readouts: dict[str, float] = field(default_factory=dict)
     describe: str = ""
+    clairvoyant: bool = False
 
     def per_op(self, name: str) -> float:
         """``counters[name]`` per simulated access (0.0 if none)."""
@@ -184,6 +191,8 @@ class KernelResult:
             "series": self.series,
             "readouts": self.readouts,
             "describe": self.describe,
+            "clairvoyant": self.clairvoyant,
+            "is_bound": False,
             "config": self.config,
             "seconds": self.seconds,
             "prepare_seconds": self.prepare_seconds,
@@ -672,6 +681,7 @@ class KernelRun(Stepper):
             series={k: list(v) for k, v in self.series.items()},
             readouts={k: float(v) for k, v in self.policies[0].readouts(self._own_states[0]).items()},
             describe=self.policies[0].describe(self._own_states[0]),
+            clairvoyant=bool(type(self.policies[0]).needs_next_access),
         )
 
 

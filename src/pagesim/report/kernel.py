@@ -61,6 +61,44 @@ def kernel_table(results: Sequence[KernelResult], title: str) -> Table:
     return table
 
 
+def reference_note(results: Sequence[KernelResult]) -> str:
+    """The line to print under a kernel-mode table that has a clairvoyant policy (``opt``).
+
+    In kernel mode ``opt`` evicts the page whose next use in trace order is furthest, but reclaim
+    takes batches of 32, readahead brings pages nobody asked for and tasks interleave by their
+    clocks: it is a reference, not a limit, and another policy can read in fewer pages.
+
+    Parameters
+    ----------
+    results : sequence of KernelResult
+        The table's rows.
+
+    Returns
+    -------
+    str
+        "" when no row is clairvoyant; else one line naming the clairvoyant rows, saying they are
+        no bound, and naming the rows that read in fewer pages per operation (swap-in/op plus
+        file in/op) than the best clairvoyant row, if any.
+    """
+    refs = [r for r in results if r.clairvoyant]
+    if not refs:
+        return ""
+
+    def read_in(r: KernelResult) -> float:
+        return r.per_op("pswpin") + r.per_op("pgpgin")
+
+    best = min(read_in(r) for r in refs)
+    below = [r.policy for r in results if not r.clairvoyant and read_in(r) < best]
+    names = ", ".join(r.policy for r in refs)
+    line = (
+        f"note: {names} = next use in trace order, a reference, not a bound: kernel mode reclaims "
+        "in batches of 32, reads ahead and interleaves tasks by their clocks (docs/kernel-mode.md)"
+    )
+    if below:
+        line += f"; fewer pages read in per op than it here: {', '.join(below)}"
+    return line
+
+
 def counter_table(results: Sequence[KernelResult], title: str) -> Table:
     """Every /proc/vmstat-named counter that is not zero for some policy (the engine's and those
     the policies report: pgactivate, pgrefill...), one column per policy, then the latency
