@@ -9,11 +9,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from pagesim.cli._params import configure_policies, parse_sets
+from pagesim.core.state import ANON, GI_SWAPPINESS, RESIDENT, make_state
 from pagesim.engine import simulate
 from pagesim.engine.simulate import Run
 from pagesim.policies import make_policy
-from pagesim.policies.cast.core import word_count, word_tick
-from pagesim.policies.cast.layout import WORD
+from pagesim.policies.cast.core import new_word, word_count, word_tick
+from pagesim.policies.cast.layout import G_NOW, WORD
+from pagesim.policies.cast.policy import CAST
 from pagesim.trace import Trace
 
 
@@ -117,3 +120,70 @@ def test_a_loop_larger_than_memory_keeps_the_same_part_pass_after_pass() -> None
     assert len(pol.main(s)) == 7
     assert min(hits[1:]) >= 5  # of 12: the seven of M, less the odd one of M read once
     assert simulate(Trace.from_ids(ids), make_policy("lru"), cap).counters["hits"] == 0
+
+
+def _configured(**params: object):  # type: ignore[no-untyped-def]
+    pol = make_policy("cast", **params)
+    s = make_state(16, 1, **pol.state_shape())
+    s.gi[GI_SWAPPINESS] = 60
+    pol.configure(s, 16)
+    return pol, s
+
+
+def test_decay_and_w_permille_per_type_as_the_seed_knobs() -> None:
+    """One value sets both types (pagesim's form, kept); two set anon then file; a named type
+    sets that type alone (the other where it starts: decay 8, W 100 permille); any stops
+    decay_auto. Each type's key uses its own decay: a page read once at tick 64, now 64, has
+    key 16 * 64 / H with H = 2^(10 - le) ticks: 64 * 2^(le - 6) = 64 at le 6 (anon), 256 at
+    le 8 (file)."""
+    pol, s = _configured(decay="6 8", w_permille="file 300")
+    r = pol.readouts(s)
+    assert (r["decay_anon"], r["decay_file"]) == (6, 8)
+    assert (r["w_permille_anon"], r["w_permille_file"]) == (100, 300)
+    assert r["decay_auto"] == 0
+    assert pol.label() == "cast-decay=6 8-w_permille=file 300"
+    text = pol.describe(s)
+    assert "\nanon decay 6 w_permille 100 " in text and "\nfile decay 8 w_permille 300 " in text
+    s.gi[G_NOW] = 64
+    s.resident[0] = RESIDENT | ANON
+    s.resident[1] = RESIDENT
+    s.pm[0, WORD] = s.pm[1, WORD] = new_word.py_func(64, 1)
+    assert (CAST.key(s, 0), CAST.key(s, 1)) == (64, 256)
+    pol, s = _configured(decay=6)
+    r = pol.readouts(s)
+    assert (r["decay_anon"], r["decay_file"], r["decay_auto"]) == (6, 6, 0)
+    pol, s = _configured()
+    assert pol.readouts(s)["decay_auto"] == 1 and pol.label() == "cast"
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (0, 0),
+        ("6", 6),
+        ("6 6", 6),
+        ("6,8", "6 8"),
+        ("anon 6 file 8", "6 8"),
+        ((6, 8), "6 8"),
+        ("anon=9", "anon 9"),
+    ],
+)
+def test_per_type_knob_forms_read_to_one_canonical_value(value: object, expected: object) -> None:
+    assert make_policy("cast", decay=value).values["decay"] == expected
+
+
+@pytest.mark.parametrize("value", ["0 8", "15", "6 7 8", "anon 6 anon 7", "fast", "file"])
+def test_per_type_knob_refuses_what_it_cannot_read(value: str) -> None:
+    with pytest.raises(ValueError, match="cast: .*decay"):
+        make_policy("cast", decay=value)
+
+
+def test_per_type_knobs_from_the_command_line() -> None:
+    """``--set cast.decay=6 8`` reaches the policy as its text (CAST reads it), ``--set
+    cast.decay=6`` as before; a bad value is refused with the forms it takes."""
+    (pol,) = configure_policies([CAST], parse_sets(["cast.decay=6 8", "cast.w_permille=200"]))
+    assert isinstance(pol, CAST) and pol.values["decay"] == "6 8" and pol.values["w_permille"] == 200
+    (pol,) = configure_policies([CAST], parse_sets(["cast.decay=6"]))
+    assert pol.label() == "cast-decay=6"
+    with pytest.raises(ValueError, match="two for anon then file"):
+        configure_policies([CAST], parse_sets(["cast.decay=fast"]))

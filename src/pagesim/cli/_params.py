@@ -5,6 +5,8 @@ class declares), ``PARAM`` one of its parameters (``pagesim policies`` lists the
 defaults). ``VALUE`` is parsed as the default's type when the default is a bool, int, float or
 str (an int default also takes ``1e3``; a float default takes ``6``); otherwise as an int, a
 float, a bool (``true``/``false``/``yes``/``no``/``on``/``off``) or, failing those, a string.
+A parameter the class lists in ``text_params`` (CAST's per-type ``decay`` and ``w_permille``:
+``--set cast.decay="6 8"``) is passed as its text, which the class reads and checks itself.
 """
 
 from __future__ import annotations
@@ -121,6 +123,9 @@ def configure_policies(
                     f"{param!r}; its parameters: {known}"
                 )
             default = cls.params[param]
+            if param in getattr(cls, "text_params", ()):
+                values[param] = text
+                continue
             try:
                 values[param] = parse_value(text, default)
             except ValueError:

@@ -84,13 +84,20 @@ Choices     (seed details left open; each tested)
                2026-11-30): then a page read once per pass of a loop larger than memory never
                reaches two reads (no page of it survives a pass), W's newcomer wins against M's
                oldest every time and the loop is served as LRU serves it (docs/cast.md).
+            11. The seed's ``decay`` and ``w_permille`` are "per type" without a written form:
+               two values, anon's then file's, space-separated as its two-value ``prefetch``
+               knob ("0 0"), or a type by name ("file 8"); one value sets both (pagesim's form
+               before 2026-12-01). The readouts give each type's (``decay_anon``,
+               ``decay_file``, ``w_permille_anon``, ``w_permille_file``).
 Parameters  (the seed's knobs, tune.py for the controllers)
             enabled = "1" (0: the legacy LRU runs in CAST's place; "0@N,1@M": off after N
             accesses, on again after M -- kernel mode, each switch passing the pages through
             the legacy LRU's lists, pagesim.engine.switch; a run with MGLRU on any cgroup is
             refused, as the seed's EBUSY); decay_auto = True; decay = 0 ("measured",
             starting at 8; 1..14 sets it and stops decay_auto); w_permille = -1 ("measured",
-            starting at 100; 0..1000 sets it and stops decay_auto); split_permille = -1 (the
+            starting at 100; 0..1000 sets it and stops decay_auto); both per type as the
+            seed's (Choice 11): one value sets both types, "6 8" anon 6 and file 8, "file 8"
+            file alone (anon where it starts); split_permille = -1 (the
             split controller chooses anon's share; 1..999 holds it there); clean_min_ratio = 10
             (% of memory; 0 none); kcompressd = 24 (-100..100; the node's kcompressd queue
             depth |k|, 0 off; above 0 only while CAST is on, below 0 whatever runs);
@@ -140,6 +147,7 @@ Peers       none (no source of CAST is public); hand-worked tests in tests/unit/
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -923,6 +931,82 @@ def _removed(s, r):  # type: ignore[no-untyped-def]
 ENABLED_SYNTAX = "1, 0, or a schedule STATE@ACCESSES,... (e.g. 0@100000,1@200000)"
 
 
+PER_TYPE_SYNTAX = (
+    "one value for both types (6), two for anon then file (6 8), or per type by name "
+    "(anon 6, file 8, anon 6 file 8)"
+)
+_TYPE_NAMES = ("anon", "file")
+
+
+def _knob_int(name: str, text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"cast: cannot read {name}={text!r}; give {PER_TYPE_SYNTAX}") from None
+
+
+def per_type_knob(name: str, value: Any, lo: int, hi: int, unset: int) -> tuple[int | None, int | None]:
+    """A per-type knob (``decay``, ``w_permille``) as (anon, file); None = not set by hand.
+
+    The seed's knobs are per type; a write of one value sets both, as pagesim's did, and of two
+    values anon's then file's, space-separated as the seed's two-value ``prefetch`` knob
+    (``0 0``); commas work too (``6,8``), and a type may be named (``file 8``: anon not set).
+
+    Parameters
+    ----------
+    name : str
+        The knob, for messages.
+    value : int, str, or a pair of int
+        ``unset`` (both measured), a value within ``lo..hi`` (both), or the per-type forms above.
+    lo, hi : int
+        The range of a value set by hand.
+    unset : int
+        The single value meaning "measured" (decay 0, w_permille -1).
+
+    Returns
+    -------
+    (int or None, int or None)
+
+    Raises
+    ------
+    ValueError
+        If the text is none of those forms, a type is named twice, or a value is out of range.
+    """
+    if isinstance(value, bool):
+        raise ValueError(f"cast: {name} takes numbers, got {value!r}")
+    if isinstance(value, (tuple, list)):
+        items = [str(v) for v in value]
+    else:
+        items = [t for t in re.split(r"[\s,=:]+", str(value).strip()) if t]
+    if len(items) == 1 and _knob_int(name, items[0]) == unset:
+        return None, None
+    out: list[int | None] = [None, None]
+    if all(re.fullmatch(r"-?[0-9]+", t) for t in items) and len(items) in (1, 2):
+        vals = [_knob_int(name, t) for t in items]
+        out = [vals[0], vals[-1]]
+    elif len(items) in (2, 4) and all(t.lower() in _TYPE_NAMES for t in items[::2]):
+        for kind, text in zip(items[::2], items[1::2]):
+            t = _TYPE_NAMES.index(kind.lower())
+            if out[t] is not None:
+                raise ValueError(f"cast: {name}={value!r} names {kind} twice")
+            out[t] = _knob_int(name, text)
+    else:
+        raise ValueError(f"cast: cannot read {name}={value!r}; give {PER_TYPE_SYNTAX}")
+    for v in out:
+        if v is not None and not lo <= v <= hi:
+            raise ValueError(f"cast: {name} must be within {lo}..{hi} per type, got {value!r}")
+    return out[0], out[1]
+
+
+def _knob_text(anon: int | None, file: int | None, unset: int) -> int | str:
+    """The canonical value of a per-type knob: an int when both types agree, else the text."""
+    if anon == file:
+        return unset if anon is None else anon
+    if anon is None or file is None:
+        return f"{_TYPE_NAMES[0 if file is None else 1]} {anon if file is None else file}"
+    return f"{anon} {file}"
+
+
 def enabled_schedule(value: Any) -> list[tuple[int, bool]]:
     """The ``enabled`` knob as ``[(at, on), ...]``: CAST on or off once ``at`` accesses have run.
 
@@ -983,26 +1067,39 @@ class CAST(Policy):
         "curve_memory": 1,
         "press_power": PRESS_POWER,
     }
+    #: Parameters whose text the class reads itself (``--set cast.decay="6 8"``).
+    text_params = ("decay", "w_permille")
     init = staticmethod(_init)
     added = staticmethod(_added)
     accessed = staticmethod(_accessed)
     evict = staticmethod(_evict)
     removed = staticmethod(_removed)
 
+    def __init__(self, **overrides: Any) -> None:
+        super().__init__(**overrides)
+        le = self._per_type("decay")
+        wpm = self._per_type("w_permille")
+        self.values["decay"] = _knob_text(*le, 0)
+        self.values["w_permille"] = _knob_text(*wpm, -1)
+
+    def _per_type(self, name: str) -> tuple[int | None, int | None]:
+        """``decay`` (1..14, 0 measured) or ``w_permille`` (0..1000, -1 measured) per type."""
+        if name == "decay":
+            return per_type_knob(name, self.values[name], MIN_DECAY, MAX_DECAY, 0)
+        return per_type_knob(name, self.values[name], 0, 1000, -1)
+
     def configure(self, s: Any, capacity: int) -> None:
         """Check and write the parameters; the capacity is cache mode's memory.
 
-        ``decay`` 0 and ``w_permille`` -1 mean "measured" (starting at 8 and 100); setting either
-        stops ``decay_auto``, as writing the seed's knobs does. ``split_permille`` -1: the split
-        controller chooses; 100..900: anon's share held there (the split controller off).
+        ``decay`` 0 and ``w_permille`` -1 mean "measured" (starting at 8 and 100); either takes
+        one value for both types or one per type (:func:`per_type_knob`: ``"6 8"`` anon 6, file
+        8; ``"file 8"`` file alone, anon where it starts); setting any stops ``decay_auto``, as
+        writing the seed's knobs does. ``split_permille`` -1: the split controller chooses;
+        100..900: anon's share held there (the split controller off).
         """
         enabled_schedule(self.values["enabled"])
-        le = int(self.values["decay"])
-        if not (le == 0 or MIN_DECAY <= le <= MAX_DECAY):
-            raise ValueError(f"cast: decay must be within {MIN_DECAY}..{MAX_DECAY} (no level 0), got {le}")
-        wpm = int(self.values["w_permille"])
-        if not -1 <= wpm <= 1000:
-            raise ValueError(f"cast: w_permille must be within 0..1000, got {wpm}")
+        les = self._per_type("decay")
+        wpms = self._per_type("w_permille")
         swp = int(self.values["swappiness_override"])
         if not (swp == -1 or 0 <= swp <= MAX_SWAPPINESS):
             raise ValueError(f"cast: swappiness_override must be -1 or within 0..200, got {swp}")
@@ -1015,10 +1112,12 @@ class CAST(Policy):
         kc = int(self.values["kcompressd"])
         if not -100 <= kc <= 100:
             raise ValueError(f"cast: kcompressd must be within -100..100, got {kc}")
-        auto = bool(self.values["decay_auto"]) and le == 0 and wpm == -1
+        by_hand = any(v is not None for v in (*les, *wpms))
+        auto = bool(self.values["decay_auto"]) and not by_hand
         for t in range(2):
-            s.gi[G_LE + t] = le if le > 0 else DEFAULT_DECAY
-            s.gi[G_WPM + t] = wpm if wpm >= 0 else DEFAULT_WPM
+            le, wpm = les[t], wpms[t]
+            s.gi[G_LE + t] = le if le is not None else DEFAULT_DECAY
+            s.gi[G_WPM + t] = wpm if wpm is not None else DEFAULT_WPM
         s.gi[G_DAUTO] = 1 if auto else 0
         s.gi[G_SAUTO] = 1 if split == -1 else 0
         s.gi[G_SPLIT] = split
