@@ -8,8 +8,9 @@ Anon pages only, so no readahead; every fault sets the page's young bit.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from pagesim.core.state import PROT_NONE
+from pagesim.core.state import GI_FILE_QUEUE, GI_SWAP_QUEUE, PROT_NONE
 from pagesim.engine.kernel import KernelRun, simulate_kernel
 from pagesim.engine.memory import KernelConfig
 from pagesim.policies.cast.core import word_count, word_g1, word_tick
@@ -20,6 +21,7 @@ from pagesim.trace import Trace
 from pagesim.workloads.kernel import make_kernel_workload
 
 ANON = 1
+FILE_KIND = 0
 READ, WRITE, FREE = 0, 1, 2
 
 
@@ -198,3 +200,54 @@ def test_sampled_anon_pages_fault_on_every_access() -> None:
         )
     assert seen[True] == (25, 55, 30, 38_000)
     assert seen[False] == (0, 30, 0, 13_000)
+
+
+def test_writing_anon_out_is_measured_with_swapout_ns_as_its_prior() -> None:
+    """Anon pages 0..60 written: kswapd writes 32 out. On zram each write-out costs its writer
+    the compression, 2,500 ns (``removed`` is told it, ``r[A_WAIT_NS]``): 32 samples of 2,500
+    ns, and anon's swap-out cost stays (2,500 + n x 2,500) / (1 + n) = 2,500, n the samples
+    left after halving (the lists shrink below the count as reclaim goes on: n < 32). On an SSD
+    a write is queued, not waited for: 32 samples of 0 ns, the cost 2,500 / (1 + n)."""
+    rows = [(i, WRITE) for i in range(61)] + [(0, WRITE)]
+    for swap, each in (("zram", 2_500.0), ("ssd", 0.0)):
+        cfg = KernelConfig(memory_pages=100, swap_pages=1000, readahead_pages=1, swap=swap)
+        run = KernelRun(_trace(rows), CAST(), cfg)
+        run.advance()
+        r = run.policies[0].readouts(run.state)
+        assert run.counters["pswpout"] == 32
+        assert (r["all_swapout"], r["all_swapout_ns"]) == (32, each)
+        n = r["swapouts"]
+        assert 0 < n < 32
+        assert r["swapout_cost_ns"] == pytest.approx((2_500 + n * each) / (1 + n), abs=1e-9)
+        assert r["miss_cost_anon_ns"] == pytest.approx(r["cost_anon_ns"] + r["swapout_cost_ns"], abs=1e-9)
+
+
+def test_anon_share_counts_what_zram_holds() -> None:
+    """File pages 1000..1039 read, then anon pages 0..99 written on the 100-page node: reclaim
+    takes both types and the anon pages it takes go to zram, 3 to a page of memory. Anon's
+    share is (anon on the lists + ceil(zram's pages / 3)) / (that + file on the lists), as the
+    seed counts it; the readout ``zram_pages`` is the node's zram memory at the last event."""
+    rows = [(1000 + i, READ, FILE_KIND) for i in range(40)] + [(i, WRITE, ANON) for i in range(100)]
+    ids, op, kind = zip(*rows)
+    n = len(rows)
+    tr = Trace.from_ids(
+        np.array(ids), kind=np.array(kind, np.uint8), op=np.array(op, np.uint8), tag=np.zeros(n, np.int32)
+    )
+    run = KernelRun(tr, CAST(), _config())
+    run.advance()
+    r = run.policies[0].readouts(run.state)
+    zram = -(-run.result().node["zram_stored"] // 3)
+    assert zram > 0 and r["zram_pages"] == zram
+    anon = r["w_anon"] + r["m_anon"] + zram
+    file = r["w_file"] + r["m_file"]
+    assert r["anon_share_permille"] == (1000 * anon) // (anon + file)
+    assert r["anon_share_permille"] > (1000 * (anon - zram)) // (anon - zram + file)
+
+
+def test_the_node_tells_each_device_s_queue() -> None:
+    """zram is served on the CPU (0), a disk on its own queue (bdi 1 swap, bdi 2 file), no swap
+    is -1 (QUEUE_NONE)."""
+    rows = [(0, WRITE)]
+    for swap, file, queues in (("zram", "ssd", (0, 2)), ("ssd", "hdd", (1, 2)), ("none", "zram", (-1, 0))):
+        run = KernelRun(_trace(rows), CAST(), KernelConfig(memory_pages=100, swap=swap, file_device=file))
+        assert (int(run.state.gi[GI_SWAP_QUEUE]), int(run.state.gi[GI_FILE_QUEUE])) == queues

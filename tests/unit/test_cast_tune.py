@@ -289,6 +289,12 @@ def test_a_lost_window_is_a_miss_where_w_would_not_have_held_it() -> None:
     assert tune.mrc_misses(s, 1, 8) == 2 and tune.mrc_misses(s, 1, 9) == 1
 
 
+def _lists_share(r: dict[str, Any]) -> float:
+    """Anon's share of the pages on the lists alone, permille (zram's memory left out)."""
+    anon = r["w_anon"] + r["m_anon"]
+    return 1000 * anon / max(anon + r["w_file"] + r["m_file"], 1)
+
+
 def _shares_and_end(trace: Trace, cfg: KernelConfig, parts: int) -> tuple[list[float], dict[str, Any]]:
     """CAST on ``trace``: anon's share (permille) after each of ``parts`` equal parts of the run,
     and the readouts at its end."""
@@ -331,13 +337,17 @@ def test_cli_default_mix_gives_anon_memory_to_the_file_working_set() -> None:
     """``pagesim run mix --policy cast`` as it runs by default: cold anon (65 % of the 32,768-page
     node, written first) beside a zipf file working set 1.5x memory. Measured: anon's share of
     the lists 100, 75, 60, 43, 27, 12, 9 ... 9 % at the twelfths of the run, the split at 90 %
-    until its first move, then at anon's floor (10 %): the seed's 65 % -> 10 % floor."""
+    until its first move, then at anon's floor (10 %): the seed's 65 % -> 10 % floor. Since
+    2026-12-01 anon's share counts what zram holds (the seed's rule: 21,299 cold pages
+    compressed 3 to 1 are 7,100 pages of memory, 22 % of the node): held toward 10 %, anon keeps
+    nothing on the lists and its share ends at 22 % (session 7, docs/cast.md)."""
     trace = make_kernel_workload("mix")
     assert trace.source["params"]["file_pattern"] == "zipf" and trace.source["memory_pages"] == 32_768
     shares, r = _shares_and_end(trace, KernelConfig(memory_pages=32_768), parts=12)
     assert shares[1] >= 600  # memory held the cold anon when the reads began
     assert r["split_permille"] == 100
-    assert max(shares[-3:]) <= 120 and r["anon_share_permille"] <= 120
+    assert _lists_share(r) <= 120
+    assert max(shares[-3:]) <= 250 and r["anon_share_permille"] <= 250
 
 
 # ---- kernel mode: the promises and the floor (a 100-page node: min 32, low 40, high 48)
@@ -468,7 +478,8 @@ def test_cold_anon_gives_its_memory_to_a_file_working_set() -> None:
     early, r = _mix_share_then_end(trace, KernelConfig(memory_pages=2048), parts=10)
     assert early > 600
     assert r["split_permille"] == 100
-    assert r["anon_share_permille"] < 200
+    # anon's share counts zram's memory (2026-12-01): 1,331 cold pages compressed 3 to 1, 22 %
+    assert _lists_share(r) < 200 and r["anon_share_permille"] < 250
 
 
 def test_cold_anon_gives_its_memory_to_a_file_loop() -> None:
@@ -487,4 +498,5 @@ def test_cold_anon_gives_its_memory_to_a_file_loop() -> None:
     assert max(shares) >= 600
     assert r["decay_file"] <= 3
     assert r["split_permille"] == 100
-    assert 50 <= r["anon_share_permille"] <= 150
+    # anon's share counts zram's memory (2026-12-01): 1,331 cold pages compressed 3 to 1, 22 %
+    assert _lists_share(r) <= 150 and r["anon_share_permille"] <= 250

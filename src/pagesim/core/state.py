@@ -85,11 +85,15 @@ A_WMARK_HIGH = 20  #: the node's high watermark, in pages
 A_SWAP_FREE = 21  #: free swap slots (0: anon cannot be evicted)
 A_MODE = 22  #: MODE_CACHE or MODE_KERNEL
 A_MEMORY = 23  #: pages of memory of the node (kernel mode) or the cgroup's capacity (cache mode)
-A_WAIT_NS = 24  #: for ``added`` of a refault: the device's work the task waits for, ns (0 if none)
+#: for ``added`` of a refault: the device's work the task waits for, ns (0 if none); for
+#: ``removed`` in kernel mode: what writing the page out cost its writer, ns (zram: compressing
+#: it; a disk: submitting it), -1 if nothing was written
+A_WAIT_NS = 24
 A_SCANNED = 25  #: ``evict`` may set it: pages it visited in this call (charged as scan time); -1 unset
 A_NOW_NS = 26  #: kernel mode: model time of the event, ns (the task's clock, or kswapd's)
 A_SEQ = 27  #: kernel mode: accesses processed so far in the run (monotone; ``A_TIME`` is the trace row)
 A_WANT_OOM = 28  #: ``evict`` may set it to 1: ask kernel mode's OOM killer to act (MGLRU ``min_ttl_ms``)
+A_ZRAM_PAGES = 29  #: kernel mode, ``added`` and ``evict``: pages of memory zram holds compressed
 ACC_LEN = 32
 
 MODE_CACHE = 0
@@ -144,6 +148,14 @@ MAX_SAMPLE = 2048
 GI_USER = 4
 #: Reserved slot: ``vm.swappiness`` (0-200), written by kernel mode before ``init``.
 GI_SWAPPINESS = 0
+#: Reserved slots, written by kernel mode before ``init``: the queue a wait on the swap device
+#: (``GI_SWAP_QUEUE``) or the file device (``GI_FILE_QUEUE``) is served on: ``QUEUE_CPU`` for a
+#: synchronous device (zram: the task's own CPU), ``N >= 1`` block device N's queue, ``QUEUE_NONE``
+#: without the device (no swap). Cache mode leaves them 0.
+GI_SWAP_QUEUE = 1
+GI_FILE_QUEUE = 2
+QUEUE_NONE = -1
+QUEUE_CPU = 0
 
 #: Slots of ``State.stat``: counters a policy keeps under their /proc/vmstat names.
 STAT_NAMES = (

@@ -31,14 +31,19 @@ from pagesim.core.state import (
     A_TIME,
     A_USED,
     A_WAIT_NS,
+    A_ZRAM_PAGES,
     ACC_LEN,
     ANON,
     FLAG_MASK,
+    GI_FILE_QUEUE,
+    GI_SWAP_QUEUE,
     GI_SWAPPINESS,
     MAX_CANDIDATES,
     MODE_KERNEL,
     N_STAT,
     PROT_NONE,
+    QUEUE_CPU,
+    QUEUE_NONE,
     REASON_FREED,
     STAT_NAMES,
     WORK_PTES,
@@ -92,6 +97,7 @@ from pagesim.engine.kernel_loop import (
     SWAP_DEV,
     KFramework,
     _free_pages,
+    _zram_pages,
 )
 from pagesim.engine.loop import CFG_HAS_ADMIT, new_cfg
 from pagesim.engine.memory import D_LEN, KernelConfig, watermarks
@@ -353,7 +359,7 @@ class KernelRun(Stepper):
         self.state = first
         self.framework = self._framework(n_pages, n_tags, limits)
         for pol, st, lim in zip(self.policies, self.states, limits):
-            st.gi[GI_SWAPPINESS] = cfgk.swappiness
+            _node_slots(st, cfgk)
             pol.configure(st, int(lim))
         self.warmup = warmup
         self.series: dict[str, list[float]] = {}
@@ -426,12 +432,13 @@ class KernelRun(Stepper):
         old, old_state = self._running[cg], self.states[cg]
         fw, a, r = self.framework, self.a, self.r
         st = state_sharing_lists(self.states[0], **new.state_shape())
-        st.gi[GI_SWAPPINESS] = self.config.swappiness
+        _node_slots(st, self.config)
         new.configure(st, int(fw.cap[cg]))
         pages = switch_order(old_state, cg)
         self._hook_fields(a, cg)
         r[:] = a
         r[A_REASON] = REASON_FREED
+        r[A_WAIT_NS] = -1  # nothing is written out
         removed = self._hook(type(old), "removed")
         for p in pages:
             r[A_PAGE] = p
@@ -488,6 +495,7 @@ class KernelRun(Stepper):
         a[A_CAPACITY] = fw.cap[cg]
         a[A_USED] = fw.used[cg]
         a[A_FREE] = _free_pages(fw)
+        a[A_ZRAM_PAGES] = _zram_pages(fw)
         a[A_SWAP_FREE] = fw.node[N_SWAP_TOTAL] - fw.node[N_SWAP_USED] if fw.node[N_HAS_SWAP] else 0
         a[A_OP] = 0
         a[A_HIT] = 1
@@ -683,6 +691,22 @@ class KernelRun(Stepper):
             describe=self.policies[0].describe(self._own_states[0]),
             clairvoyant=bool(type(self.policies[0]).needs_next_access),
         )
+
+
+#: The block device number (bdi) of each device a node has, as the policies' queue slots name it.
+SWAP_BDI = 1
+FILE_BDI = 2
+
+
+def _node_slots(st: State, config: KernelConfig) -> None:
+    """The framework's slots a policy reads in kernel mode: vm.swappiness and where each device's
+    waits queue (:data:`~pagesim.core.state.GI_SWAP_QUEUE`, ``GI_FILE_QUEUE``: the CPU for a
+    synchronous device such as zram, else its bdi number, ``QUEUE_NONE`` without swap)."""
+    st.gi[GI_SWAPPINESS] = config.swappiness
+    devices = ((GI_SWAP_QUEUE, config.swap, SWAP_BDI), (GI_FILE_QUEUE, config.file_device, FILE_BDI))
+    for slot, name, bdi in devices:
+        dev = config.device(name)
+        st.gi[slot] = QUEUE_NONE if dev is None else (QUEUE_CPU if dev.synchronous else bdi)
 
 
 def _latency_summary(hist: np.ndarray, max_ns: float) -> dict[str, float]:

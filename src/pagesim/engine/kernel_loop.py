@@ -102,6 +102,7 @@ from pagesim.core.state import (
     A_WANT_OOM,
     A_WMARK_HIGH,
     A_WMARK_LOW,
+    A_ZRAM_PAGES,
     ANON,
     DIRTY,
     FLAG_MASK,
@@ -283,12 +284,17 @@ class KFramework(NamedTuple):
 
 
 @kernel
+def _zram_pages(fw):  # type: ignore[no-untyped-def]
+    """Pages of memory zram holds: its stored pages compressed (0 without zram swap)."""
+    if fw.dev[SWAP_DEV, D_KIND] != DEV_ZRAM or fw.node[N_HAS_SWAP] == 0:
+        return 0
+    ratio = fw.dev[SWAP_DEV, D_RATIO]
+    return int(np.ceil(fw.node[N_ZRAM_STORED] / ratio)) if ratio > 0 else fw.node[N_ZRAM_STORED]
+
+
+@kernel
 def _free_pages(fw):  # type: ignore[no-untyped-def]
-    zram = 0
-    if fw.dev[SWAP_DEV, D_KIND] == DEV_ZRAM and fw.node[N_HAS_SWAP] != 0:
-        ratio = fw.dev[SWAP_DEV, D_RATIO]
-        zram = int(np.ceil(fw.node[N_ZRAM_STORED] / ratio)) if ratio > 0 else fw.node[N_ZRAM_STORED]
-    return fw.node[N_TOTAL] - fw.node[N_RESIDENT] - zram
+    return fw.node[N_TOTAL] - fw.node[N_RESIDENT] - _zram_pages(fw)
 
 
 @kernel
@@ -421,11 +427,13 @@ def _release_swap(fw, page):  # type: ignore[no-untyped-def]
 
 
 @kernel_inline
-def _kremove(ss, fw, r, out, removed, page, reason, t):  # type: ignore[no-untyped-def]
-    """Take ``page`` out of memory: ``removed`` hook, unlink, counters."""
+def _kremove(ss, fw, r, out, removed, page, reason, t, written_ns):  # type: ignore[no-untyped-def]
+    """Take ``page`` out of memory: ``removed`` hook (told what writing it out cost, ns, -1 if it
+    was not written: ``r[A_WAIT_NS]``), unlink, counters."""
     s = ss[0]
     cg = s.cgroup_of[page]
     r[A_TIME] = t
+    r[A_WAIT_NS] = int(written_ns)
     r[A_PAGE] = page
     r[A_CGROUP] = cg
     r[A_SIZE] = 1
@@ -454,6 +462,7 @@ def _evict_page(ss, fw, r, out, removed, page, reason, t):  # type: ignore[no-un
     v = s.resident[page]
     if v == 0:
         return 0
+    written = -1.0
     if v & ANON:
         if (v & SWAPCACHE) == 0 or (v & DIRTY) != 0:
             if fw.node[N_HAS_SWAP] == 0 or fw.node[N_SWAP_USED] >= fw.node[N_SWAP_TOTAL]:
@@ -465,16 +474,18 @@ def _evict_page(ss, fw, r, out, removed, page, reason, t):  # type: ignore[no-un
                 fw.addr[page] = fw.node[N_NEXT_SLOT]  # slots are handed out in order
                 fw.node[N_NEXT_SLOT] += 1
             fw.swapped[page] = 1
+            written = _write_ns(fw, SWAP_DEV, 1)
             fw.f[F_COST] += _swap_out_ns(fw, out)
             _write_busy(fw, SWAP_DEV, fw.f[F_BATCH_T0], 1)
             out[C.PSWPOUT] += 1
     elif v & DIRTY:
-        fw.f[F_COST] += _write_ns(fw, FILE_DEV, 1)
+        written = _write_ns(fw, FILE_DEV, 1)
+        fw.f[F_COST] += written
         _write_busy(fw, FILE_DEV, fw.f[F_BATCH_T0], 1)
         out[C.PGPGOUT] += 1
         out[C.DIRTY_WRITEBACK] += 1
     fw.shadowed[page] = 1
-    _kremove(ss, fw, r, out, removed, page, reason, t)
+    _kremove(ss, fw, r, out, removed, page, reason, t, written)
     out[C.EVICTIONS] += 1
     return 1
 
@@ -557,6 +568,7 @@ def _reclaim(ss, fw, a, r, out, evict, removed, cg, request, prio, reclaimer, t)
     a[A_USED] = fw.used[cg]
     a[A_CAPACITY] = fw.cap[cg]
     a[A_FREE] = _free_pages(fw)
+    a[A_ZRAM_PAGES] = _zram_pages(fw)
     a[A_SWAP_FREE] = fw.node[N_SWAP_TOTAL] - fw.node[N_SWAP_USED] if fw.node[N_HAS_SWAP] else 0
     # A policy written for cache mode proposes one page per call: ask it once per page.
     one_by_one = fw.one_by_one[cg] != 0
@@ -933,7 +945,7 @@ def _reclaim_step(ss, fw, a, r, out, evict, removed, actor, cg, reclaimer, t):  
                 if fw.owner_tag[page] != victim:
                     continue
                 if s.resident[page] & ANON:
-                    _kremove(ss, fw, r, out, removed, page, REASON_FREED, t)
+                    _kremove(ss, fw, r, out, removed, page, REASON_FREED, t, -1)
                 if s.resident[page] == 0 and fw.swapped[page] != 0:
                     _release_swap(fw, page)
                 fw.shadowed[page] = 0
@@ -1247,7 +1259,7 @@ def run_kernel(  # type: ignore[no-untyped-def]
             elif s.resident[p] == 0 and fw.swapped[p] != 0 and fw.owner_tag[p] >= 0:
                 fw.tag_anon[fw.owner_tag[p]] -= 1
             if s.resident[p] != 0:
-                _kremove(ss, fw, r, out, removed, p, REASON_FREED, t)
+                _kremove(ss, fw, r, out, removed, p, REASON_FREED, t, -1)
                 out[C.PGFREE_BY_OWNER] += 1
             _release_swap(fw, p)
             fw.shadowed[p] = 0
@@ -1390,6 +1402,7 @@ def run_kernel(  # type: ignore[no-untyped-def]
                 if q != p:
                     a[A_WAIT_NS] = 0
                 a[A_FREE] = _free_pages(fw)
+                a[A_ZRAM_PAGES] = _zram_pages(fw)
                 a[A_SWAP_FREE] = fw.node[N_SWAP_TOTAL] - fw.node[N_SWAP_USED] if fw.node[N_HAS_SWAP] else 0
                 added(ss, cg, a)
                 fw.shadowed[q] = 0

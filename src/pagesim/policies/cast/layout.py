@@ -14,6 +14,7 @@ from pagesim.core.state import GI_USER
 
 ANON_T = 0
 FILE_T = 1
+SWAPOUT_K = 2  #: the third kind of cost sample (tune.note_wait): an anon page written out
 
 # ---- s.pm columns
 WORD = 0  #: the 32-bit state word (core.py)
@@ -162,7 +163,9 @@ P_PAGE = 0
 P_LAST = SMAX
 P_FEN = 2 * SMAX
 TYPE_SIZE = P_FEN + TF + 1
-N_GLOBALS = G_TYPEBIG + 2 * TYPE_SIZE - GI_USER
+#: kernel mode: pages of memory zram holds compressed, as the last event told (``a[A_ZRAM_PAGES]``)
+G_ZRAM = G_TYPEBIG + 2 * TYPE_SIZE
+N_GLOBALS = G_ZRAM + 1 - GI_USER
 
 
 # ---- s.gf slots
@@ -176,6 +179,14 @@ F_SPLIT_COST = F_MRC + 24  #: 9 slots: the weighed misses of anon share 1/10..9/
 #: + 12 * type: the variance of each of the MRC's hit counts (a placed read adds its weight squared;
 #: halving the curve quarters it), for the split's two standard deviations
 F_MRCVAR = F_SPLIT_COST + 9
-F_KEYTAB = F_MRCVAR + 24
+#: what writing anon out cost (``a[A_WAIT_NS]`` of a removed page written to swap): sum, ns, and
+#: number, halved as the refault waits are
+F_OUT_SUM = F_MRCVAR + 24
+F_OUT_N = F_OUT_SUM + 1
+#: + kind (0 anon refault, 1 file refault, 2 anon write-out): every sample's sum, ns, and number,
+#: never halved (the seed's per-queue lines, ``cpu:`` and ``bdi N:``)
+F_ALL_SUM = F_OUT_N + 1
+F_ALL_N = F_ALL_SUM + 3
+F_KEYTAB = F_ALL_N + 3
 KEYTAB_LEVELS = 14
 N_FLOATS = F_KEYTAB + KEYTAB_LEVELS * 256 * 256

@@ -101,7 +101,9 @@ Parameters  (the seed's knobs, tune.py for the controllers)
             split controller chooses anon's share; 1..999 holds it there); clean_min_ratio = 10
             (% of memory; 0 none); kcompressd = 24 (-100..100; the node's kcompressd queue
             depth |k|, 0 off; above 0 only while CAST is on, below 0 whatever runs);
-            swapout_ns = 2500 (the cost of writing anon out, added to anon's miss cost);
+            swapout_ns = 2500 (the prior of the cost of writing anon out, one sample beside
+            those measured: each anon page the engine writes out tells ``removed`` what it cost
+            its writer, ``r[A_WAIT_NS]``; the mean is added to anon's miss cost, tune.miss_cost);
             sample_pages = 0 (the rule in tune.py); swappiness_override = -1 (the node's
             vm.swappiness); walker = True;
             history = True (Choice 6); walker_leave = True (Choice 10); sample_faults = True
@@ -135,7 +137,10 @@ Deviations  1. One clock per lruvec (instances share nothing); it ticks on the n
                ``sample_faults = False``: young bits harvested 16 times a tick, walk.py); at
                the scaled node the sample is 1/16 of memory (the seed's 15,000 pages are 0.7 %
                of 8 GB), so the faults cost CAST more model time than on the seed's machine.
-               The cost of writing anon out is a parameter.
+               The cost of writing anon out is what the engine charges its writer: zram's
+               compression (2.5 us, the parameter's default, so on zram the cost stays 2,500 ns),
+               a disk's submission (0 for a queued write: ssd, hdd). Until 2026-12-01 it was the
+               parameter alone.
             3. The sweep reads page ids 0..n-1 of the trace, not the node's PFNs; the bitmap's
                256 blocks cover them.
             4. The walker reads every page id for young bits (no mm list, no Bloom filter,
@@ -167,12 +172,16 @@ from pagesim.core.state import (
     A_SCANNED,
     A_SWAP_FREE,
     A_WAIT_NS,
+    A_ZRAM_PAGES,
     ANON,
     DIRTY,
+    GI_FILE_QUEUE,
+    GI_SWAP_QUEUE,
     LEN,
     MAX_CANDIDATES,
     MODE_KERNEL,
     PROT_NONE,
+    QUEUE_CPU,
     REASON_FREED,
     RECLAIM_LIMIT,
     SWAPCACHE,
@@ -208,8 +217,11 @@ from pagesim.policies.cast.layout import (
     BUF_W,
     BUF_WORD,
     ENOUGH_MAX,
+    F_ALL_N,
+    F_ALL_SUM,
     F_CREDIT,
     F_KEYTAB,
+    F_OUT_N,
     F_SPLIT_COST,
     F_WAIT_N,
     FILE_T,
@@ -280,6 +292,7 @@ from pagesim.policies.cast.layout import (
     G_WPM,
     G_WWIN,
     G_YOUNG,
+    G_ZRAM,
     INBUF,
     ISO,
     N_BLOCKS,
@@ -298,6 +311,7 @@ from pagesim.policies.cast.layout import (
     SIDX,
     SIM_NS,
     SLOT_MASK,
+    SWAPOUT_K,
     WORD,
 )
 from pagesim.policies.cast.tune import (
@@ -351,6 +365,12 @@ def _w_len(s, t):  # type: ignore[no-untyped-def]
 
 
 @cast_kernel
+def _lru_pages(s):  # type: ignore[no-untyped-def]
+    """Pages on this lruvec's lists (W and M of both types): the costs' memory."""
+    return _w_len(s, 0) + _w_len(s, 1) + s.gi[G_MSIZE] + s.gi[G_MSIZE + 1]
+
+
+@cast_kernel
 def _less(k1, tb1, k2, tb2):  # type: ignore[no-untyped-def]
     """Rank order: lower key first, then lower tie rank."""
     return k1 < k2 or (k1 == k2 and tb1 < tb2)
@@ -358,8 +378,10 @@ def _less(k1, tb1, k2, tb2):  # type: ignore[no-untyped-def]
 
 @cast_kernel
 def _update_memory(s, a):  # type: ignore[no-untyped-def]
+    """The node's memory and what zram holds of it (kernel mode; ``added``, ``evict``)."""
     if a[A_MODE] == MODE_KERNEL and a[A_MEMORY] > 0:
         s.gi[G_MEM] = a[A_MEMORY]
+        s.gi[G_ZRAM] = a[A_ZRAM_PAGES]
 
 
 # ------------------------------------------------------------------------------------ the clock
@@ -814,8 +836,7 @@ def _added(s, a):  # type: ignore[no-untyped-def]
     elif a[A_READAHEAD] != 0:
         tune_feed(s, p, t, PREFETCH)
     if kmode and refault and a[A_WAIT_NS] > 0 and a[A_READAHEAD] == 0:
-        lru = _w_len(s, 0) + _w_len(s, 1) + s.gi[G_MSIZE] + s.gi[G_MSIZE + 1]
-        note_wait(s, t, float(a[A_WAIT_NS]), lru)
+        note_wait(s, t, float(a[A_WAIT_NS]), _lru_pages(s))
     return 0
 
 
@@ -922,6 +943,8 @@ def _removed(s, r):  # type: ignore[no-untyped-def]
     else:
         s.gi[G_OUT] += 1
         s.shadow[p] = to_shadow(w, s.gi[G_NOW])
+        if r[A_MODE] == MODE_KERNEL and r[A_WAIT_NS] >= 0 and (s.resident[p] & ANON) != 0:
+            note_wait(s, SWAPOUT_K, float(r[A_WAIT_NS]), _lru_pages(s))
     s.pm[p, WORD] = 0
     return 0
 
@@ -1035,6 +1058,11 @@ def enabled_schedule(value: Any) -> list[tuple[int, bool]]:
             raise ValueError(f"cast: enabled={value!r}: the access counts must increase")
         out.append((int(at), state == "1"))
     return out
+
+
+#: The cost samples' kinds as the readouts name them (``all_anon``...): 0 anon refault, 1 file
+#: refault, 2 anon write-out (``SWAPOUT_K``).
+COST_KINDS = ("anon", "file", "swapout")
 
 
 class CAST(Policy):
@@ -1195,6 +1223,11 @@ class CAST(Policy):
             waits_file=float(s.gf[F_WAIT_N + FILE_T]),
             estimate_swappiness=float(estimate_swappiness.py_func(s)),
             swapout_ns=float(gi[G_SWAPOUT]),
+            swapout_cost_ns=float(miss_cost.py_func(s, ANON_T) - refault_cost.py_func(s, ANON_T)),
+            swapouts=float(s.gf[F_OUT_N]),
+            zram_pages=float(gi[G_ZRAM]),
+            queue_anon=float(gi[GI_SWAP_QUEUE]),
+            queue_file=float(gi[GI_FILE_QUEUE]),
             miss_cost_anon_ns=float(miss_cost.py_func(s, ANON_T)),
             miss_cost_file_ns=float(miss_cost.py_func(s, FILE_T)),
             enabled=float(gi[G_ENABLED]),
@@ -1230,7 +1263,36 @@ class CAST(Policy):
                 out[f"mrc_{name}_{k}0pct_misses"] = float(mrc_misses.py_func(s, t, k))
         for k in range(1, 10):
             out[f"split_cost_{k}0pct"] = float(s.gf[F_SPLIT_COST + k - 1])
+        for k, name in enumerate(COST_KINDS):
+            n = float(s.gf[F_ALL_N + k])
+            out[f"all_{name}"] = n
+            out[f"all_{name}_ns"] = float(s.gf[F_ALL_SUM + k]) / n if n > 0 else 0.0
         return out
+
+    @staticmethod
+    def queue_lines(r: dict[str, float]) -> list[str]:
+        """The seed's per-queue lines of ``estimate`` from :meth:`readouts`: ``cpu:`` then
+        ``bdi N:`` for each block device, each with every anon refault, file refault and anon
+        write-out served there since the start (mean ns and number; never halved).
+
+        A type's waits are served where its device is (``queue_anon``: the swap device, which
+        also takes anon's write-outs; ``queue_file``: the file device): the CPU for zram, else
+        the device's bdi number (:data:`pagesim.core.state.GI_SWAP_QUEUE`); the ``cpu:`` line
+        is always shown, as the seed's.
+        """
+        where = {"anon": int(r["queue_anon"]), "file": int(r["queue_file"])}
+        where["swap-out"] = where["anon"]
+        queues = sorted({q for q in where.values() if q > QUEUE_CPU})
+        lines = []
+        for q in (QUEUE_CPU, *queues):
+            parts = []
+            for label, name in zip(("anon", "file", "swap-out"), COST_KINDS):
+                mine = where[label] == q
+                ns = round(r[f"all_{name}_ns"]) if mine else 0
+                n = round(r[f"all_{name}"]) if mine else 0
+                parts.append(f"{label} {ns} ns ({n})")
+            lines.append(("cpu: " if q == QUEUE_CPU else f"bdi {q}: ") + " ".join(parts))
+        return lines
 
     def describe(self, s: Any) -> str:
         """The seed's ``estimate`` and ``tune`` readouts as text, as far as pagesim has them."""
@@ -1242,8 +1304,9 @@ class CAST(Policy):
             f"swappiness {round(r['estimate_swappiness'])}",
             f"cost anon {round(r['cost_anon_ns'])} ns ({round(r['waits_anon'])} waits) "
             f"file {round(r['cost_file_ns'])} ns ({round(r['waits_file'])} waits)",
-            f"swap-out {int(r['swapout_ns'])} ns (parameter swapout_ns; not measured)",
+            f"swap-out {round(r['swapout_cost_ns'])} ns ({round(r['swapouts'])} pages)",
             "in flight 0",
+            *self.queue_lines(r),
             "tune:",
         ]
         for t, name in ((ANON_T, "anon"), (FILE_T, "file")):

@@ -174,9 +174,13 @@ from pagesim.policies.cast.layout import (
     ANON_T,
     BUF_CAP,
     BUF_W,
+    F_ALL_N,
+    F_ALL_SUM,
     F_KEYTAB,
     F_MRC,
     F_MRCVAR,
+    F_OUT_N,
+    F_OUT_SUM,
     F_SPLIT_COST,
     F_WAIT_N,
     F_WAIT_SUM,
@@ -217,6 +221,7 @@ from pagesim.policies.cast.layout import (
     G_TYPEBIG,
     G_WMOVE,
     G_WPM,
+    G_ZRAM,
     HEAP,
     INBUF,
     N_SIM_T,
@@ -250,6 +255,7 @@ from pagesim.policies.cast.layout import (
     SIM_SIZE,
     SLOT_MASK,
     SMAX,
+    SWAPOUT_K,
     TF,
     TYPE_SIZE,
 )
@@ -342,8 +348,13 @@ def type_pages(s, t):  # type: ignore[no-untyped-def]
 
 @cast_kernel
 def anon_share(s):  # type: ignore[no-untyped-def]
-    """Anon's share of the pages on the lists, permille (500 when there are none)."""
-    a = type_pages(s, ANON_T)
+    """Anon's share of memory, permille (500 when there is none): anon's pages on the lists and
+    the memory zram holds compressed (``gi[G_ZRAM]``, kernel mode), against those and file's
+    pages on the lists. The seed: "Anon's part of memory counts what zram or zswap holds
+    compressed as well as its pages on the lists -- a page swapped to zram frees only what
+    compressing it saves." zram is the node's: each lruvec counts all of it (pagesim's zram,
+    like the kernel's, is not charged to a cgroup)."""
+    a = type_pages(s, ANON_T) + s.gi[G_ZRAM]
     f = type_pages(s, 1)
     if a + f <= 0:
         return 500
@@ -383,12 +394,19 @@ def pressure_swappiness(s):  # type: ignore[no-untyped-def]
 
 @cast_kernel
 def note_wait(s, t, wait_ns, lru_pages):  # type: ignore[no-untyped-def]
-    """One refault wait of type ``t``; both sums halve once waits reach the LRUs' pages."""
-    s.gf[F_WAIT_SUM + t] += wait_ns
-    s.gf[F_WAIT_N + t] += 1.0
-    if s.gf[F_WAIT_N + t] >= max(lru_pages, 1):
-        s.gf[F_WAIT_SUM + t] *= 0.5
-        s.gf[F_WAIT_N + t] *= 0.5
+    """One cost sample of kind ``t``: a refault wait of type ``t`` (0 anon, 1 file) or, kind
+    ``SWAPOUT_K`` (2), what writing an anon page out cost. The kind's sum and number halve once
+    the number reaches the LRUs' pages; every sample is also kept unhalved (``gf[F_ALL_*]``, the
+    seed's per-queue lines)."""
+    s.gf[F_ALL_SUM + t] += wait_ns
+    s.gf[F_ALL_N + t] += 1.0
+    i_sum = F_OUT_SUM if t == SWAPOUT_K else F_WAIT_SUM + t
+    i_n = F_OUT_N if t == SWAPOUT_K else F_WAIT_N + t
+    s.gf[i_sum] += wait_ns
+    s.gf[i_n] += 1.0
+    if s.gf[i_n] >= max(lru_pages, 1):
+        s.gf[i_sum] *= 0.5
+        s.gf[i_n] *= 0.5
 
 
 @cast_kernel
@@ -402,10 +420,13 @@ def refault_cost(s, t):  # type: ignore[no-untyped-def]
 
 @cast_kernel
 def miss_cost(s, t):  # type: ignore[no-untyped-def]
-    """What a miss of type ``t`` costs: its refault wait, plus writing a page out for anon."""
+    """What a miss of type ``t`` costs, ns: its refault wait, plus for anon writing a page out,
+    ``(swapout_ns + sum of write-outs) / (1 + write-outs)``: the parameter is the prior, one
+    sample, as vm.swappiness is the waits' (the seed: "that time is measured too, on every path
+    that writes anon out, and added to anon's cost")."""
     c = refault_cost(s, t)
     if t == ANON_T:
-        c += float(s.gi[G_SWAPOUT])
+        c += (float(s.gi[G_SWAPOUT]) + s.gf[F_OUT_SUM]) / (1.0 + s.gf[F_OUT_N])
     return c
 
 
