@@ -42,6 +42,7 @@ from pagesim.policies.cast.layout import (
     G_LOOK,
     G_NOW,
     G_NSAMP,
+    G_SFAULT,
     G_TYPEBIG,
     G_YOUNG,
     P_PAGE,
@@ -52,7 +53,7 @@ from pagesim.policies.cast.layout import (
     TYPE_SIZE,
     WORD,
 )
-from pagesim.policies.cast.tune import READ, tune_feed
+from pagesim.policies.cast.tune import READ, REREAD, tune_feed
 
 LOOK_AROUND = 64  #: PTEs the look-around reads around a young candidate
 PTE_TABLE = 512  #: PTEs per page table (the look-around stays within one)
@@ -79,7 +80,8 @@ def take_young(s, p, now, leave):  # type: ignore[no-untyped-def]
     s.resident[p] = v & (FLAG_MASK ^ YOUNG)
     if sx >= 0:
         if (v & YOUNG) != 0 and (sx & SAMPLE_PENDING) == 0:
-            tune_feed(s, p, ANON_T, READ)
+            # with the sample's faults, a bit the sample has not seen is its fault's (tune.py)
+            tune_feed(s, p, ANON_T, REREAD if s.gi[G_SFAULT] != 0 else READ)
         s.pm[p, SIDX] = sx & SLOT_MASK
     if last_read(w, now) != now or (w & 0xFF) == 0:
         s.pm[p, WORD] = read_word(w, now)
