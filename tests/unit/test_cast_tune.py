@@ -200,6 +200,22 @@ def test_the_walker_feeds_a_sampled_pages_fault_bit_once() -> None:
     assert tune.word_count(int(s.pm[p, WORD])) == 3
 
 
+def test_a_page_read_ahead_again_comes_into_the_sims_w() -> None:
+    """Session 7: a page read ahead comes into every sim unread, a newcomer in W, as in the main
+    cache, with its history (until then a page read ahead again was not taken in, and its read
+    was a miss in every sim whatever W's share). File pages P, Q, R (0, 1, 2), read at tick 0 in
+    sims of 2 pages: R comes in over 2, P and Q join M (W's excess), R at W's tail ties M's
+    lowest P (key 0, one read each) and wins the tie: P goes. P read ahead: it comes back to W,
+    meets M's lowest Q (key 0) at W's tail, wins the tie, Q goes. P read: a hit. 3 misses in
+    each of the 11 sims (before: 4, P read ahead again stayed out)."""
+    _, s = _state()
+    s.gi[G_MSIZE + 1] = 2
+    assert tune.sim_capacity(s, 1) == 2
+    for page, kind in ((0, tune.READ), (1, tune.READ), (2, tune.READ), (0, tune.PREFETCH), (0, tune.READ)):
+        tune.tune_feed(s, page, 1, kind)
+    assert [_sim_misses(s, N_SIM_T + j) for j in range(N_SIM_T)] == [3] * N_SIM_T
+
+
 def _curves(s, anon: list[float], file: list[float]) -> None:  # type: ignore[no-untyped-def]
     """Hits first reached at sizes 1/10..10/10 (10 values) and then the accesses, per type; each
     hit count's variance as if every hit were placed at weight MRC_EVERY and never halved."""

@@ -46,8 +46,11 @@ sims were far smaller than the main cache -- 1 page before the first tick -- and
 kept). Words use the real clock's tick, so H is the same in pages taken in. With ``history`` on
 (the default, policy.py Choice 6) a page that comes into a sim gets back its history, the
 sample's record of its word (every read of it so far), as a refault in the main cache gets back
-its shadow's word; a page read ahead again is not taken in (its read is a miss: the sims count
-what their cache would have had to bring in, which readahead does not make free). Sims 0..8 rank
+its shadow's word; a page read ahead comes in unread, a newcomer at W's head as in the main
+cache, with its history if it has one (until 2026-12-01 a page read ahead again was not taken
+in, so its read was a miss in every sim whatever W's share: W's sims never saw W keep a window
+until it was read, and on the study's file loops the share fell to 0, after which windows were
+evicted unread, ~7,700 waits per 2,000,000 accesses; docs/cast.md). Sims 0..8 rank
 at the centre decay and at -1, +1, -2, +2, -4, +4, -8, +8 steps held within 1..14 (the seed: the
 nine reach "from le 1 ... to le 14"; a level the centre or a nearer sim has already is off):
 from the default le 8 the nine reach le 1 and 14, so a loop larger than memory, which only the
@@ -735,8 +738,6 @@ def sim_access(gi, gf, j, t, x, kind, hist, cap):  # type: ignore[no-untyped-def
     v = _sv(j)
     now = gi[G_NOW]
     loc = gi[b + O_SL + x]
-    if loc == 0 and kind != READ and hist != 0:
-        return 0  # a page read ahead again is not taken in: its read is a miss (module docstring)
     if loc != 0:
         if kind == READ:
             w = read_word(gi[b + O_SW + x], now)
