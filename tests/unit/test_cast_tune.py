@@ -9,16 +9,29 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pagesim.core.state import A_MEMORY, A_MODE, ACC_LEN, GI_SWAPPINESS, MODE_KERNEL, make_state
+from pagesim.core.state import (
+    A_MEMORY,
+    A_MODE,
+    ACC_LEN,
+    GI_SWAPPINESS,
+    MODE_KERNEL,
+    RESIDENT,
+    YOUNG,
+    make_state,
+)
+from pagesim.core.state import ANON as ANON_FLAG
 from pagesim.engine.kernel import KernelRun
 from pagesim.engine.memory import KernelConfig
 from pagesim.policies.cast import tune
+from pagesim.policies.cast.core import new_word
 from pagesim.policies.cast.layout import (
     F_MRC,
     F_MRCVAR,
     G_HITREAD,
     G_LE,
     G_LRUPG,
+    G_MSIZE,
+    G_NOW,
     G_SEQREAD,
     G_SIM,
     G_SIMMINUS,
@@ -28,11 +41,16 @@ from pagesim.policies.cast.layout import (
     N_SIM_T,
     P_LAST,
     S_LE,
+    S_MISS,
     S_WPM,
+    SAMPLE_PENDING,
+    SIDX,
     SIM_NS,
     TYPE_SIZE,
+    WORD,
 )
 from pagesim.policies.cast.policy import CAST, _init
+from pagesim.policies.cast.walk import take_young
 from pagesim.trace import Trace
 from pagesim.workloads.kernel import make_kernel_workload
 
@@ -112,6 +130,90 @@ def test_w_share_steps_on_the_gradients_sequential_test() -> None:
     s.gi[G_SIMPLUS + j] = 1
     s.gi[G_SIMMINUS + j] = 30  # W- better: back down
     assert tune.decide_w(s, t) and s.gi[G_WPM + t] == 100
+
+
+def _sim_misses(s, j: int) -> int:  # type: ignore[no-untyped-def]
+    return int(s.gi[G_SIM + j * SIM_NS + S_MISS])
+
+
+def _fault_then_loop(reread: bool):  # type: ignore[no-untyped-def]
+    """Anon pages A, B, C (0, 1, 2) in sims of 2 pages (M held at 2, every page sampled): A
+    faulted at tick 0, its fault's young bit taken by the walker at tick 1 (``reread``), B and C
+    faulted at tick 2, A read again. Returns the state."""
+    _, s = _state()
+    s.gi[G_MSIZE] = 2  # the type's pages on the lists: the sims hold 2 (rate 65536)
+    assert tune.sim_capacity(s, tune.ANON_T) == 2
+    steps = ((0, 0, tune.READ), (1, 0, tune.REREAD), (2, 1, tune.READ), (2, 2, tune.READ), (2, 0, tune.READ))
+    for now, page, kind in steps:
+        if kind == tune.REREAD and not reread:
+            continue
+        s.gi[G_NOW] = now
+        tune.tune_feed(s, page, tune.ANON_T, kind)
+    return s
+
+
+def test_a_faults_young_bit_makes_the_decay_sims_differ() -> None:
+    """Session 7: the fault's young bit, which the main cache's walker takes a tick later as a
+    second read (policy.py Choice 10), is a read in the sample too (``REREAD``: no access, no hit
+    or miss). Centre le 8; sim 7 at le 1, sim 8 at le 14. C comes in over 2 pages: A and B join
+    M (W's excess), C at W's tail meets M's lowest. With the re-read A has 2 reads (last at tick
+    1), B 1 (tick 2): le 1, key floor(E/32 + 16 log2 S): A floor(1/32 + 16 log2(1 + 2^(-1/512)))
+    = 16, B floor(2/32) = 0: B goes, A is a hit: 3 misses. le 14, key E * 256 + 16 log2 S: A 256,
+    B 512: A goes and misses again: 4. Without it A and B have one read each and every level
+    ranks the older lower (key E * 2^(le - 6)): A goes at le 1 and le 14 alike, 4 misses each:
+    the nine sims were identical on stress-vm, where each page is written once a pass."""
+    s = _fault_then_loop(reread=True)
+    assert [int(s.gi[G_SIM + j * SIM_NS + S_LE]) for j in (0, 7, 8)] == [8, 1, 14]
+    rec = tune.sample_word(s.gi, s.gf, tune.ANON_T, 0)
+    assert tune.word_count(rec) == 3  # the fault, the re-read, the read at tick 2
+    assert (_sim_misses(s, 7), _sim_misses(s, 8)) == (3, 4)
+    # the centre (le 8: A 4 + floor(16 log2(1 + 2^(-1/4))) = 18, B 8) hit A, as le 1 did
+    assert s.gi[G_SIMMINUS + 8] == 1 and s.gi[G_SIMPLUS + 7] == 0
+    s = _fault_then_loop(reread=False)
+    assert (_sim_misses(s, 7), _sim_misses(s, 8)) == (4, 4)
+    assert not s.gi[G_SIMPLUS : G_SIMPLUS + N_SIM_T].any()
+    assert not s.gi[G_SIMMINUS : G_SIMMINUS + N_SIM_T].any()
+
+
+def test_the_walker_feeds_a_sampled_pages_fault_bit_once() -> None:
+    """With the sample's faults on, a sampled anon page's fault is a read for the sample and its
+    young bit is left unseen: the walker taking it a tick later is a re-read (the record's count 1
+    -> 2). A bit an access left (a hinting fault, SAMPLE_PENDING) is not fed again."""
+    _, s = _state()
+    p = 5
+    s.resident[p] = RESIDENT | ANON_FLAG | YOUNG
+    s.gi[G_NOW] = 0
+    s.pm[p, WORD] = new_word(0, 1)
+    tune.tune_feed(s, p, tune.ANON_T, tune.READ)  # the fault
+    x = int(s.pm[p, SIDX])
+    assert tune.word_count(tune.sample_word(s.gi, s.gf, tune.ANON_T, x)) == 1
+    assert not take_young(s, p, 0, True)  # the walker of the fault's tick leaves it (Choice 10)
+    s.gi[G_NOW] = 1
+    assert take_young(s, p, 1, True)
+    assert tune.word_count(tune.sample_word(s.gi, s.gf, tune.ANON_T, x)) == 2
+    assert tune.word_count(int(s.pm[p, WORD])) == 2
+    s.resident[p] |= YOUNG  # an access, seen by its hinting fault
+    s.pm[p, SIDX] = x | SAMPLE_PENDING
+    s.gi[G_NOW] = 2
+    assert take_young(s, p, 2, True)
+    assert tune.word_count(tune.sample_word(s.gi, s.gf, tune.ANON_T, x)) == 2
+    assert tune.word_count(int(s.pm[p, WORD])) == 3
+
+
+def test_a_page_read_ahead_again_comes_into_the_sims_w() -> None:
+    """Session 7: a page read ahead comes into every sim unread, a newcomer in W, as in the main
+    cache, with its history (until then a page read ahead again was not taken in, and its read
+    was a miss in every sim whatever W's share). File pages P, Q, R (0, 1, 2), read at tick 0 in
+    sims of 2 pages: R comes in over 2, P and Q join M (W's excess), R at W's tail ties M's
+    lowest P (key 0, one read each) and wins the tie: P goes. P read ahead: it comes back to W,
+    meets M's lowest Q (key 0) at W's tail, wins the tie, Q goes. P read: a hit. 3 misses in
+    each of the 11 sims (before: 4, P read ahead again stayed out)."""
+    _, s = _state()
+    s.gi[G_MSIZE + 1] = 2
+    assert tune.sim_capacity(s, 1) == 2
+    for page, kind in ((0, tune.READ), (1, tune.READ), (2, tune.READ), (0, tune.PREFETCH), (0, tune.READ)):
+        tune.tune_feed(s, page, 1, kind)
+    assert [_sim_misses(s, N_SIM_T + j) for j in range(N_SIM_T)] == [3] * N_SIM_T
 
 
 def _curves(s, anon: list[float], file: list[float]) -> None:  # type: ignore[no-untyped-def]

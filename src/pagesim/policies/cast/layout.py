@@ -22,7 +22,8 @@ ISO = 1  #: 1 while proposed to the engine by the last evict call (off W, skippe
 INBUF = 2  #: 1 while the page is among the sweep's candidates
 PASSK = 3  #: + type: scratch column, the keys seen by the current pass of the sweep (slot = row)
 SIDX = 5  #: the page's slot in the controllers' sample: -1 not sampled, -2 sampled (no slot yet)
-#: set in SIDX while a sampled anon page's young bit is its fault's (seen already)
+#: set in SIDX while a sampled anon page's young bit was seen by the sample (an access's hinting
+#: fault; with ``sample_faults`` off, also its fault's: tune.py)
 SAMPLE_PENDING = 1 << 40
 #: set in SIDX while a young bit the sample's harvest took is held for the walker and reclaim
 SAMPLE_HELD = 1 << 41

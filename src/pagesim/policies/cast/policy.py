@@ -830,9 +830,12 @@ def _added(s, a):  # type: ignore[no-untyped-def]
     if read:
         tune_feed(s, p, t, READ)
         if kmode and t == ANON_T and s.pm[p, SIDX] >= 0:
-            s.pm[p, SIDX] |= SAMPLE_PENDING  # the fault's young bit was seen (walk.py)
             if s.gi[G_SFAULT] != 0:
-                s.resident[p] |= PROT_NONE  # every later access faults and is seen (the seed)
+                # every later access faults and is seen (the seed); the fault's young bit is left
+                # unseen: taken by the main cache as a read, it is one for the sample (tune.py)
+                s.resident[p] |= PROT_NONE
+            else:
+                s.pm[p, SIDX] |= SAMPLE_PENDING  # the fault's young bit was seen (walk.py)
     elif a[A_READAHEAD] != 0:
         tune_feed(s, p, t, PREFETCH)
     if kmode and refault and a[A_WAIT_NS] > 0 and a[A_READAHEAD] == 0:

@@ -21,23 +21,42 @@ keeps pagesim's earlier stand-in: the sampled pages' young bits harvested 16 tim
 of memory taken in; reads between two harvests count as one), held for the walker and reclaim.
 The tests decide once a tick and every 256 sample events.
 
-The simulated caches (per type, 11): each is the main cache in small -- W a FIFO of newcomers
-(a ring of lazy entries), M the rest ranked by the real :func:`~pagesim.policies.cast.core.key_of`
+The fault's young bit (session 7). The main cache counts a fault as two reads once the page is
+still mapped a tick later: the fault, and its young bit, which the walker leaves in the fault's
+tick and takes at the next (policy.py Choice 10; it cannot tell a fault's bit from an access's).
+So that each sim is "the main cache in small", the sample counts it too: the fault's bit is left
+unseen (no SAMPLE_PENDING), and when the walker or reclaim takes it the slot's record and every
+sim holding the page get a read (:data:`REREAD`: no access, so no hit or miss, nothing comes in,
+nothing placed in the curve). Until 2026-12-01 the sample counted a fault once: on stress-vm,
+where each page is written once a pass, a loop's pages then had one read a pass in the sims
+against two in the main cache, and pages read once are ranked oldest first at every decay (key
+``E * 2^(le - 6)``, ties by the order of joining M): the nine decay sims made the same evictions
+and had the same misses (2,944 of 7,935 reads, seed 0), and the decay stayed at 8 where 1
+swapped in 20-30 % less (docs/cast.md, "Controllers' sims (session 7)").
+
+The simulated caches (per type, 11): each is the main cache in small -- W a FIFO of newcomers (a
+ring of lazy entries), M the rest ranked by the real :func:`~pagesim.policies.cast.core.key_of`
 in a heap of lazy entries (an entry is live while its slot is in M with the word it was pushed
-with), ties by :func:`~pagesim.policies.cast.core.rank_tb` (read once: the order of joining M,
-a clock; read more: the frame hash) and W's newcomer winning a tie; W's tail meets M's lowest
-while W is over its share, W's excess beyond one page joins M unopposed (Choice 9 with a slack of
-one page). Their capacity is the type's pages on the real lists times the rate. Words use the
-real clock's tick, so H is the same in pages taken in. With ``history`` on (the default, policy.py
-Choice 6) a page that comes into a sim gets back its history, the sample's record of its word
-(every read of it so far), as a refault in the main cache gets back its shadow's word; a page
-read ahead again is not taken in (its read is a miss: the sims count what their cache would
-have had to bring in, which readahead does not make free). Sims 0..8 rank at the centre decay
-and at -1, +1, -2, +2, -4, +4, -8, +8 steps held within 1..14 (the seed: the nine reach "from le
-1 ... to le 14"; a level the centre or a nearer sim has already is off): from the default le 8
-the nine reach le 1 and 14, so a loop larger than memory, which only the near-LFU decays keep
-part of (its keys tie and the frame hash keeps the same part), is found from any centre. Sims 9
-and 10 rank at the centre decay with W 100 permille smaller and larger (clamped to 0..1000).
+with), ties by :func:`~pagesim.policies.cast.core.rank_tb` (read once: the order of joining M, a
+clock; read more: the frame hash) and W's newcomer winning a tie; W's tail meets M's lowest
+while W is over its share, W's excess beyond one page joins M unopposed (Choice 9 with a slack
+of one page). Their capacity is the type's pages on the real lists now times the rate
+(:func:`sim_capacity`; until 2026-12-01 the pages at the last tick, so while memory filled the
+sims were far smaller than the main cache -- 1 page before the first tick -- and evicted what it
+kept). Words use the real clock's tick, so H is the same in pages taken in. With ``history`` on
+(the default, policy.py Choice 6) a page that comes into a sim gets back its history, the
+sample's record of its word (every read of it so far), as a refault in the main cache gets back
+its shadow's word; a page read ahead comes in unread, a newcomer at W's head as in the main
+cache, with its history if it has one (until 2026-12-01 a page read ahead again was not taken
+in, so its read was a miss in every sim whatever W's share: W's sims never saw W keep a window
+until it was read, and on the study's file loops the share fell to 0, after which windows were
+evicted unread, ~7,700 waits per 2,000,000 accesses; docs/cast.md). Sims 0..8 rank
+at the centre decay and at -1, +1, -2, +2, -4, +4, -8, +8 steps held within 1..14 (the seed: the
+nine reach "from le 1 ... to le 14"; a level the centre or a nearer sim has already is off):
+from the default le 8 the nine reach le 1 and 14, so a loop larger than memory, which only the
+near-LFU decays keep part of (its keys tie and the frame hash keeps the same part), is found
+from any centre. Sims 9 and 10 rank at the centre decay with W 100 permille smaller and larger
+(clamped to 0..1000).
 
 The decay: per sim i (1..8), over the reads where it and the centre disagree, ``plus`` counts
 the reads it hit and the centre missed, ``minus`` the reverse. Under no difference ``plus`` is
@@ -280,6 +299,9 @@ SIM_WMINUS = 9
 SIM_WPLUS = 10
 READ = 1
 PREFETCH = 0
+#: A read the main cache records with no access behind it: a sampled anon page's fault's young
+#: bit, taken by the walker a tick later or by reclaim's check (module docstring).
+REREAD = 2
 #: A sample slot's record (``P_LAST + x``): bits 0..19 the slot's stamp in the order of last
 #: reads (0: not in the order), bits 20.. its word (every read of it, whether or not any cache
 #: held it: its history; a page read ahead before its first read has count 0).
@@ -727,8 +749,9 @@ def sim_evict(gi, gf, j, t):  # type: ignore[no-untyped-def]
 
 
 @cast_kernel
-def sim_access(gi, gf, j, t, x, kind, hist):  # type: ignore[no-untyped-def]
-    """Slot ``x`` read (``kind`` 1) or read ahead (0) in sim ``j``: 1 if it was there, else 0.
+def sim_access(gi, gf, j, t, x, kind, hist, cap):  # type: ignore[no-untyped-def]
+    """Slot ``x`` read (``kind`` 1) or read ahead (0) in sim ``j`` of ``cap`` pages: 1 if it was
+    there, else 0.
 
     A page that comes in gets back ``hist``, its word before this access, when it is not 0
     (history on: the sim's shadow, as the main cache's refault), else a fresh word."""
@@ -736,8 +759,6 @@ def sim_access(gi, gf, j, t, x, kind, hist):  # type: ignore[no-untyped-def]
     v = _sv(j)
     now = gi[G_NOW]
     loc = gi[b + O_SL + x]
-    if loc == 0 and kind != READ and hist != 0:
-        return 0  # a page read ahead again is not taken in: its read is a miss (module docstring)
     if loc != 0:
         if kind == READ:
             w = read_word(gi[b + O_SW + x], now)
@@ -767,7 +788,6 @@ def sim_access(gi, gf, j, t, x, kind, hist):  # type: ignore[no-untyped-def]
     gi[b + O_RS + i % RING] = st
     gi[v + S_RTAIL] = i + 1
     gi[v + S_WLEN] += 1
-    cap = gi[G_SCAP + t]
     while gi[v + S_WLEN] + gi[v + S_MLEN] > cap:
         before = gi[v + S_WLEN] + gi[v + S_MLEN]
         sim_evict(gi, gf, j, t)
@@ -1189,11 +1209,15 @@ def tune_init(s):  # type: ignore[no-untyped-def]
 
 @cast_kernel
 def tune_feed(s, p, t, kind):  # type: ignore[no-untyped-def]
-    """Page ``p`` of type ``t`` read (1) or read ahead (0): the sims and the curve, if sampled."""
+    """Page ``p`` of type ``t`` read (1), read ahead (0) or re-read (2, :data:`REREAD`): the sims
+    and the curve, if sampled."""
     if s.pm[p, SIDX] == -1 or (s.gi[G_DAUTO] == 0 and s.gi[G_SAUTO] == 0):
         return
     x = _slot(s, p, t)
     if x < 0:
+        return
+    if kind == REREAD:
+        _reread(s.gi, s.gf, t, x)
         return
     s.gi[G_EVENTS + t] += 1
     if (s.gi[G_EVENTS] + s.gi[G_EVENTS + 1]) % DECIDE_EVERY == 0:
@@ -1205,24 +1229,68 @@ def tune_feed(s, p, t, kind):  # type: ignore[no-untyped-def]
     if s.gi[G_DAUTO] == 0:
         return
     j0 = t * N_SIM_T
-    hc = sim_access(s.gi, s.gf, j0, t, x, kind, hist)
+    cap = sim_capacity(s, t)
+    hc = sim_access(s.gi, s.gf, j0, t, x, kind, hist, cap)
     for i in range(1, 9):
         j = j0 + i
         if s.gi[_sv(j) + S_ON] == 0:
             continue
-        h = sim_access(s.gi, s.gf, j, t, x, kind, hist)
+        h = sim_access(s.gi, s.gf, j, t, x, kind, hist, cap)
         if kind == READ and h != hc:
             if h > hc:
                 s.gi[G_SIMPLUS + j] += 1
             else:
                 s.gi[G_SIMMINUS + j] += 1
-    hm = sim_access(s.gi, s.gf, j0 + SIM_WMINUS, t, x, kind, hist)
-    hp = sim_access(s.gi, s.gf, j0 + SIM_WPLUS, t, x, kind, hist)
+    hm = sim_access(s.gi, s.gf, j0 + SIM_WMINUS, t, x, kind, hist, cap)
+    hp = sim_access(s.gi, s.gf, j0 + SIM_WPLUS, t, x, kind, hist, cap)
     if kind == READ and hm != hp:
         if hp > hm:
             s.gi[G_SIMPLUS + j0 + SIM_WPLUS] += 1
         else:
             s.gi[G_SIMMINUS + j0 + SIM_WPLUS] += 1
+
+
+@cast_kernel
+def sim_capacity(s, t):  # type: ignore[no-untyped-def]
+    """The sims' capacity for type ``t``, pages: the type's pages on the real lists now times the
+    sample's rate (at least 1)."""
+    return max(1, (type_pages(s, t) * s.gi[G_RATE]) // 65536)
+
+
+@cast_kernel
+def _reread(gi, gf, t, x):  # type: ignore[no-untyped-def]
+    """Slot ``x``'s fault's young bit taken by the main cache as a read: the slot's record and
+    every sim holding the page get the read too (the main cache's rule: nothing if the word's last
+    read is this tick). No access: no hit or miss, no page comes in, the curve places nothing."""
+    now = gi[G_NOW]
+    i = G_TYPEBIG + t * TYPE_SIZE + P_LAST + x
+    w = sample_word(gi, gf, t, x)
+    if word_count(w) == 0 or last_read(w, now) == now:
+        return
+    w = read_word(clamp_word(w, now), now)
+    gi[i] = (w << REC_SHIFT) | (gi[i] & STAMP_MASK) | (gi[i] & REC_RA)
+    for k in range(N_SIM_T):
+        j = t * N_SIM_T + k
+        if gi[_sv(j) + S_ON] != 0:
+            sim_reread(gi, gf, j, t, x)
+
+
+@cast_kernel
+def sim_reread(gi, gf, j, t, x):  # type: ignore[no-untyped-def]
+    """Slot ``x`` re-read in sim ``j`` (:func:`_reread`): its word gets the read if the sim holds
+    it and its last read is not this tick."""
+    b = _sb(j)
+    loc = gi[b + O_SL + x]
+    if loc == 0:
+        return
+    now = gi[G_NOW]
+    w = gi[b + O_SW + x]
+    if word_count(w) != 0 and last_read(w, now) == now:
+        return
+    w = read_word(w, now)
+    gi[b + O_SW + x] = w
+    if loc == 2:
+        _heap_push(gi, gf, j, t, x, w)
 
 
 @cast_kernel
