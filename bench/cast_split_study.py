@@ -129,7 +129,7 @@ def main() -> None:
     )
     parser.add_argument("--schedule", default="time", choices=("time", "trace"), help="KernelConfig.schedule")
     parser.add_argument(
-        "--changing", action="store_true", help="the 12 changing conditions instead of the 90 (mix stages)"
+        "--changing", action="store_true", help="the 20 changing conditions instead of the 90 (mix stages)"
     )
     args = parser.parse_args()
     start, stop, step = (int(x) for x in args.conditions.split(":"))

@@ -116,14 +116,14 @@ def test_stages_through_the_registry_and_their_errors() -> None:
         mix(stages=[{"anon_accesses": 1.5}])
 
 
-def test_the_study_lists_twelve_changing_conditions_of_two_and_four_stages() -> None:
+def test_the_study_lists_twenty_changing_conditions_of_two_and_four_stages() -> None:
     conds = mix_study_conditions(accesses=1000, changing=True)
-    assert len(conds) == 12
-    assert [len(c["stages"]) for c in conds] == [2, 4] * 6
+    assert len(conds) == 20
+    assert [len(c["stages"]) for c in conds] == [2, 4] * 10
     for c in conds:
         a, b = c["stages"][:2]
         assert a != b and c["stages"] == [a, b] * (len(c["stages"]) // 2)
         t = mix(memory_pages=1000, **c)
         assert t.n_requests == int(1000 * c["anon_share"]) + 1000
-    assert len({c["seed"] for c in conds}) == 12
+    assert len({c["seed"] for c in conds}) == 20
     assert mix_study_conditions(accesses=1000) == mix_study_conditions(accesses=1000, changing=False)

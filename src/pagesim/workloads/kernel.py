@@ -509,6 +509,28 @@ MIX_CHANGES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
         {"anon_pattern": "loop", "anon_accesses": 0.5, "anon_ws": 1.0},
         {"anon_pattern": "loop", "anon_accesses": 0.5, "anon_ws": 0.25},
     ),
+    # (session 7, after the six above: stages whose wrong split costs more) anon's loop takes 90 %
+    # of the accesses beside a uniform file (400,000 accesses alone: fixed 10 % 1.12x fixed 50 %),
+    # then a skewed file beside quiet anon (zipf/loop/0.05: fixed 50 % 1.19x fixed 10 %)
+    "anon-loop-then-file": (
+        {"anon_pattern": "loop", "anon_accesses": 0.9, "file_pattern": "uniform"},
+        {"anon_pattern": "loop", "anon_accesses": 0.05, "file_pattern": "zipf"},
+    ),
+    # scans beside anon's loop at 80 % of the accesses (alone: 10 % 1.15x 50 %), then at 5 %
+    "scan-anon-loop-cools": (
+        {"anon_pattern": "loop", "anon_accesses": 0.8, "file_pattern": "scan"},
+        {"anon_pattern": "loop", "anon_accesses": 0.05, "file_pattern": "scan"},
+    ),
+    # the file's working set shrinks from 1.5x memory to 0.45x (file-grows reversed)
+    "file-shrinks": (
+        {"anon_pattern": "loop", "anon_accesses": 0.3, "file_ws": 1.0},
+        {"anon_pattern": "loop", "anon_accesses": 0.3, "file_ws": 0.3},
+    ),
+    # a uniform file beside quiet anon, then anon's loop at 90 % (anon-loop-then-file reversed)
+    "file-then-anon-loop": (
+        {"anon_pattern": "loop", "anon_accesses": 0.05, "file_pattern": "uniform"},
+        {"anon_pattern": "loop", "anon_accesses": 0.9, "file_pattern": "uniform"},
+    ),
 }
 
 
@@ -521,8 +543,8 @@ def mix_study_conditions(
     accesses (0.1 to 0.6), anon 40 % of memory beside a file 1.5x memory, ``accesses`` each
     (the seed's study: 90 conditions of 2 million accesses). Each condition gets its own seed.
 
-    With ``changing=True``: 12 conditions whose best split changes during the run instead, for
-    each of the six changes of :data:`MIX_CHANGES` (in that order) the two stages once (A, B:
+    With ``changing=True``: 20 conditions whose best split changes during the run instead, for
+    each of the ten changes of :data:`MIX_CHANGES` (in that order) the two stages once (A, B:
     a change at half the run) and twice (A, B, A, B: every quarter), as ``stages`` of
     :func:`mix`; zipf file (unless a stage sets another), anon 40 % of memory, file 1.5x memory,
     ``accesses`` each, seeds ``seed + 1000 + k``.
