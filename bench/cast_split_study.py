@@ -131,9 +131,12 @@ def main() -> None:
     parser.add_argument(
         "--changing", action="store_true", help="the 20 changing conditions instead of the 90 (mix stages)"
     )
+    parser.add_argument("--seed", type=int, default=0, help="mix_study_conditions(seed=...): other draws")
     args = parser.parse_args()
     start, stop, step = (int(x) for x in args.conditions.split(":"))
-    conds = mix_study_conditions(accesses=args.accesses, changing=args.changing)[start:stop:step]
+    conds = mix_study_conditions(accesses=args.accesses, seed=args.seed, changing=args.changing)[
+        start:stop:step
+    ]
     t0 = time.time()
     diffs: list[float] = []
     pacing = (
@@ -142,7 +145,7 @@ def main() -> None:
         else "tasks unpaced (each runs at its own speed)"
     )
     print(
-        f"CAST split study: {len(conds)} conditions, {args.accesses:,} accesses each, node "
+        f"CAST split study: {len(conds)} conditions (seed {args.seed}), {args.accesses:,} accesses each, node "
         f"{args.memory:,} pages, swap {args.swap}; schedule={args.schedule}, {pacing}; "
         f"cost = the tasks' model time on their accesses (node total_ns)"
     )
