@@ -145,8 +145,8 @@ def main() -> None:
         else "tasks unpaced (each runs at its own speed)"
     )
     print(
-        f"CAST split study: {len(conds)} conditions (seed {args.seed}), {args.accesses:,} accesses each, node "
-        f"{args.memory:,} pages, swap {args.swap}; schedule={args.schedule}, {pacing}; "
+        f"CAST split study: {len(conds)} conditions (seed {args.seed}), {args.accesses:,} accesses each, "
+        f"node {args.memory:,} pages, swap {args.swap}; schedule={args.schedule}, {pacing}; "
         f"cost = the tasks' model time on their accesses (node total_ns)"
     )
     width = max([34] + [len(_label(c)) for c in conds])
