@@ -106,6 +106,8 @@ def test_stages_through_the_registry_and_their_errors() -> None:
     assert t.source["params"]["stages"] == [{"anon_accesses": 0.5}, {}]
     with pytest.raises(ValueError, match="at least one stage"):
         mix(stages=[])
+    with pytest.raises(ValueError, match="sequence of mappings"):
+        mix(stages="anon_accesses=0.5")  # type: ignore[arg-type]  (as the CLI would pass it)
     with pytest.raises(ValueError, match="stage 1 has no key anon_share"):
         mix(stages=[{}, {"anon_share": 0.5}])
     with pytest.raises(ValueError, match="unknown file_pattern"):

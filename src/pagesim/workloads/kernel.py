@@ -441,6 +441,8 @@ MIX_STAGE_KEYS = ("anon_accesses", "anon_pattern", "file_pattern", "alpha", "ano
 
 def _mix_stages(top: dict[str, Any], stages: Sequence[Mapping[str, Any]] | None) -> list[dict[str, Any]]:
     """The parameters of each stage of :func:`mix`: ``top`` overridden by each stage's keys, checked."""
+    if stages is not None and (isinstance(stages, str) or not all(isinstance(st, Mapping) for st in stages)):
+        raise ValueError(f"stages must be a sequence of mappings (stage -> its parameters), got {stages!r}")
     if stages is not None and len(stages) == 0:
         raise ValueError("stages must hold at least one stage (None: the workload does not change)")
     plan = []
