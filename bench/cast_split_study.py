@@ -31,6 +31,15 @@ measured, the file of uniform/uniform/0.1 at 50 %, is busy 91 % of the run); a r
     python bench/cast_split_study.py --jobs 2              # two conditions at a time
     python bench/cast_split_study.py --pace-ns 0           # unpaced (the study before session 6)
 
+``--changing`` runs the 20 changing conditions of ``mix_study_conditions(changing=True)``
+instead (``mix(stages=...)``: each alternates between two stages whose best splits differ, once
+or twice in the run; session 7, docs/cast.md "The split study under changing conditions"). Each
+row also prints the chosen split by tenths of the main phase (``9666611111``: 90 % at the first
+tenth, 60 % at the next four, 10 % from the sixth on; ``-`` before its first decision).
+``--seed S`` draws every condition with ``mix_study_conditions(seed=S)``.
+
+    python bench/cast_split_study.py --changing --accesses 2000000 --jobs 2
+
 With ``--jobs N`` the conditions run in N processes (one condition per task; each process
 compiles or loads the numba cache once); rows are printed in condition order.
 """
@@ -53,22 +62,50 @@ SEED_WORST = 12.3
 FIXED = tuple(range(100, 1000, 100))
 
 
-def _label(c: dict[str, object]) -> str:
-    return f"{c['file_pattern']}/{c['anon_pattern']}/{c['anon_accesses']}"
+def _stage_label(c: dict[str, Any]) -> str:
+    """``file/anon/share``; a working set other than all of it as ``(ws 0.3)`` after its side."""
+    file_ws = f"(ws {c['file_ws']})" if c.get("file_ws", 1.0) != 1.0 else ""
+    anon_ws = f"(ws {c['anon_ws']})" if c.get("anon_ws", 1.0) != 1.0 else ""
+    return f"{c['file_pattern']}{file_ws}/{c['anon_pattern']}{anon_ws}/{c['anon_accesses']}"
+
+
+def _label(c: dict[str, Any]) -> str:
+    """A condition's label: its stages' labels in order, a repeated cycle once with ``x<stages>``."""
+    if not c.get("stages"):
+        return _stage_label(c)
+    stages = [_stage_label({**c, **st}) for st in c["stages"]]
+    cycle = list(dict.fromkeys(stages))
+    if stages == cycle * (len(stages) // len(cycle)):
+        return " > ".join(cycle) + f" x{len(stages)}"
+    return " > ".join(stages)
+
+
+def _trajectory(series: dict[str, Any], main_start: int, main: int) -> str:
+    """The chosen split (tens of %) at each tenth of the main phase (``-`` before its first decision)."""
+    access = list(series["access"])
+    split = list(series["split_permille"])
+    out = []
+    for k in range(1, 11):
+        at = main_start + k * main // 10
+        i = min(range(len(access)), key=lambda j: abs(access[j] - at))
+        out.append("-" if split[i] < 0 else f"{round(split[i] / 100):d}")
+    return "".join(out)
 
 
 def run_condition(
     cond: dict[str, object], memory: int, swap: str, pace_ns: float = 0.0, schedule: str = "time"
-) -> dict[str, float]:
+) -> dict[str, Any]:
     """Cost of each fixed split and of the chosen one for one condition.
 
     Also ``end_ratio``: the latest model time at the end of the ten runs over ``accesses *
-    pace_ns`` (0 unpaced; above 1 a task fell behind its releases).
+    pace_ns`` (0 unpaced; above 1 a task fell behind its releases), and ``trajectory``: the
+    chosen split in tens of % at each tenth of the main phase (:func:`_trajectory`).
     """
     trace = mix(memory_pages=memory, pace_ns=pace_ns, **cond)  # type: ignore[arg-type]
     cfg = KernelConfig(memory_pages=memory, swap=swap, swap_pages=2 * memory, schedule=schedule)
-    every = max(1, trace.n_requests // 4)
-    out: dict[str, float] = {}
+    main = int(cond["accesses"])  # type: ignore[call-overload]
+    every = max(1, main // 20)  # sampling reads, it does not change a run
+    out: dict[str, Any] = {}
     ends: list[float] = []
     for split in FIXED:
         r = simulate_kernel(trace, CAST(split_permille=split), cfg, sample_every=every)
@@ -79,12 +116,13 @@ def run_condition(
     out["chosen"] = float(r.node["total_ns"])
     out["final_split"] = float(r.series["split_permille"][-1])
     out["final_share"] = float(r.series["anon_share_permille"][-1])
+    out["trajectory"] = _trajectory(r.series, trace.n_requests - main, main)  # type: ignore[assignment]
     paced_end = float(cond["accesses"]) * pace_ns  # type: ignore[arg-type]
     out["end_ratio"] = max(ends) / paced_end if paced_end > 0 and schedule == "time" else 0.0
     return out
 
 
-def _task(job: tuple[dict[str, Any], int, str, float, str]) -> dict[str, float]:
+def _task(job: tuple[dict[str, Any], int, str, float, str]) -> dict[str, Any]:
     return run_condition(*job)
 
 
@@ -99,9 +137,15 @@ def main() -> None:
         "--pace-ns", type=float, default=50_000.0, help="ns between main-phase accesses (0: unpaced)"
     )
     parser.add_argument("--schedule", default="time", choices=("time", "trace"), help="KernelConfig.schedule")
+    parser.add_argument(
+        "--changing", action="store_true", help="the 20 changing conditions instead of the 90 (mix stages)"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="mix_study_conditions(seed=...): other draws")
     args = parser.parse_args()
     start, stop, step = (int(x) for x in args.conditions.split(":"))
-    conds = mix_study_conditions(accesses=args.accesses)[start:stop:step]
+    conds = mix_study_conditions(accesses=args.accesses, seed=args.seed, changing=args.changing)[
+        start:stop:step
+    ]
     t0 = time.time()
     diffs: list[float] = []
     pacing = (
@@ -110,13 +154,14 @@ def main() -> None:
         else "tasks unpaced (each runs at its own speed)"
     )
     print(
-        f"CAST split study: {len(conds)} conditions, {args.accesses:,} accesses each, node "
-        f"{args.memory:,} pages, swap {args.swap}; schedule={args.schedule}, {pacing}; "
+        f"CAST split study: {len(conds)} conditions (seed {args.seed}), {args.accesses:,} accesses each, "
+        f"node {args.memory:,} pages, swap {args.swap}; schedule={args.schedule}, {pacing}; "
         f"cost = the tasks' model time on their accesses (node total_ns)"
     )
+    width = max([34] + [len(_label(c)) for c in conds])
     print(
-        f"{'#':>3} {'condition (file/anon/anon share of accesses)':<34} "
-        f"{'best fixed':>10} {'chosen':>8} {'diff':>8} {'end/paced':>9}"
+        f"{'#':>3} {'condition (file/anon/anon share of accesses)':<{width}} "
+        f"{'best fixed':>10} {'chosen':>8} {'diff':>8} {'end/paced':>9} {'split by tenths':>15}"
     )
     jobs = [(c, args.memory, args.swap, args.pace_ns, args.schedule) for c in conds]
     if args.jobs > 1:
@@ -131,9 +176,9 @@ def main() -> None:
         d = 100.0 * (res["chosen"] / fixed[best] - 1.0)
         diffs.append(d)
         print(
-            f"{start + i * step:>3} {_label(cond):<34} {best / 10:>9.0f}% "
-            f"{res['final_split'] / 10:>7.0f}% {d:>+7.1f}% {res['end_ratio']:>9.2f}   (anon share at the end "
-            f"{res['final_share'] / 10:.0f}%)",
+            f"{start + i * step:>3} {_label(cond):<{width}} {best / 10:>9.0f}% "
+            f"{res['final_split'] / 10:>7.0f}% {d:>+7.1f}% {res['end_ratio']:>9.2f} "
+            f"{res['trajectory']:>15}   (anon share at the end {res['final_share'] / 10:.0f}%)",
             flush=True,
         )
     if pool is not None:
@@ -142,7 +187,8 @@ def main() -> None:
     mean = statistics.fmean(diffs)
     worst = max(diffs)
     print()
-    print(f"split chosen from MRCs vs the best fixed split in hindsight ({len(diffs)} conditions):")
+    kind = "changing" if args.changing else "stationary"
+    print(f"split chosen from MRCs vs the best fixed split in hindsight ({len(diffs)} {kind} conditions):")
     print(f"  mean  {mean:+.1f}%   (seed {SEED_MEAN:+.1f}%)")
     print(f"  worst {worst:+.1f}%   (seed {SEED_WORST:+.1f}%)")
     print(f"  best  {min(diffs):+.1f}%")

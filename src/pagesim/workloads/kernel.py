@@ -22,6 +22,7 @@ are a parameter away (``memory_pages=2097152``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -286,6 +287,7 @@ def mix(
     accesses: int | None = None,
     pace_ns: float = 0.0,
     seed: int = 0,
+    stages: Sequence[Mapping[str, Any]] | None = None,
 ) -> Trace:
     """Anonymous memory beside a file working set: the CAST seed's anon/file conditions.
 
@@ -335,6 +337,19 @@ def mix(
         keeps up with its releases (one that falls behind runs as fast as it can). The ``time``
         column holds the release times (int64 ns, ``source["time_is_release"]``).
     seed : int
+    stages : sequence of mappings, optional
+        The workload changes during the run (None, the default: it does not). The main phase is
+        cut into ``K = len(stages)`` stages of equal length (stage ``k`` is main accesses
+        ``k * main // K`` to ``(k + 1) * main // K - 1``), and stage ``k`` takes its parameters
+        from ``stages[k]``, any of ``anon_accesses``, ``anon_pattern``, ``file_pattern`` and
+        ``alpha`` (a missing key: the argument above) and ``anon_ws``, ``file_ws`` (the share of
+        the anon region / of the file the stage's accesses fall on: pages ``[0, share * pages)``,
+        at least one; default 1.0, all of it). Each stage draws its pattern afresh (a ``loop``
+        starts again at page 0, a ``zipf`` ranks its pages in a new random order). The
+        allocation does not change: it is the whole region, written by tag 1 if ``anon_pattern``
+        (the argument) is ``cold``, else by tag 0. With ``stages=[{}]`` the trace is the one
+        without ``stages``. Example, anon hot then file hot: ``stages=[{"anon_accesses": 0.6},
+        {"anon_accesses": 0.05}]``.
 
     Returns
     -------
@@ -346,13 +361,19 @@ def mix(
     Raises
     ------
     ValueError
-        For an unknown pattern, shares outside [0, 1] or a negative ``pace_ns``.
+        For an unknown pattern, shares outside [0, 1], a negative ``pace_ns``, an empty
+        ``stages`` or a stage key not listed above.
     """
-    if file_pattern not in MIX_FILE_PATTERNS:
-        raise ValueError(f"unknown file_pattern {file_pattern!r}; known: {', '.join(MIX_FILE_PATTERNS)}")
-    if anon_pattern not in MIX_ANON_PATTERNS:
-        raise ValueError(f"unknown anon_pattern {anon_pattern!r}; known: {', '.join(MIX_ANON_PATTERNS)}")
-    if not (0 <= anon_share <= 1 and 0 <= anon_accesses <= 1):
+    top = {
+        "anon_accesses": anon_accesses,
+        "anon_pattern": anon_pattern,
+        "file_pattern": file_pattern,
+        "alpha": alpha,
+        "anon_ws": 1.0,
+        "file_ws": 1.0,
+    }
+    plan = _mix_stages(top, stages)
+    if not 0 <= anon_share <= 1:
         raise ValueError("anon_share and anon_accesses must be within [0, 1]")
     if pace_ns < 0:
         raise ValueError(f"pace_ns must be >= 0, got {pace_ns}")
@@ -360,14 +381,22 @@ def mix(
     anon = max(int(memory_pages * anon_share), 1)
     file_pages = max(int(memory_pages * file_factor), 1)
     main = int(accesses) if accesses is not None else passes * file_pages
-    share = 0.0 if anon_pattern == "cold" else anon_accesses
-    is_anon = rng.random(main) < share if share > 0 else np.zeros(main, bool)
+    edges = [k * main // len(plan) for k in range(len(plan) + 1)]
+    shares = [0.0 if st["anon_pattern"] == "cold" else float(st["anon_accesses"]) for st in plan]
+    per_access = np.repeat(shares, np.diff(edges))
+    is_anon = rng.random(main) < per_access if max(shares) > 0 else np.zeros(main, bool)
     n_anon = int(is_anon.sum())
-    anon_main = _pattern(anon_pattern, anon, n_anon, alpha, rng) if n_anon else np.zeros(0, np.int64)
-    file_main = _pattern(file_pattern, file_pages, main - n_anon, alpha, rng)
+    anon_parts, file_parts = [], []
+    for st, lo, hi in zip(plan, edges[:-1], edges[1:]):
+        n_a = int(is_anon[lo:hi].sum())
+        a_pages = max(int(anon * st["anon_ws"]), 1)
+        f_pages = max(int(file_pages * st["file_ws"]), 1)
+        pat, a = st["anon_pattern"], st["alpha"]
+        anon_parts.append(_pattern(pat, a_pages, n_a, a, rng) if n_a else np.zeros(0, np.int64))
+        file_parts.append(_pattern(st["file_pattern"], f_pages, hi - lo - n_a, a, rng))
     main_ids = np.empty(main, np.int64)
-    main_ids[is_anon] = _anon_ids(0, anon_main)
-    main_ids[~is_anon] = _file_ids(0, file_main)
+    main_ids[is_anon] = _anon_ids(0, np.concatenate(anon_parts))
+    main_ids[~is_anon] = _file_ids(0, np.concatenate(file_parts))
     main_op = np.full(main, OP_READ, np.uint8)
     main_op[np.flatnonzero(is_anon)[rng.random(n_anon) < 0.3]] = OP_WRITE
     ids = np.concatenate([_anon_ids(0, np.arange(anon)), main_ids])
@@ -398,11 +427,46 @@ def mix(
                 "accesses": accesses,
                 "pace_ns": pace_ns,
                 "seed": seed,
+                **({"stages": [dict(st) for st in stages]} if stages is not None else {}),
             },
             "memory_pages": memory_pages,
             **({"time_unit": "ns", "time_is_release": True} if paced is not None else {}),
         },
     )
+
+
+#: Keys a stage of :func:`mix` may set.
+MIX_STAGE_KEYS = ("anon_accesses", "anon_pattern", "file_pattern", "alpha", "anon_ws", "file_ws")
+
+
+def _mix_stages(top: dict[str, Any], stages: Sequence[Mapping[str, Any]] | None) -> list[dict[str, Any]]:
+    """The parameters of each stage of :func:`mix`: ``top`` overridden by each stage's keys, checked."""
+    if stages is not None and (isinstance(stages, str) or not all(isinstance(st, Mapping) for st in stages)):
+        raise ValueError(f"stages must be a sequence of mappings (stage -> its parameters), got {stages!r}")
+    if stages is not None and len(stages) == 0:
+        raise ValueError("stages must hold at least one stage (None: the workload does not change)")
+    plan = []
+    for k, st in enumerate(stages if stages is not None else [{}]):
+        unknown = set(st) - set(MIX_STAGE_KEYS)
+        if unknown:
+            raise ValueError(
+                f"stage {k} has no key {', '.join(sorted(unknown))}; known: {', '.join(MIX_STAGE_KEYS)}"
+            )
+        p = {**top, **st}
+        if p["file_pattern"] not in MIX_FILE_PATTERNS:
+            raise ValueError(
+                f"unknown file_pattern {p['file_pattern']!r}; known: {', '.join(MIX_FILE_PATTERNS)}"
+            )
+        if p["anon_pattern"] not in MIX_ANON_PATTERNS:
+            raise ValueError(
+                f"unknown anon_pattern {p['anon_pattern']!r}; known: {', '.join(MIX_ANON_PATTERNS)}"
+            )
+        if not 0 <= p["anon_accesses"] <= 1:
+            raise ValueError("anon_share and anon_accesses must be within [0, 1]")
+        if not (0 < p["anon_ws"] <= 1 and 0 < p["file_ws"] <= 1):
+            raise ValueError(f"stage {k}: anon_ws and file_ws must be within (0, 1]")
+        plan.append(p)
+    return plan
 
 
 def _mix_release_times(allocation: int, main: int, pace_ns: float) -> np.ndarray:
@@ -412,13 +476,96 @@ def _mix_release_times(allocation: int, main: int, pace_ns: float) -> np.ndarray
     )
 
 
-def mix_study_conditions(accesses: int = 2_000_000, seed: int = 0) -> list[dict[str, Any]]:
+#: The changing conditions of :func:`mix_study_conditions` (``changing=True``): name -> the two
+#: stages it alternates between (keys of a ``mix`` stage over the base condition: zipf file, anon
+#: 40 % of memory, file 1.5x memory). Of the 90 stationary conditions the nearest to each stage
+#: had different best fixed splits (docs/cast.md, session 6's 2M table).
+MIX_CHANGES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
+    # anon's loop busy, then quiet (stationary zipf/loop/0.6: best 50 %; zipf/loop/0.1: 10 %)
+    "anon-cools": (
+        {"anon_pattern": "loop", "anon_accesses": 0.6},
+        {"anon_pattern": "loop", "anon_accesses": 0.1},
+    ),
+    # anon quiet, then busy over its whole region (zipf/uniform/0.1: best 10 %; 0.6: 50 %)
+    "anon-heats": (
+        {"anon_pattern": "uniform", "anon_accesses": 0.1},
+        {"anon_pattern": "uniform", "anon_accesses": 0.6},
+    ),
+    # anon hot beside a file no size helps much, then a skewed file beside quiet anon
+    "hot-swaps": (
+        {"anon_pattern": "zipf", "anon_accesses": 0.6, "file_pattern": "uniform"},
+        {"anon_pattern": "zipf", "anon_accesses": 0.05, "file_pattern": "zipf"},
+    ),
+    # the file's working set grows from 0.45x memory (fits beside anon) to 1.5x
+    "file-grows": (
+        {"anon_pattern": "loop", "anon_accesses": 0.3, "file_ws": 0.3},
+        {"anon_pattern": "loop", "anon_accesses": 0.3, "file_ws": 1.0},
+    ),
+    # scans through a skewed file beside busy, then quiet anon (scan/uniform/0.5: 50 %; 0.1: 10 %)
+    "scan-anon-cools": (
+        {"anon_pattern": "uniform", "anon_accesses": 0.5, "file_pattern": "scan"},
+        {"anon_pattern": "uniform", "anon_accesses": 0.1, "file_pattern": "scan"},
+    ),
+    # anon's loop shrinks from its region (40 % of memory) to a quarter of it, as busy
+    "anon-shrinks": (
+        {"anon_pattern": "loop", "anon_accesses": 0.5, "anon_ws": 1.0},
+        {"anon_pattern": "loop", "anon_accesses": 0.5, "anon_ws": 0.25},
+    ),
+    # (session 7, after the six above: stages whose wrong split costs more) anon's loop takes 90 %
+    # of the accesses beside a uniform file (400,000 accesses alone: fixed 10 % 1.12x fixed 50 %),
+    # then a skewed file beside quiet anon (zipf/loop/0.05: fixed 50 % 1.19x fixed 10 %)
+    "anon-loop-then-file": (
+        {"anon_pattern": "loop", "anon_accesses": 0.9, "file_pattern": "uniform"},
+        {"anon_pattern": "loop", "anon_accesses": 0.05, "file_pattern": "zipf"},
+    ),
+    # scans beside anon's loop at 80 % of the accesses (alone: 10 % 1.15x 50 %), then at 5 %
+    "scan-anon-loop-cools": (
+        {"anon_pattern": "loop", "anon_accesses": 0.8, "file_pattern": "scan"},
+        {"anon_pattern": "loop", "anon_accesses": 0.05, "file_pattern": "scan"},
+    ),
+    # the file's working set shrinks from 1.5x memory to 0.45x (file-grows reversed)
+    "file-shrinks": (
+        {"anon_pattern": "loop", "anon_accesses": 0.3, "file_ws": 1.0},
+        {"anon_pattern": "loop", "anon_accesses": 0.3, "file_ws": 0.3},
+    ),
+    # a uniform file beside quiet anon, then anon's loop at 90 % (anon-loop-then-file reversed)
+    "file-then-anon-loop": (
+        {"anon_pattern": "loop", "anon_accesses": 0.05, "file_pattern": "uniform"},
+        {"anon_pattern": "loop", "anon_accesses": 0.9, "file_pattern": "uniform"},
+    ),
+}
+
+
+def mix_study_conditions(
+    accesses: int = 2_000_000, seed: int = 0, changing: bool = False
+) -> list[dict[str, Any]]:
     """The 90 conditions of a CAST-style split study, as keyword arguments of :func:`mix`.
 
     Five file patterns x three anon patterns (zipf, loop, uniform) x six anon shares of the
     accesses (0.1 to 0.6), anon 40 % of memory beside a file 1.5x memory, ``accesses`` each
     (the seed's study: 90 conditions of 2 million accesses). Each condition gets its own seed.
+
+    With ``changing=True``: 20 conditions whose best split changes during the run instead, for
+    each of the ten changes of :data:`MIX_CHANGES` (in that order) the two stages once (A, B:
+    a change at half the run) and twice (A, B, A, B: every quarter), as ``stages`` of
+    :func:`mix`; zipf file (unless a stage sets another), anon 40 % of memory, file 1.5x memory,
+    ``accesses`` each, seeds ``seed + 1000 + k``.
     """
+    if changing:
+        return [
+            {
+                "anon_share": 0.4,
+                "file_factor": 1.5,
+                "file_pattern": "zipf",
+                "anon_pattern": stage_a.get("anon_pattern", "zipf"),
+                "anon_accesses": stage_a.get("anon_accesses", 0.0),
+                "accesses": accesses,
+                "seed": seed + 1000 + 2 * i + j,
+                "stages": [dict(stage_a), dict(stage_b)] * repeat,
+            }
+            for i, (stage_a, stage_b) in enumerate(MIX_CHANGES.values())
+            for j, repeat in enumerate((1, 2))
+        ]
     out = []
     k = 0
     for file_pattern in MIX_FILE_PATTERNS:
@@ -481,6 +628,7 @@ KERNEL_WORKLOADS: dict[str, Workload] = {
             "accesses": None,
             "pace_ns": 0.0,
             "seed": 0,
+            "stages": None,
         },  # fmt: skip
         "anon beside a file 1.5x memory; default: cold anon (65%), a zipf file working set "
         "(file_pattern loop|zipf|scan|phases|uniform, anon_pattern cold|zipf|loop|uniform)",
