@@ -591,6 +591,45 @@ def _prefetch_links(s, k, groups, sample_size):  # type: ignore[no-untyped-def]
 
 
 @kernel_inline
+def _index_append_window(s, k, g, rc, pc):  # type: ignore[no-untyped-def]
+    """Append ``s.sample[:k]`` to the index's end (the caller checked that the ring has room):
+    :func:`_index_append` for each, with the slot and the span kept in registers."""
+    n = s.pm.shape[0]
+    slot = s.gi[g + G_START] + s.gi[g + G_SPAN]
+    if slot >= n:
+        slot -= n
+    for j in range(k):
+        page = s.sample[j]
+        s.pm[slot, rc] = page
+        s.pm[page, pc] = slot
+        slot += 1
+        if slot == n:
+            slot = 0
+    s.gi[g + G_SPAN] += k
+
+
+@kernel_inline
+def _prefetch_next(s, k, g, rc):  # type: ignore[no-untyped-def]
+    """Start loading the rows of the next ``k`` live ids at the index's start: the next sample's
+    window, unless the list changes at its head first. The accesses between two evictions hide
+    the loads, which would otherwise wait in the sample's scoring."""
+    n = s.pm.shape[0]
+    m = s.gi[g + G_SPAN]
+    slot = s.gi[g + G_START]
+    got = 0
+    i = 0
+    while got < k and i < m:
+        e = s.pm[slot, rc]
+        slot += 1
+        if slot == n:
+            slot = 0
+        i += 1
+        if e >= 0:
+            prefetch(s.pm, e)
+            got += 1
+
+
+@kernel_inline
 def list_sample_indexed(s, a, lid, score, request, sample_size, partial, g, rc, pc):  # type: ignore[no-untyped-def]
     """:func:`list_sample` reading the window from the index at ``gi[g:g + 4]`` (columns ``rc``,
     ``pc``).
@@ -628,9 +667,9 @@ def list_sample_indexed(s, a, lid, score, request, sample_size, partial, g, rc, 
     if s.gi[g + G_SPAN] + k > size:  # no room for the window: the list already has it at its tail
         index_rebuild(s, lid, g, rc, pc)
     else:
-        for j in range(k):
-            _index_append(s, lid, s.sample[j], g, rc, pc)
+        _index_append_window(s, k, g, rc, pc)
         s.gi[g + G_SYNCED] = s.lhd[lid, VERSION]
+    _prefetch_next(s, k, g, rc)
     return groups
 
 

@@ -7,7 +7,8 @@ Source      cache_ext spec §4.5 (cache_ext repo ``policies/``, ``cache_ext_lhd`
             Beckmann, Chen, Cidon, "LHD: Improving Cache Hit Rate by Maximizing Hit Density",
             NSDI 2018.
 Structures  One eviction list, oldest insertion at the head. Per page (``pm``): last access
-            time, last hit age, the hit age before it (the app class is always 1). Globals
+            time, last hit age, the hit age before it (the app class is always 1) and the
+            class they give (updated with them, so that scoring a sampled page reads it). Globals
             (``gi``): a timestamp (+1 per insertion and per access), resident objects, the
             countdown to reconfiguration, the age shift, two EWMAs, and for each of the 16
             classes of app 1 (cache_ext's classes 16..31; 0..15 are never used) 16 384 age
@@ -45,7 +46,7 @@ Parameters  sample_size = 16 (pages per group): cache_ext's S (the paper's N = 5
 Complexity  O(1) per access; O(request x S) per eviction; O(16 x 16 384) per reconfiguration,
             once every 2^20 events. The list's order is also kept by position (``pm`` columns
             ring and slot) so that ``core.lists.list_sample_indexed`` reads the sampled pages
-            without walking the links one at a time (same candidates). Memory: five int64 per
+            without walking the links one at a time (same candidates). Memory: six int64 per
             page; 3 x 16 x 16 384 int64 (6 MiB).
 Deviations  1. Reconfiguration runs synchronously when the countdown expires; cache_ext's
                userspace loader polls a ring buffer and runs it a little later, racing with the
@@ -91,10 +92,11 @@ DENSITY_THRESHOLD = SCALE // 100000  #: events needed for a density (10 scaled u
 
 # pm columns
 LAST_ACCESS = 0
-LAST_HIT_AGE = 1
-LAST_LAST_HIT_AGE = 2
-RING = 3  #: the list's order by position (the index of core.lists.list_sample_indexed)
-SLOT = 4  #: the page's position in RING
+CLASS = 1  #: hit_age_class(last hit age + the one before), kept so that scoring computes none
+LAST_HIT_AGE = 2
+LAST_LAST_HIT_AGE = 3
+RING = 4  #: the list's order by position (the index of core.lists.list_sample_indexed)
+SLOT = 5  #: the page's position in RING
 
 # gi slots
 G_LIST = GI_USER
@@ -226,10 +228,10 @@ def _init(s, a):  # type: ignore[no-untyped-def]
 @kernel_inline
 def _access(s, p):  # type: ignore[no-untyped-def]
     age = _age(s, p)
-    c = _class(s, p)
-    s.gi[G_HITS + c * MAX_AGE + age] += SCALE
+    s.gi[G_HITS + s.pm[p, CLASS] * MAX_AGE + age] += SCALE
     s.pm[p, LAST_LAST_HIT_AGE] = s.pm[p, LAST_HIT_AGE]
     s.pm[p, LAST_HIT_AGE] = age
+    s.pm[p, CLASS] = _class(s, p)
     s.pm[p, LAST_ACCESS] = s.gi[G_TIME]
     s.gi[G_TIME] += 1
     _tick(s)
@@ -248,6 +250,7 @@ def _added(s, a):  # type: ignore[no-untyped-def]
     s.pm[p, LAST_ACCESS] = s.gi[G_TIME]
     s.pm[p, LAST_HIT_AGE] = 0
     s.pm[p, LAST_LAST_HIT_AGE] = MAX_AGE
+    s.pm[p, CLASS] = _class(s, p)
     s.gi[G_TIME] += 1
     s.gi[G_OBJECTS] += 1
     _tick(s)
@@ -259,12 +262,13 @@ def _added(s, a):  # type: ignore[no-untyped-def]
 @kernel
 def _removed(s, r):  # type: ignore[no-untyped-def]
     p = r[A_PAGE]
-    s.gi[G_EVICTIONS + _class(s, p) * MAX_AGE + _age(s, p)] += SCALE
+    s.gi[G_EVICTIONS + s.pm[p, CLASS] * MAX_AGE + _age(s, p)] += SCALE
     s.gi[G_OBJECTS] -= 1
     index_removed(s, s.gi[G_LIST], p, G_INDEX, RING, SLOT)
     s.pm[p, LAST_ACCESS] = 0
     s.pm[p, LAST_HIT_AGE] = 0
     s.pm[p, LAST_LAST_HIT_AGE] = 0
+    s.pm[p, CLASS] = 0  # hit_age_class(0)
     return 0
 
 
@@ -273,9 +277,8 @@ def _score(s, a, page):  # type: ignore[no-untyped-def]
     if a[A_MODE] != MODE_CACHE and s.resident[page] & DIRTY:  # no dirty pages in cache mode
         return NEVER
     age = _age(s, page)
-    if age == MAX_AGE - 1:
-        return 0
-    return s.gi[G_DENSITY + _class(s, page) * MAX_AGE + age]
+    density = s.gi[G_DENSITY + s.pm[page, CLASS] * MAX_AGE + age]  # read either way: no branch
+    return 0 if age == MAX_AGE - 1 else density
 
 
 @kernel
@@ -305,7 +308,7 @@ class CeLHD(Policy):
         "partial": True,
         "fault_read": True,
     }
-    int_fields = ("last_access", "last_hit_age", "last_last_hit_age", "ring", "slot")
+    int_fields = ("last_access", "class", "last_hit_age", "last_last_hit_age", "ring", "slot")
     int_globals = 16 + 3 * TABLE
     float_globals = 1
     proposes_batches = True
@@ -339,3 +342,7 @@ class CeLHD(Policy):
         resident = np.flatnonzero(s.resident).tolist()
         assert sorted(pages) == resident, "list != resident set"
         assert int(s.gi[G_OBJECTS]) == len(resident), "object count"
+        hit_ages = s.pm[:, LAST_HIT_AGE] + s.pm[:, LAST_LAST_HIT_AGE]
+        assert all(int(s.pm[p, CLASS]) == hit_age_class(int(hit_ages[p])) for p in range(len(hit_ages))), (
+            "class"
+        )
