@@ -156,9 +156,10 @@ The costs (seed: "cost = (prior + sum of waits) / (1 + waits) [+ the cost of wri
 out, for anon]"): per type the waits' sum and number (``a[A_WAIT_NS]`` of each refault),
 halved once there have been as many as the LRUs hold pages; the prior one sample in the ratio
 ``(200 - s) : s`` of vm.swappiness, scaled so the two priors average 100 us (a choice). The cost
-of writing anon out cannot be observed from a policy (the engine charges the zram compression to
-the reclaimer's clock without telling the policy): it is parameter ``swapout_ns``, default
-2,500 ns, the zram device's documented compression figure (docs/kernel-mode.md). What a
+of writing anon out is measured (since 2026-12-01): kernel mode tells ``removed`` what writing
+the page out cost its writer (``r[A_WAIT_NS]``: zram's compression, 0 for a write queued to a
+disk), and :func:`miss_cost` adds ``(swapout_ns + sum) / (1 + n)`` to anon's, the parameter
+``swapout_ns`` (default 2,500 ns, zram's documented compression time) being its prior. What a
 swap-in costs the study's measure (``node["total_ns"]``: every access's CPU and waits, direct
 reclaim's stalls included; kswapd's and kcompressd's work not) is more: on study condition 14
 (200,000 accesses) the fixed split 40 % against 50 % cost 19.1 ms more for 1,689 more
