@@ -17,7 +17,8 @@ are a parameter away (``memory_pages=2097152``).
   pages per period and never touches them again.
 * ``mix`` -- cold anonymous memory beside a file working set larger than memory (CAST seed:
   anon's share should fall to its floor): task 0 allocates ``anon_share`` of memory once; task 1
-  reads a file of ``file_factor`` times memory sequentially, ``passes`` times.
+  reads a file of ``file_factor`` times memory sequentially, ``passes`` times. With ``stages``
+  the mix changes during the run (the split study's changing conditions).
 """
 
 from __future__ import annotations
@@ -361,8 +362,8 @@ def mix(
     Raises
     ------
     ValueError
-        For an unknown pattern, shares outside [0, 1], a negative ``pace_ns``, an empty
-        ``stages`` or a stage key not listed above.
+        For an unknown pattern, shares outside [0, 1], a negative ``pace_ns``, ``stages`` that
+        is not a non-empty sequence of mappings, or a stage key not listed above.
     """
     top = {
         "anon_accesses": anon_accesses,
