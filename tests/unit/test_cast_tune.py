@@ -27,6 +27,7 @@ from pagesim.policies.cast.core import new_word
 from pagesim.policies.cast.layout import (
     F_MRC,
     F_MRCVAR,
+    G_BIG,
     G_HITREAD,
     G_LE,
     G_LRUPG,
@@ -39,13 +40,17 @@ from pagesim.policies.cast.layout import (
     G_TYPEBIG,
     G_WPM,
     N_SIM_T,
+    O_SL,
+    O_SW,
     P_LAST,
     S_LE,
     S_MISS,
+    S_ON,
     S_WPM,
     SAMPLE_PENDING,
     SIDX,
     SIM_NS,
+    SIM_SIZE,
     TYPE_SIZE,
     WORD,
 )
@@ -173,6 +178,42 @@ def test_a_faults_young_bit_makes_the_decay_sims_differ() -> None:
     assert (_sim_misses(s, 7), _sim_misses(s, 8)) == (4, 4)
     assert not s.gi[G_SIMPLUS : G_SIMPLUS + N_SIM_T].any()
     assert not s.gi[G_SIMMINUS : G_SIMMINUS + N_SIM_T].any()
+
+
+def _sim_pages(s, j: int) -> list[tuple[int, int, int]]:  # type: ignore[no-untyped-def]
+    """Sim ``j``'s pages of the first 3 anon slots: (slot, place 1 W / 2 M, word)."""
+    b = G_BIG + j * SIM_SIZE
+    return [(x, int(s.gi[b + O_SL + x]), int(s.gi[b + O_SW + x])) for x in range(3) if s.gi[b + O_SL + x]]
+
+
+def test_a_sim_that_comes_on_takes_the_centres_pages() -> None:
+    """Session 7: a sim off (level a duplicate) that comes on at a centre move starts with the
+    centre's pages, not empty ("pages kept"). Sims of 2 pages, centre le 1: sims 1, 3, 5, 7 are
+    off (levels 0, -1, -3, -7 held at 1, the centre's). A faulted at tick 0, re-read at tick 1,
+    B at tick 2: both in every on sim's W. The centre moves to 12: sim 5 (12 - 4 = le 8) comes
+    on holding A and B as the centre does; sim 4 (le 3 -> 14) was on and kept them. C comes in
+    at tick 2, A is read: as in the test above, le 8 drops B and hits A (1 miss: C), le 14 drops
+    A and misses it again (4 misses: A, B, C, A). Started empty, sim 5 missed both C and A."""
+    _, s = _state()
+    s.gi[G_MSIZE] = 2
+    s.gi[G_LE] = 1
+    tune._centre_sims(s.gi, s.gf, tune.ANON_T)
+    assert [int(s.gi[G_SIM + j * SIM_NS + S_ON]) for j in range(9)] == [1, 0, 1, 0, 1, 0, 1, 0, 1]
+    for now, page, kind in ((0, 0, tune.READ), (1, 0, tune.REREAD), (2, 1, tune.READ)):
+        s.gi[G_NOW] = now
+        tune.tune_feed(s, page, tune.ANON_T, kind)
+    s.gi[G_LE] = 12
+    tune._centre_sims(s.gi, s.gf, tune.ANON_T)
+    assert [int(s.gi[G_SIM + j * SIM_NS + S_LE]) for j in (0, 4, 5)] == [12, 14, 8]
+    centre = _sim_pages(s, 0)
+    assert [(x, place) for x, place, _ in centre] == [(0, 1), (1, 1)]
+    assert _sim_pages(s, 5) == centre == _sim_pages(s, 4)
+    assert _sim_misses(s, 5) == 0 and s.gi[G_SIMPLUS + 5] == 0 and s.gi[G_SIMMINUS + 5] == 0
+    for page in (2, 0):
+        tune.tune_feed(s, page, tune.ANON_T, tune.READ)
+    assert [x for x, _, _ in _sim_pages(s, 5)] == [0, 2]
+    assert [x for x, _, _ in _sim_pages(s, 4)] == [0, 2]  # A back after its miss
+    assert (_sim_misses(s, 5), _sim_misses(s, 4)) == (1, 4)
 
 
 def test_the_walker_feeds_a_sampled_pages_fault_bit_once() -> None:

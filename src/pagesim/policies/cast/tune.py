@@ -812,6 +812,29 @@ def sim_reset(gi, gf, j, le, wpm):  # type: ignore[no-untyped-def]
     gi[v + S_ON] = 1 if MIN_DECAY <= le <= MAX_DECAY else 0
 
 
+@cast_kernel
+def _sim_copy(gi, gf, src, j):  # type: ignore[no-untyped-def]
+    """Sim ``j`` (just reset) takes sim ``src``'s pages: each slot's word, place (W or M) and
+    stamp, W's ring and the counts and stamp clock that go with them; its level, W share, on
+    flag, hits and misses stay. The block holds no absolute index (slots, ring positions modulo
+    RING, stamps are the sim's own), so a copy is self-contained; M's heap is left empty for the
+    caller's re-key at ``j``'s level."""
+    bs = _sb(src)
+    bj = _sb(j)
+    vs = _sv(src)
+    vj = _sv(j)
+    for x in range(SMAX):
+        gi[bj + O_SW + x] = gi[bs + O_SW + x]
+        gi[bj + O_SL + x] = gi[bs + O_SL + x]
+        gi[bj + O_SS + x] = gi[bs + O_SS + x]
+    for i in range(RING):
+        gi[bj + O_RX + i] = gi[bs + O_RX + i]
+        gi[bj + O_RS + i] = gi[bs + O_RS + i]
+    for k in (S_WLEN, S_MLEN, S_RHEAD, S_RTAIL, S_STAMP):
+        gi[vj + k] = gi[vs + k]
+    gi[vj + S_HLEN] = 0
+
+
 # ------------------------------------------------------------------------------------ the MRC
 
 
@@ -1161,6 +1184,9 @@ def _centre_sims(gi, gf, t):  # type: ignore[no-untyped-def]
             on = MIN_DECAY <= nl <= MAX_DECAY
             if on and was == 0:
                 sim_reset(gi, gf, j, nl, nw)
+                c = t * N_SIM_T
+                if i > 0 and gi[_sv(c) + S_ON] == 1:
+                    _sim_copy(gi, gf, c, j)
             gi[v + S_ON] = 1 if on else 0
             if on:
                 _rebuild_heap(gi, gf, j, t)
