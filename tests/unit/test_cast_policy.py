@@ -159,7 +159,7 @@ def test_decay_and_w_permille_per_type_as_the_seed_knobs() -> None:
 @pytest.mark.parametrize(
     ("value", "expected"),
     [
-        (0, 0),
+        ("measured", "measured"),
         ("6", 6),
         ("6 6", 6),
         ("6,8", "6 8"),
@@ -176,6 +176,25 @@ def test_per_type_knob_forms_read_to_one_canonical_value(value: object, expected
 def test_per_type_knob_refuses_what_it_cannot_read(value: str) -> None:
     with pytest.raises(ValueError, match="cast: .*decay"):
         make_policy("cast", decay=value)
+
+
+@pytest.mark.parametrize("value", [0, "0", "-1", "15", "0 8", "6 0", "file 0", "anon 15"])
+def test_decay_has_no_level_0_and_names_the_range_and_decay_auto(value: object) -> None:
+    """The seed's levels are 1..14 and its automatic decay is ``decay_auto=1``: 0 is no level
+    (it once meant "automatic" here), so it is refused like any value outside 1..14, per type
+    too, in one line naming the range and decay_auto=1."""
+    with pytest.raises(ValueError, match=r"decay must be within 1\.\.14 .*decay_auto=1") as err:
+        make_policy("cast", decay=value)
+    assert "\n" not in str(err.value)
+
+
+def test_decay_default_is_measured_and_automatic() -> None:
+    """Unset (or written as the default, ``measured``) the decay is the controllers': both
+    types start at 8 with decay_auto on, and the label stays plain ``cast``."""
+    for pol, s in (_configured(), _configured(decay="measured")):
+        r = pol.readouts(s)
+        assert (r["decay_anon"], r["decay_file"], r["decay_auto"]) == (8, 8, 1)
+        assert pol.label() == "cast"
 
 
 def test_per_type_knobs_from_the_command_line() -> None:

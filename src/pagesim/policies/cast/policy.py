@@ -93,8 +93,9 @@ Parameters  (the seed's knobs, tune.py for the controllers)
             enabled = "1" (0: the legacy LRU runs in CAST's place; "0@N,1@M": off after N
             accesses, on again after M -- kernel mode, each switch passing the pages through
             the legacy LRU's lists, pagesim.engine.switch; a run with MGLRU on any cgroup is
-            refused, as the seed's EBUSY); decay_auto = True; decay = 0 ("measured",
-            starting at 8; 1..14 sets it and stops decay_auto); w_permille = -1 ("measured",
+            refused, as the seed's EBUSY); decay_auto = True; decay = "measured" (starting
+            at 8; 1..14 sets it and stops decay_auto; there is no level 0, any other value
+            is refused); w_permille = -1 ("measured",
             starting at 100; 0..1000 sets it and stops decay_auto); both per type as the
             seed's (Choice 11): one value sets both types, "6 8" anon 6 and file 8, "file 8"
             file alone (anon where it starts); split_permille = -1 (the
@@ -962,6 +963,9 @@ PER_TYPE_SYNTAX = (
     "(anon 6, file 8, anon 6 file 8)"
 )
 _TYPE_NAMES = ("anon", "file")
+#: ``decay``'s default, the seed's "measured": no level set by hand (the seed has no level 0).
+DECAY_MEASURED = "measured"
+DECAY_HINT = " (no level 0; for the automatic decay leave it unset: decay_auto=1)"
 
 
 def _knob_int(name: str, text: str) -> int:
@@ -971,7 +975,9 @@ def _knob_int(name: str, text: str) -> int:
         raise ValueError(f"cast: cannot read {name}={text!r}; give {PER_TYPE_SYNTAX}") from None
 
 
-def per_type_knob(name: str, value: Any, lo: int, hi: int, unset: int) -> tuple[int | None, int | None]:
+def per_type_knob(
+    name: str, value: Any, lo: int, hi: int, unset: int | str, hint: str = ""
+) -> tuple[int | None, int | None]:
     """A per-type knob (``decay``, ``w_permille``) as (anon, file); None = not set by hand.
 
     The seed's knobs are per type; a write of one value sets both, as pagesim's did, and of two
@@ -986,8 +992,10 @@ def per_type_knob(name: str, value: Any, lo: int, hi: int, unset: int) -> tuple[
         ``unset`` (both measured), a value within ``lo..hi`` (both), or the per-type forms above.
     lo, hi : int
         The range of a value set by hand.
-    unset : int
-        The single value meaning "measured" (decay 0, w_permille -1).
+    unset : int or str
+        The single value meaning "measured" (decay ``"measured"``, w_permille -1).
+    hint : str
+        Added to the out-of-range message (decay: where the automatic decay is).
 
     Returns
     -------
@@ -1004,7 +1012,7 @@ def per_type_knob(name: str, value: Any, lo: int, hi: int, unset: int) -> tuple[
         items = [str(v) for v in value]
     else:
         items = [t for t in re.split(r"[\s,=:]+", str(value).strip()) if t]
-    if len(items) == 1 and _knob_int(name, items[0]) == unset:
+    if len(items) == 1 and items[0].lower() == str(unset):
         return None, None
     out: list[int | None] = [None, None]
     if all(re.fullmatch(r"-?[0-9]+", t) for t in items) and len(items) in (1, 2):
@@ -1020,11 +1028,11 @@ def per_type_knob(name: str, value: Any, lo: int, hi: int, unset: int) -> tuple[
         raise ValueError(f"cast: cannot read {name}={value!r}; give {PER_TYPE_SYNTAX}")
     for v in out:
         if v is not None and not lo <= v <= hi:
-            raise ValueError(f"cast: {name} must be within {lo}..{hi} per type, got {value!r}")
+            raise ValueError(f"cast: {name} must be within {lo}..{hi} per type{hint}, got {value!r}")
     return out[0], out[1]
 
 
-def _knob_text(anon: int | None, file: int | None, unset: int) -> int | str:
+def _knob_text(anon: int | None, file: int | None, unset: int | str) -> int | str:
     """The canonical value of a per-type knob: an int when both types agree, else the text."""
     if anon == file:
         return unset if anon is None else anon
@@ -1083,7 +1091,7 @@ class CAST(Policy):
     params = {
         "enabled": "1",
         "decay_auto": True,
-        "decay": 0,
+        "decay": DECAY_MEASURED,
         "w_permille": -1,
         "split_permille": -1,
         "clean_min_ratio": 10,
@@ -1110,19 +1118,19 @@ class CAST(Policy):
         super().__init__(**overrides)
         le = self._per_type("decay")
         wpm = self._per_type("w_permille")
-        self.values["decay"] = _knob_text(*le, 0)
+        self.values["decay"] = _knob_text(*le, DECAY_MEASURED)
         self.values["w_permille"] = _knob_text(*wpm, -1)
 
     def _per_type(self, name: str) -> tuple[int | None, int | None]:
-        """``decay`` (1..14, 0 measured) or ``w_permille`` (0..1000, -1 measured) per type."""
+        """``decay`` (1..14, "measured") or ``w_permille`` (0..1000, -1 measured) per type."""
         if name == "decay":
-            return per_type_knob(name, self.values[name], MIN_DECAY, MAX_DECAY, 0)
+            return per_type_knob(name, self.values[name], MIN_DECAY, MAX_DECAY, DECAY_MEASURED, DECAY_HINT)
         return per_type_knob(name, self.values[name], 0, 1000, -1)
 
     def configure(self, s: Any, capacity: int) -> None:
         """Check and write the parameters; the capacity is cache mode's memory.
 
-        ``decay`` 0 and ``w_permille`` -1 mean "measured" (starting at 8 and 100); either takes
+        ``decay`` "measured" and ``w_permille`` -1 mean "measured" (starting at 8 and 100); either takes
         one value for both types or one per type (:func:`per_type_knob`: ``"6 8"`` anon 6, file
         8; ``"file 8"`` file alone, anon where it starts); setting any stops ``decay_auto``, as
         writing the seed's knobs does. ``split_permille`` -1: the split controller chooses;
