@@ -13,7 +13,7 @@ from pagesim.cli._kernel import parse_memory, split_workload
 from pagesim.engine.kernel import KernelResult, simulate_kernel
 from pagesim.engine.memory import KernelConfig
 from pagesim.policies.registry import make_policy
-from pagesim.report.kernel import reference_note
+from pagesim.report.kernel import reference_note, task_names
 from pagesim.trace import Trace
 from pagesim.workloads.kernel import make_kernel_workload
 
@@ -55,6 +55,27 @@ def test_kernel_run_table_and_repeat_line() -> None:
     ops = json.loads(as_json.stdout.splitlines()[0])["ops"]
     row = next(line for line in result.stdout.splitlines() if line.startswith("│ lru "))
     assert f" {ops:,} " in row  # the ops each policy ran (stop=first: compare per op)
+
+
+def test_the_tasks_table_names_each_task_as_the_workload_does() -> None:
+    """stream-ws's tag 0 is the working set and tag 1 the stream; stress-vm's tags are its
+    workers; mix's tag 0 the anon task and 1 the file reader; a cache_ext workload's its thread
+    roles (get-scan: tag 0 the scan, 1-3 the gets)."""
+    result = CliRunner().invoke(
+        app, ["run", "stream-ws?memory_pages=800&extra_periods=2", "--policy", "lru", "--tasks"]
+    )
+    assert result.exit_code == 0, result.output
+    rows = [line.split("│") for line in result.stdout.splitlines() if line.startswith("│ ")]
+    named = {cells[1].strip(): cells[2].strip() for cells in rows if len(cells) > 3}
+    assert named["0"] == "working set" and named["1"] == "stream"
+    assert task_names(make_kernel_workload("stress-vm", workers=3).source, 3) == ["worker"] * 3
+    assert task_names(make_kernel_workload("mix", memory_pages=400, accesses=100).source, 2) == [
+        "anon",
+        "file reader",
+    ]
+    gs = make_kernel_workload("get-scan", scale=1 / 8192, gets=200).source
+    assert task_names(gs, 5) == ["scan", "get", "get", "get", ""]  # tag 4: none
+    assert task_names({}, 2) == ["", ""]
 
 
 def test_unknown_device_is_refused() -> None:
@@ -207,9 +228,10 @@ def test_the_note_under_a_table_with_opt_says_it_is_no_bound() -> None:
         _row("opt", 1000, 72, 8, True),
     ]
     note = reference_note(rows)
-    assert note.startswith("note: opt = next use in trace order, a reference, not a bound")
-    assert note.endswith("fewer pages read in per op than it here: cast")
-    assert "fewer" not in reference_note(rows[1:])
+    first, second = note.split("\n")
+    assert first.startswith("note: opt evicts by next use in trace order") and "not a bound" in first
+    assert second.endswith("read in fewer pages per op (swap-in + file in) than opt: cast")
+    assert reference_note(rows[1:]).endswith("than opt: none")
     assert reference_note(rows[:2]) == ""
 
 
@@ -218,7 +240,8 @@ def test_opt_in_kernel_mode_is_flagged_in_the_table_and_in_json() -> None:
     policy was clairvoyant; ``is_bound`` is False for every kernel-mode record."""
     text = CliRunner().invoke(app, ["run", SMALL, "--policy", "lru,opt"])
     assert text.exit_code == 0, text.output
-    assert "note: opt = next use in trace order, a reference, not a bound" in text.stdout
+    assert "note: opt evicts by next use in trace order, which in kernel mode is not a bound" in text.stdout
+    assert "read in fewer pages per op (swap-in + file in) than opt: " in text.stdout
     as_json = CliRunner().invoke(app, ["run", SMALL, "--policy", "lru,opt", "--json"])
     records = [json.loads(line) for line in as_json.stdout.splitlines()]
     assert [(r["policy"], r["clairvoyant"], r["is_bound"]) for r in records] == [

@@ -25,6 +25,7 @@ from pagesim.report.kernel import (
     kernel_table,
     readouts_text,
     reference_note,
+    task_names,
     task_table,
 )
 from pagesim.trace import Trace
@@ -187,7 +188,7 @@ def kernel_run(
         out.print(counter_table(results, f"{name}: vmstat counters"))
     if show_tasks:
         for r in results:
-            out.print(task_table(r))
+            out.print(task_table(r, task_names(trace.source, len(r.tasks["ops"]))))
     if show_readouts:
         for r in results:
             out.print(readouts_text(r), markup=False, highlight=False)

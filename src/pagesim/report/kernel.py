@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rich.table import Table
@@ -62,7 +62,7 @@ def kernel_table(results: Sequence[KernelResult], title: str) -> Table:
 
 
 def reference_note(results: Sequence[KernelResult]) -> str:
-    """The line to print under a kernel-mode table that has a clairvoyant policy (``opt``).
+    """The two lines to print under a kernel-mode table that has a clairvoyant policy (``opt``).
 
     In kernel mode ``opt`` evicts the page whose next use in trace order is furthest, but reclaim
     takes batches of 32, readahead brings pages nobody asked for and tasks interleave by their
@@ -76,9 +76,9 @@ def reference_note(results: Sequence[KernelResult]) -> str:
     Returns
     -------
     str
-        "" when no row is clairvoyant; else one line naming the clairvoyant rows, saying they are
-        no bound, and naming the rows that read in fewer pages per operation (swap-in/op plus
-        file in/op) than the best clairvoyant row, if any.
+        "" when no row is clairvoyant; else two lines: what the clairvoyant rows evict by and
+        that it is no bound here, then the rows that read in fewer pages per operation
+        (swap-in/op plus file in/op) than the best clairvoyant row ("none" if none).
     """
     refs = [r for r in results if r.clairvoyant]
     if not refs:
@@ -87,16 +87,15 @@ def reference_note(results: Sequence[KernelResult]) -> str:
     def read_in(r: KernelResult) -> float:
         return r.per_op("pswpin") + r.per_op("pgpgin")
 
-    best = min(read_in(r) for r in refs)
-    below = [r.policy for r in results if not r.clairvoyant and read_in(r) < best]
+    best = min(refs, key=read_in)
+    below = [r.policy for r in results if not r.clairvoyant and read_in(r) < read_in(best)]
     names = ", ".join(r.policy for r in refs)
-    line = (
-        f"note: {names} = next use in trace order, a reference, not a bound: kernel mode reclaims "
-        "in batches of 32, reads ahead and interleaves tasks by their clocks (docs/kernel-mode.md)"
+    return (
+        f"note: {names} evicts by next use in trace order, which in kernel mode is not a bound: tasks "
+        "run by their clocks, reclaim takes 32 pages at a time and readahead reads pages unasked, "
+        "so a policy can read in fewer pages (docs/kernel-mode.md)\n"
+        f"      read in fewer pages per op (swap-in + file in) than {best.policy}: {', '.join(below) or 'none'}"
     )
-    if below:
-        line += f"; fewer pages read in per op than it here: {', '.join(below)}"
-    return line
 
 
 def counter_table(results: Sequence[KernelResult], title: str) -> Table:
@@ -116,15 +115,43 @@ def counter_table(results: Sequence[KernelResult], title: str) -> Table:
     return table
 
 
-def task_table(result: KernelResult) -> Table:
-    """Per task (tag): operations, waits for I/O, the longest wait, killed or not."""
+def task_names(source: Mapping[str, Any], n_tags: int) -> list[str]:
+    """Each task's name as the workload gives it: its group in ``source["groups"]``.
+
+    Parameters
+    ----------
+    source : mapping
+        A trace's ``source``; ``groups`` maps a role to its tags (``{"working set": [0],
+        "stream": [1]}``, ``{"scan": [0], "get": [1, 2, 3]}``).
+    n_tags : int
+        Tasks to name (tags ``0 .. n_tags - 1``).
+
+    Returns
+    -------
+    list of str
+        ``n_tags`` names; ``""`` for a tag no group names (or every tag, without ``groups``).
+    """
+    names = [""] * n_tags
+    for group, tags in dict(source.get("groups") or {}).items():
+        for tag in tags:
+            if 0 <= int(tag) < n_tags:
+                names[int(tag)] = str(group)
+    return names
+
+
+def task_table(result: KernelResult, names: Sequence[str] = ()) -> Table:
+    """Per task (tag): its name (``names``, see :func:`task_names`), operations, waits for I/O,
+    the longest wait, killed or not."""
     table = Table(title=f"{result.policy}: tasks", title_justify="left")
-    for name in ("task", "ops", "waits", "longest wait us", "killed"):
+    table.add_column("task", justify="right")
+    table.add_column("name", justify="left")
+    for name in ("ops", "waits", "longest wait us", "killed"):
         table.add_column(name, justify="right")
     t = result.tasks
     for tag, ops in enumerate(t["ops"]):
         table.add_row(
             str(tag),
+            names[tag] if tag < len(names) else "",
             f"{ops:,}",
             f"{t['waits'][tag]:,}",
             _us(t["longest_wait_ns"][tag]),

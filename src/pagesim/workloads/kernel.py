@@ -133,6 +133,7 @@ def stress_vm(
             "memory_pages": memory_pages,
             "region_pages": region,
             "stop": stop,
+            "groups": {"worker": list(range(workers))},
         },
     )
 
@@ -229,6 +230,7 @@ def stream_ws(
             "time_is_release": True,
             "ws_pages": ws,
             "periods": periods,
+            "groups": {"working set": [0], "stream": [1]},
         },
     )
 
@@ -431,6 +433,7 @@ def mix(
                 **({"stages": [dict(st) for st in stages]} if stages is not None else {}),
             },
             "memory_pages": memory_pages,
+            "groups": {"anon": [0], "file reader": [1]},
             **({"time_unit": "ns", "time_is_release": True} if paced is not None else {}),
         },
     )
