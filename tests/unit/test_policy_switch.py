@@ -112,12 +112,46 @@ def test_switch_off_and_on_hands_over_every_page_once() -> None:
     assert r.ops == run.n and len(run.switch_log) == 2
 
 
+def test_m_goes_to_the_active_list_and_w_to_the_inactive() -> None:
+    """The seed: M "is the stock active list", W "the stock inactive list" (MGLRU's drain
+    likewise sets PG_active on its young generations). At access 100 CAST's M holds 21 anon
+    pages and W 15: the legacy LRU gets M on active_anon, W on inactive_anon, each list with
+    the pages in the order handed over (oldest at the tail), and no pgactivate is counted."""
+    run = KernelRun(_trace(), CAST(enabled="0@100"), _config())
+    run.advance(100)
+    m_pages = CAST.main(run.state, ANON_T) + CAST.main(run.state, FILE_T)
+    w_pages = CAST.window(run.state, ANON_T) + CAST.window(run.state, FILE_T)
+    assert (len(m_pages), len(w_pages)) == (21, 15)
+    order = switch_order(run.state, 0).tolist()
+    activated = run.counters["pgactivate"]
+    run.advance(0)
+    lists = lru_lists(run.state)
+    assert sorted(lists["active_anon"] + lists["active_file"]) == sorted(m_pages)
+    assert sorted(lists["inactive_anon"] + lists["inactive_file"]) == sorted(w_pages)
+    for name in ("active_anon", "inactive_anon"):
+        assert lists[name][::-1] == [p for p in order if p in set(lists[name])]
+    assert run.counters["pgactivate"] == activated
+    assert check_lists(run.state) == 0
+
+
 def test_series_reads_enabled() -> None:
     r = simulate_kernel(_trace(), CAST(enabled="0@300,1@700"), _config(), sample_every=100)
     # points at 0, 100, ..., 1000, 1080; a switch happens before the access after its count
     assert r.series["access"][:9] == [0.0, 100.0, 200.0, 300.0, 400.0, 500.0, 600.0, 700.0, 800.0]
     assert r.series["enabled"][:9] == [1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0]
     assert r.policy == "cast-enabled=0@300,1@700"
+
+
+def test_series_reads_enabled_0_from_access_0() -> None:
+    """enabled=0 (or a schedule starting 0@0): off from the start, so the series reads 0 at
+    access 0 and every point after; the switch at 0 is done when the run is built."""
+    for knob in ("0", "0@0,1@700"):
+        r = simulate_kernel(_trace(), CAST(enabled=knob), _config(), sample_every=100)
+        assert r.series["access"][:2] == [0.0, 100.0]
+        want = [0.0] * 8 + [1.0] * 3 if knob != "0" else [0.0] * 11
+        assert r.series["enabled"][:11] == want, knob
+    run = KernelRun(_trace(), CAST(enabled="0"), _config())
+    assert isinstance(run._running[0], LinuxLRU) and run.switch_log[0]["access"] == 0
 
 
 def test_kcompressd_sign_while_off() -> None:

@@ -38,6 +38,7 @@ from pagesim.core.state import (
     GI_FILE_QUEUE,
     GI_SWAP_QUEUE,
     GI_SWAPPINESS,
+    LIST,
     MAX_CANDIDATES,
     MODE_KERNEL,
     N_STAT,
@@ -102,7 +103,7 @@ from pagesim.engine.kernel_loop import (
 from pagesim.engine.loop import CFG_HAS_ADMIT, new_cfg
 from pagesim.engine.memory import D_LEN, KernelConfig, watermarks
 from pagesim.engine.simulate import PolicyError, Stepper, _policies_per_cgroup
-from pagesim.engine.switch import release_lists, switch_order
+from pagesim.engine.switch import handover_uses, release_lists, switch_order
 from pagesim.policies.base import Policy
 from pagesim.trace import Trace
 
@@ -374,6 +375,7 @@ class KernelRun(Stepper):
         self._cg0_switches = any(cg == 0 for _, cg, _ in self._plan)  #: series carry "enabled"
         self.switch_log: list[dict[str, Any]] = []
         self._start_up(interpreted)
+        self._switch_due()  # a switch at access 0 is the state the run starts in (series, _running)
         self.prepare_seconds = time.perf_counter() - t0
 
     def _plan_switches(self) -> list[tuple[int, int, Policy | None]]:
@@ -435,6 +437,7 @@ class KernelRun(Stepper):
         _node_slots(st, self.config)
         new.configure(st, int(fw.cap[cg]))
         pages = switch_order(old_state, cg)
+        off_list = old_state.lst[pages, LIST] < 0  # the old policy's active part (CAST's M)
         self._hook_fields(a, cg)
         r[:] = a
         r[A_REASON] = REASON_FREED
@@ -450,14 +453,16 @@ class KernelRun(Stepper):
         if code != 0:
             raise PolicyError(new.label(), self.done, RuntimeError(f"init returned {code} at a switch"), "")
         added, accessed = self._hook(type(new), "added"), self._hook(type(new), "accessed")
-        for p in pages:
+        stat = st.stat.copy()
+        for p, active in zip(pages, off_list):
             anon = (st.resident[p] & ANON) != 0
             a[A_PAGE] = p
             a[A_KIND] = 1 if anon else 0
             a[A_TAG] = max(int(fw.owner_tag[p]), 0)
             added(st, a)
-            if not anon:
+            for _ in range(handover_uses(bool(anon), bool(active))):
                 accessed(st, a)
+        st.stat[:] = stat  # a handover is no event: the uses above count no pgactivate
         self._retired.append(old_state)
         self.states = tuple(st if k == cg else s for k, s in enumerate(self.states))
         self.state = self.states[0]

@@ -13,8 +13,14 @@ Here a switch of cgroup ``cg`` from policy P to policy Q, between two accesses:
 2. the pages are unlinked from P's lists and the lists given back (:func:`release_lists`); a
    ``PROT_NONE`` hint P set on a page is cleared;
 3. Q's ``init`` runs on a fresh state, then Q's ``added`` for each page in the same order, as a
-   page taken in unread with no history (no refault, no wait); a file page is then
-   ``accessed`` once, as every page on the legacy lists has been used since it came in.
+   page taken in unread with no history (no refault, no wait), then ``accessed``
+   :func:`handover_uses` times: a file page once, as every page on the legacy lists has been
+   used since it came in; a page P keeps on no list (CAST's M) twice more, which the legacy LRU
+   takes as ``folio_activate``: the seed's M "is the stock active list" and W "the stock
+   inactive list", and MGLRU's ``drain_evictable`` likewise sets PG_active on the folios of its
+   young generations before ``lruvec_add_folio``. These uses are no events: Q's vmstat counters
+   (``pgactivate``) are as before the handover. (Until 2026-12-01 M went to the inactive list
+   too, oldest of all: the legacy LRU's first reclaim took CAST's protected pages first.)
 
 The order: pages P keeps on no framework list first (CAST's M), in page-id order, then each of
 P's lists (in list-id order) from its tail (oldest) to its head, so a list's newest pages end
@@ -29,6 +35,25 @@ import numpy as np
 from pagesim.core.jit import kernel
 from pagesim.core.lists import _unlink
 from pagesim.core.state import HEAD, LIST, OWNER, PREV, TAIL
+
+
+def handover_uses(anon: bool, active: bool) -> int:
+    """Uses (``accessed`` calls) the new policy sees for a page after its ``added`` at a switch.
+
+    Parameters
+    ----------
+    anon : bool
+        The page is anonymous (its uses show as young bits, not as ``folio_mark_accessed``).
+    active : bool
+        The old policy kept it on no list (CAST's M, the seed's "stock active list").
+
+    Returns
+    -------
+    int
+        1 for a file page (used since it came in: PG_referenced on the legacy LRU), and 2 more
+        for an active one (the legacy LRU's second use activates: active list, PG_active).
+    """
+    return (0 if anon else 1) + (2 if active else 0)
 
 
 @kernel
