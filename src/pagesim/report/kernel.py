@@ -90,11 +90,12 @@ def reference_note(results: Sequence[KernelResult]) -> str:
     best = min(refs, key=read_in)
     below = [r.policy for r in results if not r.clairvoyant and read_in(r) < read_in(best)]
     names = ", ".join(r.policy for r in refs)
+    fewer = ", ".join(below) or "none"
     return (
         f"note: {names} evicts by next use in trace order, which in kernel mode is not a bound: tasks "
         "run by their clocks, reclaim takes 32 pages at a time and readahead reads pages unasked, "
         "so a policy can read in fewer pages (docs/kernel-mode.md)\n"
-        f"      read in fewer pages per op (swap-in + file in) than {best.policy}: {', '.join(below) or 'none'}"
+        f"      read in fewer pages per op (swap-in + file in) than {best.policy}: {fewer}"
     )
 
 
