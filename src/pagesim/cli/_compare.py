@@ -71,6 +71,9 @@ def compare_command(
     file_device: str = typer.Option(
         "ssd", "--file-device", metavar="DEVICE", help="Kernel mode: file device."
     ),
+    zram_ratio: float | None = typer.Option(
+        None, "--zram-ratio", metavar="R", help="Kernel mode: zram compresses anon pages R:1 (default 3)."
+    ),
 ) -> None:
     """Compare policies on a trace at one or more cache sizes."""
     with handled_errors():
@@ -80,7 +83,7 @@ def compare_command(
             parse_size(text)  # fail on a bad size before reading a large trace
         t = load_trace(trace, fmt, reader_options(reader))
         if mode == "kernel":
-            kernel_compare(t, trace, size, policy, sets, as_json, swap, file_device)
+            kernel_compare(t, trace, size, policy, sets, as_json, swap, file_device, zram_ratio)
             return
         run_comparison(
             t,

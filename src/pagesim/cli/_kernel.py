@@ -147,6 +147,7 @@ def kernel_run(
     sample_every: int = 0,
     show_counters: bool = False,
     show_readouts: bool = False,
+    zram_ratio: float | None = None,
 ) -> None:
     """Generate ``workload``, run each policy on the node, print the table (or JSON lines)."""
     name, params = split_workload(workload)
@@ -160,6 +161,7 @@ def kernel_run(
         file_device=file_device,
         swappiness=swappiness,
         schedule=schedule,
+        zram_ratio=zram_ratio,
     )
     config.validated()
     _check_file_device(file_device)
@@ -194,7 +196,9 @@ def kernel_run(
             out.print(readouts_text(r), markup=False, highlight=False)
     out.print(
         "repeat with: "
-        + repeat_command(name, all_params, policy_arg, sets, swap, file_device, swappiness, schedule),
+        + repeat_command(
+            name, all_params, policy_arg, sets, swap, file_device, swappiness, schedule, zram_ratio
+        ),
         soft_wrap=True,
     )
 
@@ -208,6 +212,7 @@ def kernel_compare(
     as_json: bool,
     swap: str = "zram",
     file_device: str = "ssd",
+    zram_ratio: float | None = None,
 ) -> None:
     """``pagesim compare TRACE --mode kernel``: each size is a node's memory; each policy runs
     the trace there in kernel mode (a trace without ``kind``/``op`` columns is file reads, each
@@ -229,7 +234,9 @@ def kernel_compare(
             raise ValueError(
                 f"--size {text} is {memory_pages} pages; kernel mode needs a node of at least 64"
             )
-        config = KernelConfig(memory_pages=memory_pages, swap=swap, file_device=file_device)
+        config = KernelConfig(
+            memory_pages=memory_pages, swap=swap, file_device=file_device, zram_ratio=zram_ratio
+        )
         config.validated()
         results = []
         for pol in chosen:
@@ -257,6 +264,7 @@ def repeat_command(
     file_device: str,
     swappiness: int,
     schedule: str,
+    zram_ratio: float | None = None,
 ) -> str:
     """The ``pagesim run`` command line that repeats a kernel-mode run exactly."""
     query = "&".join(f"{k}={v}" for k, v in params.items() if v is not None)
@@ -265,6 +273,8 @@ def repeat_command(
     parts.append(f"--swap {swap} --file-device {file_device} --swappiness {swappiness}")
     if schedule != "time":
         parts.append(f"--schedule {schedule}")
+    if zram_ratio is not None:
+        parts.append(f"--zram-ratio {zram_ratio:g}")
     return " ".join(parts)
 
 

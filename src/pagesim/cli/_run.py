@@ -89,6 +89,13 @@ def run_command(
         help=f"Kernel mode: device of file pages: {', '.join(DEVICES)}.",
     ),
     swappiness: int = typer.Option(60, "--swappiness", metavar="0-200", help="Kernel mode: vm.swappiness."),
+    zram_ratio: float | None = typer.Option(
+        None,
+        "--zram-ratio",
+        metavar="R",
+        help="Kernel mode: zram compresses anon pages R:1 (>= 1; default 3), those whose workload "
+        "states no ratio of its own (mix?anon_ratio=...).",
+    ),
     tasks: bool = typer.Option(
         False, "--tasks", help="Kernel mode: a table per policy of each task's waits."
     ),
@@ -129,7 +136,7 @@ def run_command(
         if mode == "kernel" or (mode == "auto" and _is_kernel_workload(workload)):
             kernel_run(
                 workload, policy, sets, as_json, memory, swap, file_device, swappiness, tasks, schedule,
-                sample_every, counters, readouts,
+                sample_every, counters, readouts, zram_ratio,
             )  # fmt: skip
             return
         name = workload.removeprefix("workload:").partition("?")[0]

@@ -93,7 +93,9 @@ A_SCANNED = 25  #: ``evict`` may set it: pages it visited in this call (charged 
 A_NOW_NS = 26  #: kernel mode: model time of the event, ns (the task's clock, or kswapd's)
 A_SEQ = 27  #: kernel mode: accesses processed so far in the run (monotone; ``A_TIME`` is the trace row)
 A_WANT_OOM = 28  #: ``evict`` may set it to 1: ask kernel mode's OOM killer to act (MGLRU ``min_ttl_ms``)
-A_ZRAM_PAGES = 29  #: kernel mode, ``added`` and ``evict``: pages of memory zram holds compressed
+#: kernel mode, ``added`` and ``evict``: pages of memory zram holds compressed for the pages the
+#: event's cgroup swapped out (the node's zram when there is one cgroup)
+A_ZRAM_PAGES = 29
 ACC_LEN = 32
 
 MODE_CACHE = 0

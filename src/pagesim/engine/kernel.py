@@ -91,6 +91,7 @@ from pagesim.engine.kernel_loop import (
     N_WHIGH,
     N_WLOW,
     N_WMIN,
+    N_ZRAM_SCALE,
     N_ZRAM_STORED,
     RA_BYP_LEFT,
     RA_LEN,
@@ -99,11 +100,13 @@ from pagesim.engine.kernel_loop import (
     KFramework,
     _free_pages,
     _zram_pages,
+    _zram_pages_of,
 )
 from pagesim.engine.loop import CFG_HAS_ADMIT, new_cfg
 from pagesim.engine.memory import D_LEN, KernelConfig, watermarks
 from pagesim.engine.simulate import PolicyError, Stepper, _policies_per_cgroup
 from pagesim.engine.switch import handover_uses, release_lists, switch_order
+from pagesim.engine.zram import compression_entries, zram_costs
 from pagesim.policies.base import Policy
 from pagesim.trace import Trace
 
@@ -131,7 +134,8 @@ class KernelResult:
     kswapd_ns, direct_reclaim_ns : float
         CPU time kswapd spent reclaiming, and time tasks spent in direct reclaim.
     node : dict
-        Resident anon and file pages, swap used, zram's stored pages at the end; OOM victim.
+        Resident anon and file pages, swap used, zram's stored pages and the pages of memory
+        it holds (``zram_pages``) at the end; OOM victim.
     series : dict of lists
         Sampled every ``sample_every`` accesses (empty if not asked for): ``access`` (index),
         ``time_ns`` (model time of the last access), ``resident_anon``, ``resident_file``,
@@ -500,7 +504,7 @@ class KernelRun(Stepper):
         a[A_CAPACITY] = fw.cap[cg]
         a[A_USED] = fw.used[cg]
         a[A_FREE] = _free_pages(fw)
-        a[A_ZRAM_PAGES] = _zram_pages(fw)
+        a[A_ZRAM_PAGES] = _zram_pages_of(fw, cg)
         a[A_SWAP_FREE] = fw.node[N_SWAP_TOTAL] - fw.node[N_SWAP_USED] if fw.node[N_HAS_SWAP] else 0
         a[A_OP] = 0
         a[A_HIT] = 1
@@ -552,6 +556,10 @@ class KernelRun(Stepper):
         tag_ra[:, RA_SIZE] = 0
         tag_ra[:, RA_BYP_LEFT] = 0
         channels = max([d.channels for d in (swap, file_dev) if d is not None] + [0])
+        entries = compression_entries(self.trace.source)
+        zram_cost, node[N_ZRAM_SCALE] = zram_costs(
+            self.page, self.kind, self.tag, n_pages, c.zram_ratio_of(swap), entries
+        )
         order = np.argsort(self.tag, kind="stable").astype(np.int64)
         counts = np.bincount(self.tag, minlength=n_tags) if self.n else np.zeros(n_tags, np.int64)
         task_first = np.zeros(n_tags + 1, dtype=np.int64)
@@ -607,6 +615,9 @@ class KernelRun(Stepper):
             dirty_bg_cg=np.maximum(
                 (np.minimum(limits, c.memory_pages) * c.dirty_background_ratio / 100).astype(np.int64), 1
             ),
+            zram_cost=zram_cost,
+            zram_cg=np.zeros(limits.shape[0], dtype=np.int64),
+            swap_cg=np.full(n_pages, -1, dtype=np.int64),
         )
 
     def _arrays(self) -> tuple[Any, ...]:
@@ -673,6 +684,7 @@ class KernelRun(Stepper):
                 "resident_file": int(fw.node[N_RES_FILE]),
                 "swap_used": int(fw.node[N_SWAP_USED]),
                 "zram_stored": int(fw.node[N_ZRAM_STORED]),
+                "zram_pages": int(_zram_pages(fw)),
                 "oom_victim_tag": int(fw.node[N_LAST_OOM_TAG]),
                 "total_ns": int(fw.f[F_TOTAL_NS]),
                 "kcompressd_ns": int(fw.f[F_KC_NS]),

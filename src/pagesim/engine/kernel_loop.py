@@ -2,7 +2,8 @@
 
 Terms (Linux names; shared/reference/kernel_policies_spec.md §1, §4)
 -------------------------------------------------------------------
-*free* pages are the node's pages minus resident pages minus what zram holds compressed.
+*free* pages are the node's pages minus resident pages minus what zram holds compressed
+(:func:`_zram_pages`: each stored page's cost, :mod:`pagesim.engine.zram`).
 *Watermarks* min < low < high (:func:`pagesim.engine.memory.watermarks`). An allocation that
 would leave free below min makes the allocating task reclaim (*direct reclaim*: an episode
 goes down the priorities in batches until it has freed 32 pages, SWAP_CLUSTER_MAX, as
@@ -142,7 +143,6 @@ from pagesim.engine.memory import (
     D_CPU_WRITE_NS,
     D_KIND,
     D_LINK_PAGE_NS,
-    D_RATIO,
     D_READ_NS,
     D_READ_PAGE_NS,
     D_SEEK_NS,
@@ -182,7 +182,9 @@ N_RING_N = 26  #: entries in ``fw.dirty_ring``
 N_KC_DEPTH = 27  #: kcompressd's queue depth (0: no kcompressd)
 N_RECLAIMER = 28  #: who runs the current reclaim batch (RECLAIM_*)
 N_HAS_NEXT = 29  #: 1 if a policy is clairvoyant (Belady): ``a[A_NEXT]`` filled, told every access
-N_LEN = 30
+N_ZRAM_UNITS = 30  #: the stored pages' zram costs summed (``fw.zram_cost``), 1/N_ZRAM_SCALE pages
+N_ZRAM_SCALE = 31  #: zram holds ``ceil(N_ZRAM_UNITS / N_ZRAM_SCALE)`` pages of memory
+N_LEN = 32
 
 #: kswapd stays asleep after this many failed runs until some reclaim frees a page
 #: (``MAX_RECLAIM_RETRIES``, mm/internal.h; ``wakeup_kswapd`` skips a hopeless node).
@@ -278,6 +280,9 @@ class KFramework(NamedTuple):
     upcoming: np.ndarray  #: int64 (n_pages,) or (0,): each page's next access not yet run
     dirty_cg: np.ndarray  #: int64 (n_cgroups,) dirty file pages charged to each cgroup
     dirty_bg_cg: np.ndarray  #: int64 (n_cgroups,) each cgroup's background threshold, pages
+    zram_cost: np.ndarray  #: int64 (n_pages,) what the page adds to zram while stored, 1/N_ZRAM_SCALE pages
+    zram_cg: np.ndarray  #: int64 (n_cgroups,) the zram costs of the pages each cgroup swapped out
+    swap_cg: np.ndarray  #: int64 (n_pages,) the cgroup a stored page was swapped out from (-1 none)
 
 
 # ---------------------------------------------------------------------------- devices and memory
@@ -285,11 +290,20 @@ class KFramework(NamedTuple):
 
 @kernel
 def _zram_pages(fw):  # type: ignore[no-untyped-def]
-    """Pages of memory zram holds: its stored pages compressed (0 without zram swap)."""
+    """Pages of memory zram holds: its stored pages' costs summed, rounded up once (0 without
+    zram swap; :mod:`pagesim.engine.zram`)."""
     if fw.dev[SWAP_DEV, D_KIND] != DEV_ZRAM or fw.node[N_HAS_SWAP] == 0:
         return 0
-    ratio = fw.dev[SWAP_DEV, D_RATIO]
-    return int(np.ceil(fw.node[N_ZRAM_STORED] / ratio)) if ratio > 0 else fw.node[N_ZRAM_STORED]
+    return (fw.node[N_ZRAM_UNITS] + fw.node[N_ZRAM_SCALE] - 1) // fw.node[N_ZRAM_SCALE]
+
+
+@kernel
+def _zram_pages_of(fw, cg):  # type: ignore[no-untyped-def]
+    """Pages of memory zram holds for the pages cgroup ``cg`` swapped out, rounded up (what its
+    lruvec counts in anon's part, ``a[A_ZRAM_PAGES]``; with one cgroup, :func:`_zram_pages`)."""
+    if fw.dev[SWAP_DEV, D_KIND] != DEV_ZRAM or fw.node[N_HAS_SWAP] == 0:
+        return 0
+    return (fw.zram_cg[cg] + fw.node[N_ZRAM_SCALE] - 1) // fw.node[N_ZRAM_SCALE]
 
 
 @kernel
@@ -421,6 +435,9 @@ def _release_swap(fw, page):  # type: ignore[no-untyped-def]
         fw.swapped[page] = 0
         fw.node[N_SWAP_USED] -= 1
         fw.node[N_ZRAM_STORED] -= 1
+        fw.node[N_ZRAM_UNITS] -= fw.zram_cost[page]
+        fw.zram_cg[fw.swap_cg[page]] -= fw.zram_cost[page]
+        fw.swap_cg[page] = -1
 
 
 # ---------------------------------------------------------------------------- removal and eviction
@@ -471,6 +488,10 @@ def _evict_page(ss, fw, r, out, removed, page, reason, t):  # type: ignore[no-un
             if fw.swapped[page] == 0:
                 fw.node[N_SWAP_USED] += 1
                 fw.node[N_ZRAM_STORED] += 1
+                fw.node[N_ZRAM_UNITS] += fw.zram_cost[page]
+                cg = s.cgroup_of[page]
+                fw.zram_cg[cg] += fw.zram_cost[page]
+                fw.swap_cg[page] = cg
                 fw.addr[page] = fw.node[N_NEXT_SLOT]  # slots are handed out in order
                 fw.node[N_NEXT_SLOT] += 1
             fw.swapped[page] = 1
@@ -568,7 +589,7 @@ def _reclaim(ss, fw, a, r, out, evict, removed, cg, request, prio, reclaimer, t)
     a[A_USED] = fw.used[cg]
     a[A_CAPACITY] = fw.cap[cg]
     a[A_FREE] = _free_pages(fw)
-    a[A_ZRAM_PAGES] = _zram_pages(fw)
+    a[A_ZRAM_PAGES] = _zram_pages_of(fw, cg)
     a[A_SWAP_FREE] = fw.node[N_SWAP_TOTAL] - fw.node[N_SWAP_USED] if fw.node[N_HAS_SWAP] else 0
     # A policy written for cache mode proposes one page per call: ask it once per page.
     one_by_one = fw.one_by_one[cg] != 0
@@ -1402,7 +1423,7 @@ def run_kernel(  # type: ignore[no-untyped-def]
                 if q != p:
                     a[A_WAIT_NS] = 0
                 a[A_FREE] = _free_pages(fw)
-                a[A_ZRAM_PAGES] = _zram_pages(fw)
+                a[A_ZRAM_PAGES] = _zram_pages_of(fw, cg)
                 a[A_SWAP_FREE] = fw.node[N_SWAP_TOTAL] - fw.node[N_SWAP_USED] if fw.node[N_HAS_SWAP] else 0
                 added(ss, cg, a)
                 fw.shadowed[q] = 0

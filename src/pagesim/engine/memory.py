@@ -9,8 +9,10 @@ Figures and rules
 * Devices are service-time models. zram is synchronous: a swap-in costs the CPU its
   decompression and a swap-out its compression (CAST's estimate readout: swap-in 3.7 us of CPU,
   swap-out 2.4-2.7 us; lz4 pages compress about 3:1, so a page in zram still occupies a third of a
-  page of memory). An NVMe SSD: about 80 us per 4 KiB read, 20 us per write (queued, the
-  writer does not wait), a few us per further page of one request. An HDD: 8 ms seek plus
+  page of memory; a workload may say its anon data compresses otherwise, or holds same-filled
+  pages that zram keeps in no memory: :mod:`pagesim.engine.zram`). An NVMe SSD: about 80 us
+  per 4 KiB read, 20 us per write (queued, the writer does not wait), a few us per further
+  page of one request. An HDD: 8 ms seek plus
   27 us per 4 KiB (150 MB/s); a request that continues the previous one does not seek.
   Every figure is a default the user can change (``Device`` fields).
 * Queueing (``Device.channels``, ``link_page_ns``; off by default, each request then timed
@@ -224,6 +226,11 @@ class KernelConfig:
         the write itself only when the queue is full. 0: none (a stock kernel). None
         (default): what the node's policy asks for (:meth:`Policy.kcompressd_depth`; CAST's
         ``kcompressd`` knob, 24), else none.
+    zram_ratio : float or None
+        How many to one zram compresses the anon pages whose workload does not say
+        (``source["anon_compression"]``, :mod:`pagesim.engine.zram`); >= 1. None (default):
+        the swap device's ``compress_ratio`` (``zram``: 3.0). Only a zram swap device holds
+        memory; with another device or none it is unused.
     """
 
     memory_pages: int = 65536
@@ -242,6 +249,7 @@ class KernelConfig:
     stop: str = "auto"
     dirty_background_ratio: float = 10.0
     kcompressd: int | None = None
+    zram_ratio: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     def device(self, which: Any) -> Device | None:
@@ -253,6 +261,15 @@ class KernelConfig:
         if which not in DEVICES:
             raise ValueError(f"unknown device {which!r}; known: {', '.join(DEVICES)}, none")
         return DEVICES[which]
+
+    def zram_ratio_of(self, swap: Device | None) -> float:
+        """The ratio zram compresses pages at unless their workload says: ``zram_ratio``, else
+        ``swap``'s (1.0 for a device that is not zram, or none: it holds no memory)."""
+        if swap is None or swap.kind != DEV_ZRAM:
+            return 1.0
+        if self.zram_ratio is not None:
+            return float(self.zram_ratio)
+        return swap.compress_ratio if swap.compress_ratio > 0 else 1.0
 
     def validated(self) -> KernelConfig:
         """A copy with defaults filled in; raises ValueError on impossible values."""
@@ -266,6 +283,8 @@ class KernelConfig:
             )
         if self.kcompressd is not None and not 0 <= self.kcompressd <= 256:
             raise ValueError(f"kcompressd must be within 0..256 (queue depth), got {self.kcompressd}")
+        if self.zram_ratio is not None and not (math.isfinite(self.zram_ratio) and self.zram_ratio >= 1):
+            raise ValueError(f"zram_ratio must be a finite number >= 1 (or None), got {self.zram_ratio}")
         if self.stop not in STOPS:
             raise ValueError(f"unknown stop {self.stop!r}; known: {', '.join(STOPS)}")
         for name in (

@@ -291,6 +291,8 @@ def mix(
     pace_ns: float = 0.0,
     seed: int = 0,
     stages: Sequence[Mapping[str, Any]] | None = None,
+    anon_ratio: float | None = None,
+    anon_same_filled: float = 0.0,
 ) -> Trace:
     """Anonymous memory beside a file working set: the CAST seed's anon/file conditions.
 
@@ -353,6 +355,15 @@ def mix(
         (the argument) is ``cold``, else by tag 0. With ``stages=[{}]`` the trace is the one
         without ``stages``. Example, anon hot then file hot: ``stages=[{"anon_accesses": 0.6},
         {"anon_accesses": 0.05}]``.
+    anon_ratio : float, optional
+        How many to one the anon region's data compresses in zram (>= 1; None, the default: the
+        node's zram ratio, 3:1 unless ``KernelConfig.zram_ratio`` says otherwise). A region
+        written with a constant or a short repeating pattern, as memory stress tools write,
+        compresses far better than the 2-3:1 of lz4 on typical data.
+    anon_same_filled : float
+        Share of the anon region's pages whose every word is the same value (zeroed, or filled
+        with one byte), which zram keeps in no memory (0.0, the default: none). Spread evenly
+        over the region (:func:`pagesim.engine.zram.same_filled_mask`).
 
     Returns
     -------
@@ -365,7 +376,8 @@ def mix(
     ------
     ValueError
         For an unknown pattern, shares outside [0, 1], a negative ``pace_ns``, ``stages`` that
-        is not a non-empty sequence of mappings, or a stage key not listed above.
+        is not a non-empty sequence of mappings, a stage key not listed above, an ``anon_ratio``
+        below 1 or an ``anon_same_filled`` outside [0, 1].
     """
     top = {
         "anon_accesses": anon_accesses,
@@ -380,6 +392,10 @@ def mix(
         raise ValueError("anon_share and anon_accesses must be within [0, 1]")
     if pace_ns < 0:
         raise ValueError(f"pace_ns must be >= 0, got {pace_ns}")
+    if anon_ratio is not None and not anon_ratio >= 1:
+        raise ValueError(f"anon_ratio must be >= 1 (or None: the node's zram ratio), got {anon_ratio}")
+    if not 0 <= anon_same_filled <= 1:
+        raise ValueError(f"anon_same_filled must be within [0, 1], got {anon_same_filled}")
     rng = np.random.default_rng(seed)
     anon = max(int(memory_pages * anon_share), 1)
     file_pages = max(int(memory_pages * file_factor), 1)
@@ -409,6 +425,8 @@ def mix(
     first = 1 if anon_pattern == "cold" else 0
     tag = np.concatenate([np.full(anon, first, np.int32), np.where(is_anon, 0, 1).astype(np.int32)])
     paced = _mix_release_times(anon, main, pace_ns) if pace_ns > 0 else None
+    stated = anon_ratio is not None or anon_same_filled > 0
+    compression = [{"tag": first, "ratio": anon_ratio, "same_filled": anon_same_filled}] if stated else None
     return Trace.from_ids(
         ids,
         kind=kind.astype(np.uint8),
@@ -431,9 +449,11 @@ def mix(
                 "pace_ns": pace_ns,
                 "seed": seed,
                 **({"stages": [dict(st) for st in stages]} if stages is not None else {}),
+                **({"anon_ratio": anon_ratio, "anon_same_filled": anon_same_filled} if stated else {}),
             },
             "memory_pages": memory_pages,
             "groups": {"anon": [0], "file reader": [1]},
+            **({"anon_compression": compression} if compression else {}),
             **({"time_unit": "ns", "time_is_release": True} if paced is not None else {}),
         },
     )
@@ -633,6 +653,8 @@ KERNEL_WORKLOADS: dict[str, Workload] = {
             "pace_ns": 0.0,
             "seed": 0,
             "stages": None,
+            "anon_ratio": None,
+            "anon_same_filled": 0.0,
         },  # fmt: skip
         "anon beside a file 1.5x memory; default: cold anon (65%), a zipf file working set "
         "(file_pattern loop|zipf|scan|phases|uniform, anon_pattern cold|zipf|loop|uniform)",

@@ -379,7 +379,8 @@ def _less(k1, tb1, k2, tb2):  # type: ignore[no-untyped-def]
 
 @cast_kernel
 def _update_memory(s, a):  # type: ignore[no-untyped-def]
-    """The node's memory and what zram holds of it (kernel mode; ``added``, ``evict``)."""
+    """The node's memory and what zram holds of it for this lruvec's pages (kernel mode;
+    ``added``, ``evict``)."""
     if a[A_MODE] == MODE_KERNEL and a[A_MEMORY] > 0:
         s.gi[G_MEM] = a[A_MEMORY]
         s.gi[G_ZRAM] = a[A_ZRAM_PAGES]

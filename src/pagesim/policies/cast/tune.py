@@ -375,8 +375,9 @@ def anon_share(s):  # type: ignore[no-untyped-def]
     the memory zram holds compressed (``gi[G_ZRAM]``, kernel mode), against those and file's
     pages on the lists. The seed: "Anon's part of memory counts what zram or zswap holds
     compressed as well as its pages on the lists -- a page swapped to zram frees only what
-    compressing it saves." zram is the node's: each lruvec counts all of it (pagesim's zram,
-    like the kernel's, is not charged to a cgroup)."""
+    compressing it saves." Each lruvec counts what zram holds for its own pages (those its
+    cgroup swapped out; the kernel charges zswap, not zram, to a cgroup, but the seed's share
+    is the lruvec's own anon), so with one cgroup all of it."""
     a = type_pages(s, ANON_T) + s.gi[G_ZRAM]
     f = type_pages(s, 1)
     if a + f <= 0:
