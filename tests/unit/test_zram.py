@@ -7,6 +7,7 @@ ceil(stored / 3), pagesim's count before per-page costs.
 
 from __future__ import annotations
 
+import json
 import math
 from fractions import Fraction
 
@@ -176,3 +177,39 @@ def test_reads_of_a_file_leave_zram_empty() -> None:
     run = KernelRun(tr, make_policy("lru"), KernelConfig(memory_pages=1000, schedule="trace"))
     run.advance()
     assert run.result().node["zram_pages"] == 0
+
+
+def test_zram_ratio_on_the_command_line() -> None:
+    """``--zram-ratio 8``: the node's zram holds ceil(stored / 8) pages; the repeat line says it."""
+    from typer.testing import CliRunner
+
+    from pagesim.cli import app
+
+    small = "stress-vm?memory_pages=400&passes=2&workers=2"
+    result = CliRunner().invoke(app, ["run", small, "--policy", "lru", "--zram-ratio", "8", "--json"])
+    assert result.exit_code == 0, result.output
+    node = json.loads(result.stdout.splitlines()[0])["node"]
+    assert node["zram_stored"] > 0 and node["zram_pages"] == -(-node["zram_stored"] // 8)
+    table = CliRunner().invoke(app, ["run", small, "--policy", "lru", "--zram-ratio", "8"])
+    assert "--zram-ratio 8" in table.stdout
+    refused = CliRunner().invoke(app, ["run", small, "--policy", "lru", "--zram-ratio", "0.5"])
+    assert refused.exit_code != 0 and "zram_ratio" in refused.output
+
+
+def test_cast_in_each_cgroup_is_told_its_own_zram() -> None:
+    """The two cgroups above, CAST in each: each lruvec's readout ``zram_pages`` (what it counts
+    in anon's share) is its own pages' zram, ceil(s0 / 3) and ceil(s1 / 8), not the node's."""
+    from pagesim.policies.cast.policy import CAST
+
+    pols = [CAST(), CAST()]
+    run = KernelRun(
+        _two_tasks(600, cgroups=True),
+        pols,
+        KernelConfig(memory_pages=1000, swap_pages=4000, schedule="trace"),
+        cgroup_limits=[300, 300],
+    )
+    run.advance()
+    s0, s1 = _stored(run)
+    own = [math.ceil(Fraction(s0, 3)), math.ceil(Fraction(s1, 8))]
+    assert [p.readouts(st)["zram_pages"] for p, st in zip(pols, run.states)] == own
+    assert int(_zram_pages(run.framework)) == math.ceil(Fraction(s0, 3) + Fraction(s1, 8)) > max(own)
