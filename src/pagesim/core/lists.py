@@ -543,8 +543,16 @@ def index_removed(s, lid, page, g, rc, pc):  # type: ignore[no-untyped-def]
 
 
 @kernel_inline
-def _index_window(s, k, g, rc):  # type: ignore[no-untyped-def]
-    """The first ``k`` live ids of the index into ``s.sample``; returns the slots read."""
+def _index_live(s, k, g, rc, store):  # type: ignore[no-untyped-def]
+    """Walk the index from its start to its ``k``-th live id, prefetching each one's ``pm`` row
+    (the score reads it, the slot update writes it); with ``store``, write them to ``s.sample``,
+    without, prefetch their list nodes too (the rotation and the winner's unlink write them).
+
+    Returns
+    -------
+    (int, int)
+        The slots read (live ids and tombstones) and the ring slot after the last one read.
+    """
     n = s.pm.shape[0]
     m = s.gi[g + G_SPAN]
     slot = s.gi[g + G_START]
@@ -557,9 +565,21 @@ def _index_window(s, k, g, rc):  # type: ignore[no-untyped-def]
             slot = 0
         i += 1
         if e >= 0:
-            s.sample[got] = e
-            prefetch(s.pm, e)  # the score reads this row next, the slot update writes it
+            if store:
+                s.sample[got] = e
+            else:
+                prefetch(s.lst, e)
+            prefetch(s.pm, e)
             got += 1
+    return i, slot
+
+
+@kernel_inline
+def _index_window(s, k, g, rc):  # type: ignore[no-untyped-def]
+    """The first ``k`` live ids of the index into ``s.sample``; returns the slots read."""
+    n = s.pm.shape[0]
+    m = s.gi[g + G_SPAN]
+    i, slot = _index_live(s, k, g, rc, True)
     while i < m:  # the page after the window: the rotation makes it the head
         e = s.pm[slot, rc]
         if e >= 0:
@@ -610,23 +630,13 @@ def _index_append_window(s, k, g, rc, pc):  # type: ignore[no-untyped-def]
 
 @kernel_inline
 def _prefetch_next(s, k, g, rc):  # type: ignore[no-untyped-def]
-    """Start loading the rows of the next ``k`` live ids at the index's start: the next sample's
-    window, unless the list changes at its head first. The accesses between two evictions hide
-    the loads, which would otherwise wait in the sample's scoring."""
-    n = s.pm.shape[0]
-    m = s.gi[g + G_SPAN]
-    slot = s.gi[g + G_START]
-    got = 0
-    i = 0
-    while got < k and i < m:
-        e = s.pm[slot, rc]
-        slot += 1
-        if slot == n:
-            slot = 0
-        i += 1
-        if e >= 0:
-            prefetch(s.pm, e)
-            got += 1
+    """Start loading the rows and list nodes of the next ``k`` live ids at the index's start (the
+    next sample's window, unless the list changes at its head first) and the node after them.
+    The accesses between two evictions hide the loads, which would otherwise wait in the sample's
+    scoring, its rotation and its winner's unlink."""
+    i, slot = _index_live(s, k, g, rc, False)
+    if i < s.gi[g + G_SPAN]:
+        prefetch(s.lst, s.pm[slot, rc])  # the next live id or a tombstone (-1: no harm)
 
 
 @kernel_inline

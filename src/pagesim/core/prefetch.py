@@ -35,7 +35,7 @@ def _prefetch(typingctx, arr, index):  # type: ignore[no-untyped-def]
     def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
         aryty = signature.args[0]
         ary = context.make_array(aryty)(context, builder, args[0])
-        offset = args[1]
+        offset = context.cast(builder, args[1], signature.args[1], types.intp)  # an int32 id too
         if aryty.ndim == 2:
             ncols = builder.extract_value(ary.shape, 1)
             offset = builder.mul(offset, ncols)

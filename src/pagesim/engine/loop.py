@@ -52,6 +52,8 @@ from pagesim.core.state import (
     A_USED,
     LIST,
     MAX_CANDIDATES,
+    NEXT,
+    PREV,
     REASON_FALLBACK,
     REASON_POLICY,
     REFERENCED,
@@ -70,10 +72,16 @@ CFG_HAS_NEXT = 6  #: 1 if next-access times are supplied
 CFG_BYTES = 7  #: 1 if capacity is in bytes (sizes differ per access)
 CFG_PREFETCH_PM = 8  #: 1 if the policy keeps per-page integer fields (prefetch them too)
 CFG_MAX_SEEN = 9  #: highest page id accessed so far (-1 before the first access)
-CFG_LEN = 10
+CFG_LINK_A = 10  #: ``pm`` column naming a page whose row the loop prefetches too (-1: none)
+CFG_LINK_B = 11  #: a second such column (-1: none)
+CFG_LINK_LIST = 12  #: 1: the loop also prefetches the page's neighbours in its eviction list
+CFG_LEN = 13
 
 #: How many accesses ahead the loop prefetches a page's flags, list node and metadata.
 PREFETCH_AHEAD = 12
+#: How many accesses ahead it reads the ``CFG_LINK_*`` links of a page (whose row and node it
+#: prefetched ``PREFETCH_AHEAD - LINKS_AHEAD`` accesses before) and prefetches what they name.
+LINKS_AHEAD = 6
 
 
 class Framework(NamedTuple):
@@ -92,9 +100,28 @@ class Framework(NamedTuple):
 
 
 def new_cfg(
-    warmup: int, has_admit: bool, needs_next: bool, bytes_mode: bool, prefetch_pm: bool
+    warmup: int,
+    has_admit: bool,
+    needs_next: bool,
+    bytes_mode: bool,
+    prefetch_pm: bool,
+    link_columns: tuple[int, ...] = (),
+    list_links: bool = False,
 ) -> np.ndarray:
-    """A fresh ``cfg`` array for :func:`run_cache` (``CFG_START``/``CFG_END`` still to set)."""
+    """A fresh ``cfg`` array for :func:`run_cache` (``CFG_START``/``CFG_END`` still to set).
+
+    ``link_columns``: at most two ``pm`` columns (``Policy.prefetch_links``) that hold page ids
+    (or -1) whose rows the loop prefetches ahead of an access (``CFG_LINK_A``, ``CFG_LINK_B``);
+    ``list_links``: it prefetches the list nodes of the page's list neighbours too
+    (``CFG_LINK_LIST``).
+
+    Raises
+    ------
+    ValueError
+        If more than two link columns are given.
+    """
+    if len(link_columns) > 2:
+        raise ValueError(f"at most two link columns, got {len(link_columns)}")
     cfg = np.zeros(CFG_LEN, dtype=np.int64)
     cfg[CFG_WARMUP] = warmup
     cfg[CFG_HAS_ADMIT] = int(has_admit)
@@ -102,6 +129,10 @@ def new_cfg(
     cfg[CFG_BYTES] = int(bytes_mode)
     cfg[CFG_PREFETCH_PM] = int(prefetch_pm)
     cfg[CFG_MAX_SEEN] = -1
+    links = list(link_columns) + [-1, -1]
+    cfg[CFG_LINK_A] = links[0]
+    cfg[CFG_LINK_B] = links[1]
+    cfg[CFG_LINK_LIST] = int(list_links)
     return cfg
 
 
@@ -270,6 +301,9 @@ def run_cache(  # type: ignore[no-untyped-def]
     # access is a page's first exactly when its id exceeds every id before it.
     max_seen = cfg[CFG_MAX_SEEN]
     prefetch_pm = cfg[CFG_PREFETCH_PM] != 0
+    link_a = cfg[CFG_LINK_A]
+    link_b = cfg[CFG_LINK_B]
+    link_list = cfg[CFG_LINK_LIST] != 0
     end = cfg[CFG_END]
     for t in range(cfg[CFG_START], end):
         if t + PREFETCH_AHEAD < end:
@@ -278,6 +312,17 @@ def run_cache(  # type: ignore[no-untyped-def]
             prefetch(s.lst, q)
             if prefetch_pm:
                 prefetch(s.pm, q)
+        if (link_a >= 0 or link_list) and t + LINKS_AHEAD < end:
+            # The rows a hit will write besides the page's own (its neighbours in a list it
+            # leaves): their ids are in the page's row and node, prefetched some accesses ago.
+            q = page[t + LINKS_AHEAD]
+            if link_list:
+                prefetch(s.lst, s.lst[q, NEXT])
+                prefetch(s.lst, s.lst[q, PREV])
+            if link_a >= 0:
+                prefetch(s.pm, s.pm[q, link_a])
+            if link_b >= 0:
+                prefetch(s.pm, s.pm[q, link_b])
         p = page[t]
         cg = cgroup[t] if multi_cgroup else 0
         sz = size[t] if bytes_mode else 1

@@ -192,6 +192,7 @@ class ARC(Policy):
     description = "ARC: recency (T1) and frequency (T2) lists sized by shadow-entry hits"
     int_fields = ("sh_next", "sh_prev", "sh_where")
     int_globals = 12
+    prefetch_links = ("list",)  # a hit moves the page: its list neighbours are written
     float_globals = 1
     inline_hooks = HOOK_NAMES
     init = staticmethod(_init)

@@ -81,6 +81,13 @@ class Policy:
         more than a small hook's work (LLVM inlines only the smallest hooks by itself). Each
         call site gets a copy, which lengthens the runner's first compile, so policies list
         the hooks whose speed matters; kernel mode always calls. Decisions are the same.
+    prefetch_links : tuple of str
+        Links whose targets an access to the page will likely write, which cache mode's loop
+        then prefetches a few accesses ahead (reading the page's own row and node, prefetched
+        before): at most two ``int_fields`` holding a page id or -1 (the neighbours in a list
+        the policy keeps in ``pm``: their ``pm`` rows), and/or ``"list"`` (the page's
+        neighbours in its eviction list: their list nodes; for policies that move a page on a
+        hit). Speed only; decisions are the same.
     params : dict
         Parameter names and defaults; ``Policy(**kw)`` overrides them, unknown names raise.
     """
@@ -96,6 +103,7 @@ class Policy:
     uses_fallback: ClassVar[bool] = True
     never_with: ClassVar[tuple[str, ...]] = ()
     inline_hooks: ClassVar[tuple[str, ...]] = ()
+    prefetch_links: ClassVar[tuple[str, ...]] = ()
     params: ClassVar[dict[str, Any]] = {}
 
     init: Callable[..., Any] = staticmethod(noop_hook)
@@ -123,6 +131,23 @@ class Policy:
     def has_admit(cls) -> bool:
         """True if the class overrides ``admit``."""
         return cls.admit is not Policy.admit
+
+    @classmethod
+    def link_columns(cls) -> tuple[int, ...]:
+        """The ``pm`` columns of ``prefetch_links``, in order (``"list"`` left out).
+
+        Raises
+        ------
+        ValueError
+            If a name is neither in ``int_fields`` nor ``"list"``, or more than two fields are given.
+        """
+        fields = [f for f in cls.prefetch_links if f != "list"]
+        if any(f not in cls.int_fields for f in fields) or len(fields) > 2:
+            raise ValueError(
+                f"{cls.__qualname__}.prefetch_links: at most two of int_fields and 'list', "
+                f"got {cls.prefetch_links}"
+            )
+        return tuple(cls.int_fields.index(f) for f in fields)
 
     def label(self) -> str:
         """Display name carrying the parameters that differ from the defaults, each named:

@@ -389,6 +389,7 @@ class LIRS(Policy):
     description = "LIRS: keep pages with short reuse (LIR), evict among a 1% set of HIR pages"
     int_fields = ("flags", "s_next", "s_prev", "q_next", "q_prev", "nh_next", "nh_prev", "pd_next", "pd_prev")
     int_globals = 18
+    prefetch_links = ("s_next", "s_prev")  # a hit unlinks the page from S: both neighbours' rows
     params = {"hir_share": 0.01}
     init = staticmethod(_init)
     admit = staticmethod(_admit)

@@ -167,6 +167,7 @@ class TwoQ(Policy):
     description = "2Q: FIFO probation (A1in), shadow entries (A1out), LRU main queue (Am)"
     int_fields = ("sh_next", "sh_prev", "sh_in")
     int_globals = 10
+    prefetch_links = ("list",)  # a hit moves the page: its list neighbours are written
     params = {"kin": 0.25, "kout": 0.5}
     init = staticmethod(_init)
     admit = staticmethod(_admit)

@@ -342,6 +342,7 @@ class WTinyLFU(Policy):
     params = {"window": 0.01, "protected": 0.8, "sketch": "cms", "keys": None}
     int_fields = ("ha", "hb") + tuple(f"sketch{i}" for i in range(SK_COLS))
     int_globals = 11
+    prefetch_links = ("list",)  # a hit moves the page: its list neighbours are written
     inline_hooks = ("added", "accessed")  # evict too doubles the compile time (numba IR)
     init = staticmethod(_init)
     added = staticmethod(_added)
