@@ -200,6 +200,10 @@ def test_readouts_at_the_end_in_json_and_text() -> None:
     assert text.exit_code == 0, text.output
     assert "cast: readouts at the end\nestimate:" in text.stdout
     assert "lru: readouts at the end: none" in text.stdout
+    # Piped output is not wrapped: every line of the readout text arrives whole, even the
+    # longest (the tune lines run past 148 columns on a node with several decay sims).
+    printed = text.stdout.splitlines()
+    assert all(line in printed for line in rec["describe"].rstrip().splitlines())
 
 
 def test_labels_name_the_parameters_they_change() -> None:

@@ -193,7 +193,8 @@ def kernel_run(
             out.print(task_table(r, task_names(trace.source, len(r.tasks["ops"]))))
     if show_readouts:
         for r in results:
-            out.print(readouts_text(r), markup=False, highlight=False)
+            # Readouts are the seed's text layout: lines are kept whole (a pipe is not a terminal).
+            out.print(readouts_text(r), markup=False, highlight=False, soft_wrap=True)
     out.print(
         "repeat with: "
         + repeat_command(

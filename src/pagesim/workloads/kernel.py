@@ -171,6 +171,10 @@ def stream_ws(
         ``stream_pages_per_period`` per period (about 1 GB/s at 8 GiB): both go slower only when
         they wait. The ``time`` column holds these release times (ns).
     seed : int
+        Draws which of the two tasks comes first within each period in trace order. Under
+        ``KernelConfig(schedule="time")`` (the default) the release times decide the order, so
+        the seed changes nothing there: the workload is deterministic, and the seed's two runs
+        differ by timing the model does not have. It matters under ``schedule="trace"``.
 
     Returns
     -------
