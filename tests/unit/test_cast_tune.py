@@ -326,6 +326,46 @@ def test_halving_quarters_the_variance() -> None:
     assert tune.split_choice(s, 9) == 9
 
 
+def _decide_after_batches(curve_memory: int, batches: int) -> list[int]:
+    """The split (tenths) after each of ``batches`` decisions, each after one batch of reads:
+    anon 40 reads, all hits within 1/10; file 10 reads, one hit first reached at each tenth.
+    The 100-page list wholly sampled (a sample memory: 100 reads), split at 9/10, the decay
+    controller off."""
+    _, s = _state(curve_memory=curve_memory)
+    s.gi[tune.G_DAUTO] = 0
+    s.gi[tune.G_SPLIT] = 900
+    s.gi[G_LRUPG] = 100
+    s.gi[tune.G_RATE] = 65536
+    out = []
+    for _ in range(batches):
+        s.gf[F_MRC + 0] += 40
+        s.gf[F_MRC + 10] += 40
+        s.gf[F_MRCVAR + 0] += tune.MRC_EVERY * 40
+        for k in range(10):
+            s.gf[F_MRC + 12 + k] += 1
+            s.gf[F_MRCVAR + 12 + k] += tune.MRC_EVERY
+        s.gf[F_MRC + 12 + 10] += 10
+        tune.tune_decide(s)
+        out.append(int(s.gi[tune.G_SPLIT]) // 100)
+    return out
+
+
+def test_a_longer_curve_memory_decides_a_small_steady_difference() -> None:
+    """After n batches (never halved) anon misses nothing and file misses 10 n - j n at j/10:
+    anon share k/10 costs 60,000 k n (file's prior), least at 1/10. From 9/10 it saves
+    60,000 * 8 n against two standard deviations 2 * 60,000 * sqrt(8 * 16 n) (file's tenths 2..9,
+    16 per hit): it moves once 64 n^2 > 512 n, n > 8. curve_memory 4 (400 reads, 50 a batch):
+    n = 8 saves exactly 2 SD (3,840,000) and stays, then the curves halve (hits 4 per tenth,
+    variance 128 / 4 = 32); the 9th batch gives 5 hits per tenth, variance 48: 2 * 25 > 48, it
+    moves to 1/10. curve_memory 1 (100 reads) halves every second batch: before each decision
+    2 hits per tenth against a variance that tends to 16 + 16 / 3 (2 * 4 = 8 < 21.3): the same
+    evidence never reaches two standard deviations and the split stays at 9/10 (session 8:
+    docs/cast.md "The split on the anon-0.4 rows")."""
+    assert tune.MRC_EVERY == 16
+    assert _decide_after_batches(4, 10) == [9] * 8 + [1, 1]
+    assert _decide_after_batches(1, 12) == [9] * 12
+
+
 def test_press_toward_the_split() -> None:
     """At the split both types are pressed by their pages (100); over it, anon more; held 1..199.
     The power 64: a type 2.5 % of its share under it is pressed about a tenth as hard."""
