@@ -173,8 +173,8 @@ def stream_ws(
     seed : int
         Draws which of the two tasks comes first within each period in trace order. Under
         ``KernelConfig(schedule="time")`` (the default) the release times decide the order, so
-        the seed changes nothing there: the workload is deterministic, and the seed's two runs
-        differ by timing the model does not have. It matters under ``schedule="trace"``.
+        ``seed`` changes nothing there: the workload is deterministic (the two runs the CAST
+        document reports differ by timing the model does not have). It matters under ``schedule="trace"``.
 
     Returns
     -------
