@@ -261,3 +261,13 @@ def test_capacity_in_bytes_resolves_percent_of_footprint(tmp_path):
     assert_one_line_error(no_sizes, 2, "object sizes")
     bad_unit = invoke("compare", SMALL, "--capacity-unit", "kb", "--size", "10", "--policy", "lru")
     assert_one_line_error(bad_unit, 2, "capacity-unit")
+
+
+def test_run_on_a_trace_file_points_to_compare(tmp_path: Path) -> None:
+    """``run`` takes generated workloads; given a trace file it says which command reads one."""
+    trace = tmp_path / "t.txt"
+    trace.write_text("1\n2\n1\n")
+    r = CliRunner().invoke(app, ["run", str(trace), "--policy", "lru"])
+    assert r.exit_code == 2
+    assert f"unknown workload '{trace}'" in r.output
+    assert f"pagesim compare {trace} --size 10%" in r.output

@@ -143,6 +143,7 @@ def run_command(
         if name not in WORKLOADS and name not in KERNEL_WORKLOADS:
             raise ValueError(
                 f"unknown workload {name!r}; known: {', '.join(WORKLOADS)} (cache mode), "
-                f"{', '.join(KERNEL_WORKLOADS)} (kernel mode)"
+                f"{', '.join(KERNEL_WORKLOADS)} (kernel mode); for a trace file: "
+                f"pagesim compare {workload} --size 10%"
             )
         MODES["cache"](workload, list(size or DEFAULT_SIZES), policy, warmup, as_json, sets)
