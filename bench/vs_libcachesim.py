@@ -11,7 +11,10 @@ Not a test: a benchmark to run by hand (see bench/README.md).
 3. For each policy: pagesim ``simulate`` (loop time only: ``Result.accesses_per_second``) and
    libCacheSim ``process_trace`` (timed alone; misses = round(miss ratio * requests)), the two
    alternating ``--repeat`` times; the table gives the ratio of the fastest runs and of the
-   medians (on a shared machine both move: quote the load printed beneath).
+   medians (on a shared machine both move: quote the load printed beneath), by wall time and by
+   CPU time (pagesim: the simulating thread in its loop, ``Result.cpu_seconds``; libCacheSim: the
+   whole process during ``process_trace``, so threads it might start are counted). CPU time does not count
+   time spent waiting for a core, so its ratio moves less with the machine's load.
 4. pagesim's cold start (fresh ``PAGESIM_CACHE_DIR`` and ``NUMBA_CACHE_DIR``, in a subprocess:
    import + read the oracle file and remap + compile + run) and warm start (a second subprocess
    with the same cache folders: everything loads from disk).
@@ -132,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     from pagesim.policies.registry import make_policy, policy_names
     from pagesim.trace import Trace, write_trace
 
-    console = Console(width=130)
+    console = Console(width=160)
     known = set(policy_names())
     names = SUITE if args.policies.strip().lower() == "suite" else args.policies
     wanted = [p.strip().lower() for p in names.split(",") if p.strip()]
@@ -175,20 +178,25 @@ def main(argv: list[str] | None = None) -> int:
             "libCacheSim M acc/s",
             "ratio",
             "median ratio",
+            "CPU ratio",
+            "median CPU ratio",
         ):
             table.add_column(col, justify="left" if col == "policy" else "right")
         for name in policies:
             simulate(trace.head(1000), make_policy(name), 10)  # compile or load the runner first
-            ps_rates, lcs_rates = [], []
+            ps_rates, lcs_rates, ps_cpu, lcs_cpu = [], [], [], []
             for _ in range(max(args.repeat, 1)):
                 r = simulate(trace, make_policy(name), capacity)
                 ps_rates.append(r.accesses_per_second / 1e6)
+                ps_cpu.append(r.cpu_seconds)
                 reader = lcs.TraceReader(
                     str(oracle), lcs.TraceType.ORACLE_GENERAL_TRACE, lcs.ReaderInitParam(ignore_obj_size=True)
                 )
                 cache = getattr(lcs, LCS_NAMES[name])(capacity)
                 t4 = time.perf_counter()
+                c4 = time.process_time()
                 miss_ratio, _ = cache.process_trace(reader)
+                lcs_cpu.append(time.process_time() - c4)
                 lcs_seconds = time.perf_counter() - t4
                 lcs_misses = round(miss_ratio * trace.n_requests)
                 lcs_rates.append(trace.n_requests / lcs_seconds / 1e6)
@@ -205,6 +213,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"{lcs_rate:.1f}",
                 f"{ps_rate / lcs_rate:.1f}x",
                 f"{statistics.median(ps_rates) / statistics.median(lcs_rates):.1f}x",
+                f"{min(lcs_cpu) / min(ps_cpu):.1f}x" if min(ps_cpu) > 0 else "-",
+                f"{statistics.median(lcs_cpu) / statistics.median(ps_cpu):.1f}x" if min(ps_cpu) > 0 else "-",
             )
         console.print(table)
         load_after = os.getloadavg()

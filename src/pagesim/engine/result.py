@@ -30,6 +30,9 @@ class Result:
         ``"compiled"`` or ``"interpreted"``.
     params : dict
         Everything needed to repeat the run (trace source, policy parameters, warm-up).
+    cpu_seconds : float
+        CPU time of the simulating thread during the loop (``time.thread_time``): steadier than
+        ``seconds`` on a loaded machine, since time spent waiting for a core is not counted.
     """
 
     policy: str
@@ -40,6 +43,7 @@ class Result:
     prepare_seconds: float
     mode: str
     params: dict[str, Any] = field(default_factory=dict)
+    cpu_seconds: float = 0.0
 
     @property
     def requests(self) -> int:
@@ -77,6 +81,7 @@ class Result:
             **self.counters,
             "seconds": self.seconds,
             "prepare_seconds": self.prepare_seconds,
+            "cpu_seconds": self.cpu_seconds,
             "accesses_per_second": self.accesses_per_second,
             "mode": self.mode,
             "params": self.params,

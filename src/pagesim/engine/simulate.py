@@ -108,6 +108,7 @@ class Stepper:
         self._run = interpreted_runner(self.classes, kind) if interpreted else runner_for(self.classes, kind)
         self.done = 0
         self.loop_seconds = 0.0
+        self.loop_cpu_seconds = 0.0
         self.cfg[CFG_START] = 0
         self.cfg[CFG_END] = 0
         try:
@@ -143,7 +144,9 @@ class Stepper:
         self.cfg[CFG_START] = self.done
         self.cfg[CFG_END] = end
         t1 = time.perf_counter()
+        c1 = time.thread_time()
         self._call()
+        self.loop_cpu_seconds += time.thread_time() - c1
         self.loop_seconds += time.perf_counter() - t1
         self.done = max(end, int(self.cfg[CFG_START]))  # kernel mode may skip a killed task's rest
         return self.done
@@ -273,6 +276,7 @@ class Run(Stepper):
             counters=self.counters,
             seconds=self.loop_seconds,
             prepare_seconds=self.prepare_seconds,
+            cpu_seconds=self.loop_cpu_seconds,
             mode=self.mode,
             params={
                 "policy": [repr(p) for p in self.policies],
