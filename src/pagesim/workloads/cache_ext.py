@@ -70,7 +70,9 @@ and about the same log footprint, and a freed page is never written again.
 
 from __future__ import annotations
 
+import bisect
 import csv
+import dataclasses
 import io
 import math
 from collections import OrderedDict
@@ -102,6 +104,7 @@ OP_NAMES = ("get", "update", "insert", "scan", "rmw", "file", "compact")
 
 # source ids: region in the high bits, then the file, then the page in the file
 _R_MAIN, _R_UPPER, _R_L0, _R_LOG, _R_TREE, _R_OUT = 1, 2, 3, 4, 5, 6
+_R_SEEK = 7  #: tables written by seek compactions (``build_ycsb(compactions="seek")``)
 _R_LEVEL = 16  #: level L of the leveled layout is region 16 + L
 
 #: YCSB core workloads (cache_ext spec §5.2): read/update/insert/scan/read-modify-write shares
@@ -701,6 +704,8 @@ def build_ycsb(
     levels: int = 5,
     table_cache: int | None = 990,
     filters: bool = False,
+    compactions: str | None = None,
+    compaction_ops_s: float | None = None,
 ) -> OpTrace:
     """YCSB on LevelDB (cache_ext spec §5.2, paper Fig. 6): 8 client threads, one cgroup.
 
@@ -729,12 +734,20 @@ def build_ycsb(
     filters : bool
         Bloom filters in the tables (the paper's LevelDB has none: the harness opens the
         database with LevelDB's default options, ``filter_policy`` null).
+    compactions : str, optional
+        ``"seek"``: LevelDB's seek compactions (:class:`SeekCompactions`; leveled layout, no
+        scans, no filters) on a background thread (tag ``threads``, group ``"compaction"``).
+        None (the default): no compaction; the trace is the same as before the option.
+    compaction_ops_s : float, optional
+        With ``compactions``: each compaction is released (the trace's ``time`` column) when the
+        client operation that triggered it would run at this many client operations per second
+        of model time; None: the background thread runs its compactions as soon as it can.
 
     Returns
     -------
     OpTrace
-        Groups: ``{"client": [0 .. threads - 1]}``; ``source["cgroup_pages"]`` = the scaled
-        10 GiB, smaller than the database (``source["db_pages"]``).
+        Groups: ``{"client": [0 .. threads - 1]}`` (and ``"compaction": [threads]``);
+        ``source["cgroup_pages"]`` = the scaled 10 GiB, smaller than the database (``source["db_pages"]``).
 
     Raises
     ------
@@ -747,6 +760,10 @@ def build_ycsb(
         raise ValueError("scale and threads must be positive")
     if levels < 0 or levels == 1:
         raise ValueError("levels must be 0 (two-level layout) or at least 2")
+    if compactions not in (None, "seek"):
+        raise ValueError(f"unknown compactions {compactions!r}; known: seek")
+    if compactions and (not levels or filters or YCSB_MIXES[workload][0][3] > 0):
+        raise ValueError("compactions='seek' needs the leveled layout (levels >= 2), no filters and no scans")
     layout = LevelDBLayout(
         _scaled(2**29, scale, 1000), log_file_pages=_scaled(1024, scale, 4), seed=seed,
         level_pages=tuple(_scaled(LEVEL1_PAGES * 10**i, scale) for i in range(max(levels - 1, 0))),
@@ -770,24 +787,341 @@ def build_ycsb(
     else:
         pos = layout.position(scrambled_zipfian(rng, layout.n_keys, n_ops, theta))
     tags = (np.arange(n_ops) % threads).astype(np.int32)
-    op_of, ids, rw = _kv_ops(
-        layout, kinds, pos, rng, scan_length, latest=dist == "latest", theta=theta, writer=tags
-    )
     params = {"workload": workload, "scale": scale, "ops": ops, "threads": threads, "theta": theta,
               "scan_length": scan_length, "seed": seed, "levels": levels, "table_cache": table_cache,
               "filters": filters}  # fmt: skip
+    extra = {"db_pages": layout.db_pages, "records": layout.n_keys,
+             **({"level_pages": layout.level_sizes.tolist()} if levels else {})}  # fmt: skip
+    if compactions:
+        params.update(compactions=compactions, compaction_ops_s=compaction_ops_s)
+        return _ycsb_seek(layout, kinds, pos, rng, tags, threads, limit, params, extra, compaction_ops_s)
+    op_of, ids, rw = _kv_ops(
+        layout, kinds, pos, rng, scan_length, latest=dist == "latest", theta=theta, writer=tags
+    )
     return _finish(
         op_of, ids, rw, kinds, tags,
         name="ycsb", params=params, cgroup_pages=[limit],
-        groups={"client": list(range(threads))},
-        extra={"db_pages": layout.db_pages, "records": layout.n_keys,
-               **({"level_pages": layout.level_sizes.tolist()} if levels else {})},
+        groups={"client": list(range(threads))}, extra=extra,
     )  # fmt: skip
 
 
 def ycsb(**params: Any) -> Trace:
     """:func:`build_ycsb`'s trace."""
     return build_ycsb(**params).trace
+
+
+# ----------------------------------------------------------------------------- seek compactions
+
+
+@dataclass
+class _Table:
+    """A table of the versioned layout: keys ``a`` .. ``b`` - 1 in ``pages`` data pages.
+
+    ``file`` < 0: a unit of the static layout (its data pages keep the layout's ids, from
+    ``first``); otherwise a table written by a compaction (``_R_SEEK`` file ``file``).
+    """
+
+    a: int
+    b: int
+    pages: int
+    allowed: int
+    file: int = -1
+    first: int = 0
+
+
+class SeekCompactions:
+    """LevelDB's seek compactions on the leveled layout, decided in issue order.
+
+    Source: LevelDB ``db/version_set.cc`` (``Version::Get``, ``Version::UpdateStats``,
+    ``VersionSet::PickCompaction``, ``SetupOtherInputs``) and ``db/version_edit.h``
+    (``allowed_seeks``). Rule: a table may be searched ``allowed_seeks`` = file size / 16 KiB
+    (at least 100) times; a GET that reads more than one table charges the first table it
+    read; at 0 that table is compacted with the overlapping tables of the next level: their
+    pages are read, new tables are written with the merged keys, and the inputs are deleted.
+
+    Scaling: tables are units of ``round(512 * scale)`` data pages (at least 1: a 2 MiB table
+    scaled) over a contiguous key range; a unit's charges are those of the real tables it
+    stands for, so ``allowed`` = pages x 4 KiB / 16 KiB / ``scale`` (at least 100): at 1/1024
+    a page of level 2 is compacted after 256 charges, as LevelDB's 2 tables of that key range
+    would be after 128 each. A level with no table covering a key is not probed; a key lives in
+    the first level at or below its layout level (:meth:`LevelDBLayout.level_of`) that covers it.
+
+    Simplifications (see docs/experiments.md, "Seek compactions (session 9)"): no size
+    compactions (levels below grow past their targets, none is emptied by size), no level 0;
+    the last level is never compacted; a compaction is installed at the GET that triggers it
+    (the next GETs read its output) while its I/O runs on the background thread; metadata
+    pages (footer, index) keep the layout's ids (a scaled file's footer stands for 1,024 real
+    tables'), so compactions read, write and free data pages only; the output has as many
+    pages as the inputs (a read-only run overwrites nothing).
+
+    Parameters
+    ----------
+    layout : LevelDBLayout
+        With ``level_pages`` (the leveled layout) and no filters.
+    scale : float
+        The layout's share of the paper's database.
+    """
+
+    def __init__(self, layout: LevelDBLayout, scale: float) -> None:
+        self.layout = layout
+        self.unit = max(int(round(layout.file_data_pages * scale)), 1)
+        self.scale = scale
+        self.sizes = layout.level_sizes.tolist()
+        self.n_levels = len(self.sizes)
+        self.files = 0
+        n = layout.n_keys
+        self.levels: list[list[_Table]] = []
+        self.starts: list[list[int]] = []
+        for size in self.sizes:
+            tables = []
+            for k in range(-(-size // self.unit)):
+                lo, hi = k * self.unit, min((k + 1) * self.unit, size)
+                a, b = -(-lo * n // size), -(-hi * n // size)
+                if b > a:
+                    tables.append(_Table(a, b, hi - lo, self.allowed(hi - lo), -1, lo))
+            self.levels.append(tables)
+            self.starts.append([t.a for t in tables])
+        self.table_cache: OrderedDict[int, None] = OrderedDict()
+
+    def allowed(self, pages: int) -> int:
+        """``allowed_seeks`` of a unit of ``pages`` data pages (module scaling rule)."""
+        return max(int(round(pages * PAGE / 16384 / self.scale)), 100)
+
+    def find(self, level: int, p: int) -> _Table | None:
+        """The table of ``level`` (1-based) whose key range holds position ``p``, or None."""
+        i = bisect.bisect_right(self.starts[level - 1], p) - 1
+        if i >= 0:
+            t = self.levels[level - 1][i]
+            if p < t.b:
+                return t
+        return None
+
+    def page_id(self, level: int, t: _Table, p: int) -> int:
+        """Source id of the data page of table ``t`` (in ``level``) covering position ``p``."""
+        if t.file < 0:
+            dp = p * self.sizes[level - 1] // self.layout.n_keys
+            f, j = divmod(dp, self.layout.file_data_pages)
+            return int(_ids(_R_LEVEL + level, f, j))
+        return int(_ids(_R_SEEK, t.file, (p - t.a) * t.pages // (t.b - t.a)))
+
+    def page_ids(self, level: int, t: _Table) -> np.ndarray:
+        """Every data page of table ``t``, in key order, int64."""
+        if t.file < 0:
+            dp = np.arange(t.first, t.first + t.pages, dtype=np.int64)
+            return _ids(_R_LEVEL + level, dp // self.layout.file_data_pages, dp % self.layout.file_data_pages)
+        return _ids(_R_SEEK, t.file, np.arange(t.pages, dtype=np.int64))
+
+    def meta(self, level: int, p: int) -> list[int]:
+        """Metadata pages a probe of ``level`` for ``p`` reads (table cache as the layout's)."""
+        lay = self.layout
+        dp = p * self.sizes[level - 1] // lay.n_keys
+        f, j = divmod(dp, lay.file_data_pages)
+        if lay.table_cache is None:
+            per = lay.file_data_pages
+            return [int(_ids(_R_LEVEL + level, f, per + j * lay.index_pages // per))]
+        key = (level << 40) | (p * int(lay.level_tables[level - 1]) // lay.n_keys)
+        if key in self.table_cache:
+            self.table_cache.move_to_end(key)
+            return []
+        if lay.table_cache > 0:
+            self.table_cache[key] = None
+            if len(self.table_cache) > lay.table_cache:
+                self.table_cache.popitem(last=False)
+        return lay._meta_ids(np.array([level], np.int64), np.array([f], np.int64))[0].tolist()
+
+    def get(self, p: int, home: int) -> tuple[list[int], tuple[int, _Table] | None]:
+        """Pages a GET of position ``p`` reads, and the table to compact after it (or None).
+
+        ``home`` is the key's level in the layout; the key is in the first level at or below
+        it that has a table covering ``p``.
+        """
+        pages: list[int] = []
+        first: tuple[int, _Table] | None = None
+        probes = 0
+        for level in range(1, self.n_levels + 1):
+            t = self.find(level, p)
+            if t is None:
+                continue
+            probes += 1
+            if first is None:
+                first = (level, t)
+            pages += self.meta(level, p)
+            pages.append(self.page_id(level, t, p))
+            if level >= home:
+                break
+        if probes > 1 and first is not None:
+            level, t = first
+            t.allowed -= 1
+            if t.allowed <= 0 and level < self.n_levels:
+                return pages, first
+        return pages, None
+
+    def compact(self, level: int, t: _Table) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Compact ``t`` of ``level`` into ``level + 1``; install the new version.
+
+        Returns (pages read, pages written, pages freed), int64 arrays; reads and writes are
+        equally long (the output has the inputs' pages).
+        """
+        below, starts = self.levels[level], self.starts[level]
+        i0 = bisect.bisect_right(starts, t.a) - 1
+        if i0 < 0 or below[i0].b <= t.a:
+            i0 += 1
+        i1 = bisect.bisect_left(starts, t.b)
+        over = below[i0:i1]
+        inputs = [self.page_ids(level, t)] + [self.page_ids(level + 1, o) for o in over]
+        read = np.concatenate(inputs)
+        c = min([t.a] + [o.a for o in over])
+        d = max([t.b] + [o.b for o in over])
+        total = int(read.shape[0])
+        cuts = [c + (d - c) * min(j * self.unit, total) // total for j in range(-(-total // self.unit) + 1)]
+        cuts[-1] = d
+        out: list[_Table] = []
+        written = []
+        prev_pages = 0
+        for j in range(len(cuts) - 1):
+            pages_j = min((j + 1) * self.unit, total) - prev_pages
+            if cuts[j + 1] <= cuts[j]:
+                continue
+            prev_pages += pages_j
+            new = _Table(cuts[j], cuts[j + 1], pages_j, self.allowed(pages_j), self.files)
+            self.files += 1
+            out.append(new)
+            written.append(self.page_ids(level + 1, new))
+        if prev_pages < total:  # pages of empty key ranges go to the last output
+            last = out[-1]
+            last.pages += total - prev_pages
+            written[-1] = self.page_ids(level + 1, last)
+        below[i0:i1] = out
+        starts[i0:i1] = [o.a for o in out]
+        k = self.levels[level - 1].index(t)
+        del self.levels[level - 1][k]
+        del self.starts[level - 1][k]
+        return read, np.concatenate(written), read.copy()
+
+
+def pace_compactions(ops: OpTrace, ops_s: float) -> OpTrace:
+    """``ops`` (``build_ycsb(compactions="seek")``) with each compaction released at its trigger's time.
+
+    The compaction triggered by client operation ``i`` is released at ``i / ops_s`` seconds of
+    model time; client operations are released at 0 (they run as fast as they can).
+
+    Parameters
+    ----------
+    ops : OpTrace
+        A trace built with ``compactions="seek"``.
+    ops_s : float
+        Client operations per second of model time (e.g. the policy's rate without compactions).
+
+    Returns
+    -------
+    OpTrace
+        The same accesses with a new ``time`` column (ns).
+
+    Raises
+    ------
+    ValueError
+        If ``ops`` has no compactions' triggers or ``ops_s`` is not positive.
+    """
+    if "compaction_triggers" not in ops.trace.source or not ops_s > 0:
+        raise ValueError("pace_compactions needs a trace built with compactions='seek' and ops_s > 0")
+    t = np.asarray(ops.trace.source["compaction_triggers"], np.int64)
+    comp_no = t + np.arange(t.shape[0], dtype=np.int64) + 1
+    release = np.zeros(ops.n_ops, np.int64)
+    release[comp_no] = (t * (1e9 / ops_s)).astype(np.int64)
+    source = {**ops.trace.source, "time_unit": "ns", "time_is_release": True}
+    source["params"] = {**source["params"], "compaction_ops_s": ops_s}
+    trace = dataclasses.replace(ops.trace, time=release[ops.op_of], source=source)
+    return OpTrace(trace, ops.op_of, ops.op_kind, ops.groups)
+
+
+def _ycsb_seek(
+    layout: LevelDBLayout,
+    kinds: np.ndarray,
+    pos: np.ndarray,
+    rng: np.random.Generator,
+    tags: np.ndarray,
+    threads: int,
+    limit: int,
+    params: dict[str, Any],
+    extra: dict[str, Any],
+    ops_s: float | None,
+) -> OpTrace:
+    """:func:`build_ycsb` with seek compactions (:class:`SeekCompactions`) on tag ``threads``.
+
+    GETs and RMWs read through the versioned layout in issue order; a compaction becomes an
+    operation of kind ``OP_COMPACT`` right after the GET that triggered it: read input page i,
+    write output page i, ..., then free the inputs.
+    """
+    n = kinds.shape[0]
+    seek = SeekCompactions(layout, params["scale"])
+    # the log and level-0 accesses as without compactions (GETs become no-ops, RMWs updates)
+    rest = np.where(kinds == OP_GET, OP_FILE, np.where(kinds == OP_RMW, OP_UPDATE, kinds)).astype(np.uint8)
+    w_op, w_ids, w_rw = _kv_ops(layout, rest, pos, rng, writer=tags)
+    reads = np.flatnonzero((kinds == OP_GET) | (kinds == OP_RMW))
+    home = np.zeros(n, np.int64)
+    ok = pos[reads] >= 0
+    home[reads[ok]] = layout.level_of(pos[reads[ok]])
+    inserted_before = np.cumsum(kinds == OP_INSERT) - (kinds == OP_INSERT)
+    g_op: list[int] = []
+    g_ids: list[int] = []
+    trig: list[int] = []
+    c_read: list[np.ndarray] = []
+    c_write: list[np.ndarray] = []
+    c_free: list[np.ndarray] = []
+    for i in reads.tolist():
+        p = int(pos[i])
+        if p < 0:  # workload D: a key inserted in this run, on its level-0 page
+            pages = [int(layout.l0_page(np.int64(max(inserted_before[i] + p, 0))))]
+            due = None
+        else:
+            pages, due = seek.get(p, int(home[i]))
+        g_op += [i] * len(pages)
+        g_ids += pages
+        if due is not None:
+            r, w, f = seek.compact(*due)
+            trig.append(i)
+            c_read.append(r)
+            c_write.append(w)
+            c_free.append(f)
+    t = np.asarray(trig, np.int64)
+    n_c = t.shape[0]
+    # renumber: each compaction right after its trigger
+    client_no = np.arange(n, dtype=np.int64) + np.searchsorted(t, np.arange(n), side="left")
+    comp_no = t + np.arange(n_c, dtype=np.int64) + 1
+    b = _Builder()
+    b.add(client_no[np.asarray(g_op, np.int64)], np.asarray(g_ids, np.int64), 0, 0)
+    b.add(client_no[w_op], w_ids, w_rw, 1)
+    b.slot[-1] = b.slot[-1] + np.arange(w_op.shape[0])  # keep the log's order within an op
+    for j in range(n_c):
+        k = c_read[j].shape[0]
+        steps = np.arange(2 * k, dtype=np.int64)
+        ids = np.empty(2 * k, np.int64)
+        ids[0::2], ids[1::2] = c_read[j], c_write[j]
+        rw = (steps % 2).astype(np.uint8)
+        b.add(np.full(2 * k, comp_no[j]), ids, rw, 0)
+        b.slot[-1] = steps
+        b.add(np.full(c_free[j].shape[0], comp_no[j]), c_free[j], OP_FREE, 2 * k)
+    op_of, ids, rw = b.arrays()
+    total = n + n_c
+    is_c = np.zeros(total, bool)
+    is_c[comp_no] = True
+    all_kinds = np.full(total, OP_COMPACT, np.uint8)
+    all_kinds[client_no] = kinds
+    all_tags = np.full(total, threads, np.int32)
+    all_tags[client_no] = tags
+    release = None
+    if ops_s is not None:
+        release = np.zeros(total, np.int64)
+        release[comp_no] = (t * (1e9 / ops_s)).astype(np.int64)
+    read_pages = int(sum(r.shape[0] for r in c_read))
+    extra = {**extra, "compactions": n_c, "compaction_pages": read_pages,
+             "compaction_triggers": t.tolist()}  # fmt: skip
+    return _finish(
+        op_of, ids, rw, all_kinds, all_tags,
+        name="ycsb", params=params, cgroup_pages=[limit],
+        groups={"client": list(range(threads)), "compaction": [threads]},
+        op_release=release, extra=extra,
+    )  # fmt: skip
 
 
 # ----------------------------------------------------------------------------- GET-SCAN
@@ -1266,6 +1600,8 @@ CACHE_EXT_WORKLOADS: dict[str, Workload] = {
             "levels": 5,
             "table_cache": 990,
             "filters": False,
+            "compactions": None,
+            "compaction_ops_s": None,
         },  # fmt: skip
         "YCSB A-F, uniform, uniform-rw on LevelDB's leveled layout (levels 0: two-level), 8 threads, "
         "cgroup 10 GiB x scale (cache_ext Fig. 6)",
