@@ -52,7 +52,8 @@ table of the first key (opened if closed) and the data pages from the first key'
 key's. The model's frequency skew is structural: even with uniform keys a page of level 4 is
 read about ten times as often as one of level 5, and the tables' metadata more often still.
 Not modelled: LevelDB's 8 MiB block cache (8 KiB at 1/1024, two pages), data blocks straddling
-two pages, seek-triggered compactions (``allowed_seeks``) and compaction in general. Deviations:
+two pages, and compaction, unless ``build_ycsb(compactions="seek")``: LevelDB's seek-triggered
+compactions (``allowed_seeks``; :class:`SeekCompactions`), not its size-triggered ones. Deviations:
 the table cache is simulated in the trace's issue order (kernel mode interleaves the threads by
 their speed), GETs' and scans' table caches separately; a key's level comes from a hash, not
 from a load's history.
@@ -737,7 +738,8 @@ def build_ycsb(
     compactions : str, optional
         ``"seek"``: LevelDB's seek compactions (:class:`SeekCompactions`; leveled layout, no
         scans, no filters) on a background thread (tag ``threads``, group ``"compaction"``).
-        None (the default): no compaction; the trace is the same as before the option.
+        None or ``"none"`` (the default): no compaction; the trace is the same as before the
+        option. From the command line: ``pagesim run 'ycsb?compactions=seek'``.
     compaction_ops_s : float, optional
         With ``compactions``: each compaction is released (the trace's ``time`` column) when the
         client operation that triggered it would run at this many client operations per second
@@ -760,6 +762,7 @@ def build_ycsb(
         raise ValueError("scale and threads must be positive")
     if levels < 0 or levels == 1:
         raise ValueError("levels must be 0 (two-level layout) or at least 2")
+    compactions = None if compactions in ("none", "") else compactions
     if compactions not in (None, "seek"):
         raise ValueError(f"unknown compactions {compactions!r}; known: seek")
     if compactions and (not levels or filters or YCSB_MIXES[workload][0][3] > 0):
