@@ -22,7 +22,6 @@ from rich.table import Table
 
 from pagesim.analysis import experiments as E
 from pagesim.report.experiments import experiment_figure, experiment_table
-from pagesim.workloads.cache_ext import build_ycsb, pace_compactions
 
 PAPER_ORDER = ("ce-lfu", "ce-lhd", "ce-s3fifo", "linux-lru", "ce-fifo", "mglru", "ce-mru")
 
@@ -56,8 +55,9 @@ def main() -> None:
         "--ycsb-compactions",
         choices=("none", "seek", "both"),
         default="none",
-        help="ycsb: LevelDB's seek compactions (build_ycsb compactions='seek'); both: each policy "
-        "without and with them (default none: the experiment as before)",
+        help="ycsb: LevelDB's seek compactions (build_ycsb compactions='seek'; seek and both are the "
+        "same: each policy runs without them first, which paces its compactions; default none: the "
+        "experiment as before)",
     )
     parser.add_argument(
         "--ycsb-policies",
@@ -84,7 +84,13 @@ def main() -> None:
         if name == "ycsb" and args.ycsb_compactions != "none":
             default = [*E.EXPERIMENT_POLICIES["ycsb"], "lfu"]
             policies = args.ycsb_policies.split(",") if args.ycsb_policies else default
-            exp = ycsb_compactions(args.ycsb.split(","), policies, scale, args.ycsb_compactions, say)
+            exp = E.ycsb_experiment(
+                workloads=args.ycsb.split(","),
+                policies=policies,
+                scale=scale,
+                progress=say,
+                compactions="seek",
+            )
         elif name == "ycsb":
             exp = E.ycsb_experiment(workloads=args.ycsb.split(","), scale=scale, progress=say)
         elif name == "twitter":
@@ -146,39 +152,6 @@ def main() -> None:
         txt = f"{p99:.2f}x" if math.isfinite(p99) else "-"
         summary.add_row("admission foreground P99", "0.83x", txt, "yes" if p99 < 0.95 else "no")
     console.print(summary)
-
-
-def ycsb_compactions(
-    workloads: list[str], policies: list[str], scale: float, mode: str, say: E.Progress
-) -> E.Experiment:
-    """YCSB with LevelDB's seek compactions (``mode`` seek) or without and with them (both).
-
-    Rows ``ycsb-<w>`` (without) and ``ycsb-<w>-seek`` (with). With compactions each policy runs
-    the same accesses, its compactions released at its own client rate without compactions
-    (:func:`pace_compactions`), so the background thread keeps pace with the clients it serves.
-    Throughput and P99 are the client threads'; the background thread's work is not counted.
-    """
-    runs: list[E.Measured] = []
-    paper = {}
-    for w in workloads:
-        plain = build_ycsb(workload=w, scale=scale)
-        seek = build_ycsb(workload=w, scale=scale, compactions="seek", compaction_ops_s=1.0)
-        src = seek.trace.source
-        say(f"{w}: {src['compactions']} compactions, {src['compaction_pages']:,} pages read and written")
-        for p in policies:
-            say(f"ycsb-{w}: {p}")
-            r0 = E.measure(plain, E._policy(p, plain), label=p, workload=f"ycsb-{w}")
-            if mode == "both":
-                runs.append(r0)
-            paced = pace_compactions(seek, r0.throughput["client"])
-            say(f"ycsb-{w}-seek: {p}")
-            pol = E._policy(p, paced, threads=len(paced.groups["client"]))
-            runs.append(E.measure(paced, pol, label=p, workload=f"ycsb-{w}-seek"))
-        ratios = {p: {"ops/s": v} for p, v in E._PAPER_YCSB[w].items()}
-        paper.update({f"ycsb-{w}": ratios, f"ycsb-{w}-seek": ratios})
-    metrics = [("ops/s", "throughput", "client"), ("P99 ms", "p99_ms", "client"),
-               ("disk reads", "disk_read_pages", "all")]  # fmt: skip
-    return E.Experiment("ycsb", runs, metrics, paper, {"scale": scale, "compactions": mode})
 
 
 def _print_extra(exp: E.Experiment) -> None:

@@ -220,6 +220,11 @@ def test_cli_experiment_table(tmp_path: Path) -> None:
         (["experiment", "ycsb", "--layout", "levels=two"], "--layout levels takes an integer, got 'two'"),
         (["experiment", "ycsb", "--layout", "filters=maybe"], "--layout filters takes 0 or 1"),
         (["experiment", "ycsb", "--layout", "levels=1", "-p", "linux-lru"], "levels must be 0"),
+        (["experiment", "file-search", "--compactions", "seek"], "--compactions applies to the ycsb"),
+        (
+            ["experiment", "ycsb", "-w", "C", "-p", "linux-lru", "--compactions", "size"],
+            "compactions must be 'none' or 'seek', got 'size'",
+        ),
     ],
 )
 def test_cli_experiment_errors(args: list[str], message: str) -> None:
@@ -244,3 +249,27 @@ def test_cli_experiment_layout_reaches_the_ycsb_build(monkeypatch: pytest.Monkey
     assert result.exit_code == 2 and "stopped after the build" in result.output
     assert seen["workload"] == "C" and seen["levels"] == 0
     assert seen["table_cache"] is None and seen["filters"] is True
+
+
+def test_ycsb_seek_compactions_add_paced_rows_beside_the_plain_ones(ycsb_c: E.Experiment) -> None:
+    """``compactions="seek"``: each policy runs first without compactions (the same run as the
+    plain experiment's, so the same throughput exactly), then with its compactions released at
+    that rate; the seek rows report the client threads and LevelDB compacted something."""
+    exp = E.ycsb_experiment(
+        workloads=["C"],
+        policies=["linux-lru", "ce-lfu"],
+        scale=SCALE,
+        latency_window=5000,
+        compactions="seek",
+    )
+    assert [(r.workload, r.policy) for r in exp.runs] == [
+        ("ycsb-C", "linux-lru"), ("ycsb-C-seek", "linux-lru"),
+        ("ycsb-C", "ce-lfu"), ("ycsb-C-seek", "ce-lfu"),
+    ]  # fmt: skip
+    for p in ("linux-lru", "ce-lfu"):
+        assert exp.find("ycsb-C", p).throughput == ycsb_c.find("ycsb-C", p).throughput
+    assert exp.params["compactions"] == "seek" and exp.metrics[0] == ("ops/s", "throughput", "client")
+    seek = exp.find("ycsb-C-seek", "linux-lru")
+    assert "compaction" in seek.throughput and seek.throughput["client"] > 0
+    assert exp.ratio(seek, "throughput", "client") == 1.0
+    assert exp.paper["ycsb-C-seek"] == exp.paper["ycsb-C"]

@@ -37,6 +37,7 @@ from pagesim.workloads.cache_ext import (
     build_get_scan,
     build_twitter,
     build_ycsb,
+    pace_compactions,
 )
 
 BASELINE = "linux-lru"  #: the paper's default (Linux 6.6.8's active/inactive LRU)
@@ -409,37 +410,83 @@ def ycsb_experiment(
     levels: int = 5,
     table_cache: int | None = 990,
     filters: bool = False,
+    compactions: str = "none",
 ) -> Experiment:
     """YCSB on LevelDB (paper Fig. 6): every workload with every policy.
 
     ``levels``, ``table_cache`` and ``filters`` choose the database's layout, as in
     :func:`pagesim.workloads.cache_ext.build_ycsb` (defaults: LevelDB's leveled layout of the
     paper's 100 GiB, 5 levels, a 990-table cache, no Bloom filters; ``levels=0`` the two-level
-    layout).
+    layout). ``compactions="seek"`` adds LevelDB's seek compactions (docs/experiments.md "Seek
+    compactions (session 9)"): rows ``ycsb-<w>-seek``, each policy's compactions released at
+    its own client rate without them (:func:`pagesim.workloads.cache_ext.pace_compactions`, so
+    each policy first runs without compactions, a row of its own), and the metrics are the
+    client threads' (the background thread's work is not counted).
 
     Returns
     -------
     Experiment
-        Rows ``ycsb-<workload>``; metrics ops/s, P99 (ms) and disk reads (pages); ``params``
-        records the layout.
+        Rows ``ycsb-<workload>`` (and ``ycsb-<workload>-seek``); metrics ops/s, P99 (ms) and
+        disk reads (pages); ``params`` records the layout and ``compactions``.
 
     Raises
     ------
     ValueError
-        For an unknown workload or policy, or a layout ``build_ycsb`` refuses (``levels`` 1 or
-        negative).
+        For an unknown workload or policy, a layout ``build_ycsb`` refuses (``levels`` 1 or
+        negative; compactions with workload E or Bloom filters), or ``compactions`` other than
+        ``"none"`` and ``"seek"``.
     """
+    if compactions not in ("none", "seek"):
+        raise ValueError(f"compactions must be 'none' or 'seek', got {compactions!r}")
     runs: list[Measured] = []
     layout = {"levels": levels, "table_cache": table_cache, "filters": filters}
     for w in workloads:
         o = build_ycsb(workload=w, scale=scale, ops=ops, seed=seed, **layout)
-        runs += _each(o, f"ycsb-{w}", policies, progress, latency_window=latency_window)
+        if compactions == "seek":
+            runs += _ycsb_seek_rows(o, w, scale, ops, seed, layout, policies, progress, latency_window)
+        else:
+            runs += _each(o, f"ycsb-{w}", policies, progress, latency_window=latency_window)
     paper = {f"ycsb-{w}": {p: {"ops/s": v} for p, v in _PAPER_YCSB[w].items()} for w in workloads}
+    metrics = list(_KV_METRICS)
+    if compactions == "seek":
+        paper.update({f"{row}-seek": ratios for row, ratios in paper.items()})
+        metrics = [("ops/s", "throughput", "client"), ("P99 ms", "p99_ms", "client"),
+                   ("disk reads", "disk_read_pages", "all")]  # fmt: skip
     return Experiment(
-        "ycsb", runs,
-        list(_KV_METRICS),
-        paper, {"scale": scale, "ops": ops, "seed": seed, "policies": list(policies), **layout},
+        "ycsb", runs, metrics, paper,
+        {"scale": scale, "ops": ops, "seed": seed, "policies": list(policies), **layout,
+         "compactions": compactions},
     )  # fmt: skip
+
+
+def _ycsb_seek_rows(
+    plain: OpTrace,
+    w: str,
+    scale: float,
+    ops: int | None,
+    seed: int,
+    layout: dict[str, Any],
+    policies: Sequence[str],
+    progress: Progress | None,
+    latency_window: int,
+) -> list[Measured]:
+    """Each policy without compactions (row ``ycsb-<w>``), then with them paced at its own rate."""
+    seek = build_ycsb(
+        workload=w, scale=scale, ops=ops, seed=seed, compactions="seek", compaction_ops_s=1.0, **layout
+    )
+    out = []
+    for name in policies:
+        if progress:
+            progress(f"ycsb-{w}: {name}")
+        r0 = measure(
+            plain, _policy(name, plain), label=name, workload=f"ycsb-{w}", latency_window=latency_window
+        )
+        paced = pace_compactions(seek, r0.throughput["client"])
+        if progress:
+            progress(f"ycsb-{w}-seek: {name}")
+        pol = _policy(name, paced, threads=len(paced.groups["client"]))
+        out += [r0, measure(paced, pol, label=name, workload=f"ycsb-{w}-seek", latency_window=latency_window)]
+    return out
 
 
 def twitter_experiment(

@@ -95,6 +95,13 @@ def experiment_command(
         help="ycsb: the LevelDB layout, levels=N (default 5; 0: two levels), table_cache=N|none "
         "(default 990 tables), filters=0|1 (default 0); comma-separated or repeated.",
     ),
+    compactions: str | None = typer.Option(
+        None,
+        "--compactions",
+        metavar="KIND",
+        help="ycsb: none (default) or seek: LevelDB's seek compactions, each policy also run "
+        "without them (rows W and W-seek; client threads' metrics).",
+    ),
     trace: str | None = typer.Option(
         None,
         "--trace",
@@ -136,6 +143,10 @@ def experiment_command(
             if name != "ycsb":
                 raise ValueError("--layout applies to the ycsb experiment only")
             kwargs.update(_layout(layout))
+        if compactions is not None:
+            if name != "ycsb":
+                raise ValueError("--compactions applies to the ycsb experiment only")
+            kwargs["compactions"] = compactions.strip().lower()
         if trace is not None:
             if name != "twitter":
                 raise ValueError("--trace applies to the twitter experiment only")
