@@ -545,8 +545,10 @@ def index_removed(s, lid, page, g, rc, pc):  # type: ignore[no-untyped-def]
 @kernel_inline
 def _index_live(s, k, g, rc, store):  # type: ignore[no-untyped-def]
     """Walk the index from its start to its ``k``-th live id, prefetching each one's ``pm`` row
-    (the score reads it, the slot update writes it); with ``store``, write them to ``s.sample``,
-    without, prefetch their list nodes too (the rotation and the winner's unlink write them).
+    (the score reads it, the slot update writes it; both lines of a row that crosses one); with
+    ``store``, write them to ``s.sample``, without, prefetch the first and the last one's list
+    nodes too (the rotation writes them; the other nodes only a winner's unlink writes, and
+    loading all of them cost more than it saved: docs/policies.md, Speed, session 9).
 
     Returns
     -------
@@ -567,9 +569,10 @@ def _index_live(s, k, g, rc, store):  # type: ignore[no-untyped-def]
         if e >= 0:
             if store:
                 s.sample[got] = e
-            else:
+            elif got == 0 or got == k - 1:
                 prefetch(s.lst, e)
             prefetch(s.pm, e)
+            prefetch(s.pm, e + 1)  # the row's end (its slot), if the row crosses a line
             got += 1
     return i, slot
 
@@ -630,8 +633,9 @@ def _index_append_window(s, k, g, rc, pc):  # type: ignore[no-untyped-def]
 
 @kernel_inline
 def _prefetch_next(s, k, g, rc):  # type: ignore[no-untyped-def]
-    """Start loading the rows and list nodes of the next ``k`` live ids at the index's start (the
-    next sample's window, unless the list changes at its head first) and the node after them.
+    """Start loading the rows of the next ``k`` live ids at the index's start (the next sample's
+    window, unless the list changes at its head first), the list nodes at its ends and the node
+    after them.
     The accesses between two evictions hide the loads, which would otherwise wait in the sample's
     scoring, its rotation and its winner's unlink."""
     i, slot = _index_live(s, k, g, rc, False)

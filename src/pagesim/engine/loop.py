@@ -304,6 +304,9 @@ def run_cache(  # type: ignore[no-untyped-def]
     link_a = cfg[CFG_LINK_A]
     link_b = cfg[CFG_LINK_B]
     link_list = cfg[CFG_LINK_LIST] != 0
+    # A row wider than 8 bytes may cross a cache line (numpy's large arrays start 16 bytes
+    # into a line): the row's end is in the line of the next row's start.
+    pm_wide = prefetch_pm and s.pm.shape[1] > 1
     end = cfg[CFG_END]
     for t in range(cfg[CFG_START], end):
         if t + PREFETCH_AHEAD < end:
@@ -312,6 +315,8 @@ def run_cache(  # type: ignore[no-untyped-def]
             prefetch(s.lst, q)
             if prefetch_pm:
                 prefetch(s.pm, q)
+                if pm_wide:
+                    prefetch(s.pm, q + 1)
         if (link_a >= 0 or link_list) and t + LINKS_AHEAD < end:
             # The rows a hit will write besides the page's own (its neighbours in a list it
             # leaves): their ids are in the page's row and node, prefetched some accesses ago.
