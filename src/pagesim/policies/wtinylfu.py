@@ -68,7 +68,8 @@ import numpy as np
 
 from pagesim.core.jit import kernel, kernel_inline
 from pagesim.core.lists import list_add, list_create, list_len, list_move, list_of, list_pages, list_tail
-from pagesim.core.state import A_CGROUP, A_PAGE, GI_USER
+from pagesim.core.prefetch import prefetch
+from pagesim.core.state import A_CGROUP, A_PAGE, GI_USER, PREV
 from pagesim.policies.base import Policy
 
 # pm columns
@@ -192,6 +193,25 @@ def _record(s, p):  # type: ignore[no-untyped-def]
             _halve(s)
 
 
+@kernel_inline
+def _prefetch_tail(s, lid, rows):  # type: ignore[no-untyped-def]
+    """Start loading what the next removals from ``lid``'s tail touch (hints only).
+
+    The page before the tail is the next tail: its ``pm`` row (``rows``: the estimate reads its
+    hashes); its list node the unlink of the tail writes, and it was prefetched here one removal
+    earlier as the node two before the tail, which is prefetched now.
+    """
+    t = list_tail(s, lid)
+    if t >= 0:
+        p1 = s.lst[t, PREV]
+        if p1 >= 0:
+            if rows:
+                prefetch(s.pm, p1)
+            p2 = s.lst[p1, PREV]
+            if p2 >= 0:
+                prefetch(s.lst, p2)
+
+
 @kernel
 def _init(s, a):  # type: ignore[no-untyped-def]
     s.gi[G_WIN] = list_create(s, a[A_CGROUP])
@@ -228,6 +248,7 @@ def _accessed(s, a):  # type: ignore[no-untyped-def]
         list_move(s, prot, p, False)
         if list_len(s, prot) > s.gi[G_PROT_CAP]:
             list_move(s, s.gi[G_PROB], list_tail(s, prot), False)
+            _prefetch_tail(s, prot, False)
     _record(s, p)
     if s.gi[G_MODE] == MODE_CBF:  # libCacheSim counts only hits in main towards the halving
         s.gi[G_SAMPLES] += 1
@@ -269,6 +290,8 @@ def _enter_main(s, p, leaving):  # type: ignore[no-untyped-def]
 def _evict(s, a):  # type: ignore[no-untyped-def]
     win = s.gi[G_WIN]
     cbf = s.gi[G_MODE] == MODE_CBF
+    _prefetch_tail(s, win, True)
+    _prefetch_tail(s, s.gi[G_PROB], True)
     victim = -1
     while True:
         v = list_tail(s, win)
