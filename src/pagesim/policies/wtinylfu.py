@@ -11,8 +11,9 @@ Structures  Three eviction lists, most recent at the head: the window W (an LRU,
             ``pm[w // 15, SK0 + w % 15]``, packed into the first rows; cbf: one counter a word,
             cms: 15 4-bit counters a word, cell ``x`` in bits ``4 (x % 15)`` of word ``x // 15``,
             so the paper's sketch for 100 000 pages takes 273 KiB, not 4 MiB, and stays in the
-            CPU's L2 cache); ``pm[page, HA/HB]`` are the page's two 32-bit hashes, computed
-            once in ``configure``.
+            CPU's L2 cache); ``pm[page, H]`` holds the page's two 32-bit hashes, ``ha`` in the
+            low and ``hb`` in the high half, computed once in ``configure`` (one word: both
+            are in the first cache line of the row, the one the engine prefetches).
             sketch="cms" (default, the paper's): a count-min sketch of 4 rows, each a power of
             two >= capacity wide, 4-bit counters (saturating at 15), row r's cell
             ``(ha + r * hb) mod 2^32 mod width``; every access is recorded, and after W = 10 x
@@ -41,7 +42,7 @@ Parameters  window = 0.01 (fraction of capacity): W's share ``int(window * capac
             itself); pass ``trace.original_id`` to hash what libCacheSim hashes.
 Complexity  O(1) per access plus 4 (cms) or 10 (cbf) sketch cells; an eviction usually makes one
             comparison (while main is filling, several moves). Per page: 3 list fields, 2 hash
-            columns and 15 sketch columns (the sketch needs at most 15 cells per page).
+            column (both hashes) and 15 sketch columns (the sketch needs at most 15 cells per page).
 Deviations  1. W's share is at least one page and probation gets the rounding remainder of main
                (libCacheSim truncates both segments, so for some sizes, e.g. capacity 100,
                their sum falls one page short of main: its probation then runs one page over
@@ -73,9 +74,8 @@ from pagesim.core.state import A_CGROUP, A_PAGE, GI_USER, PREV
 from pagesim.policies.base import Policy
 
 # pm columns
-HA = 0  #: first 32-bit hash of the page's key
-HB = 1  #: second 32-bit hash
-SK0 = 2  #: first of the sketch columns
+H = 0  #: the page key's two 32-bit hashes: ``ha`` in bits 0..31, ``hb`` in bits 32..63
+SK0 = 1  #: first of the sketch columns
 SK_COLS = 15  #: sketch cells per page
 
 # gi slots
@@ -91,6 +91,7 @@ G_HASHES = GI_USER + 8  #: cms: rows (4); cbf: hash functions
 G_SAMPLES = GI_USER + 9  #: records since the last halving
 G_RESET_AT = GI_USER + 10  #: halve after this many records
 
+CMS_ROWS = 4  #: rows of the count-min sketch
 MODE_CMS = 0
 MODE_CBF = 1
 CMS_MAX = 15  #: 4-bit counters
@@ -128,7 +129,8 @@ def _index(ha, hb, i, cells, mask, cms):  # type: ignore[no-untyped-def]
 def _hashing(s, p):  # type: ignore[no-untyped-def]
     """What :func:`_index` needs for page ``p``: its two hashes, the row width, its mask, cms."""
     cells = s.gi[G_CELLS]
-    return s.pm[p, HA], s.pm[p, HB], cells, _row_mask(cells), s.gi[G_MODE] == MODE_CMS
+    h = s.pm[p, H]
+    return h & MASK32, (h >> 32) & MASK32, cells, _row_mask(cells), s.gi[G_MODE] == MODE_CMS
 
 
 @kernel_inline
@@ -142,16 +144,17 @@ def _estimate(s, p):  # type: ignore[no-untyped-def]
     gi = s.gi
     pm = s.pm
     ha, hb, cells, mask, cms = _hashing(s, p)
+    if cms:  # a constant trip count, no branch in the body: the rows' loads overlap
+        best = CMS_MAX
+        for i in range(CMS_ROWS):
+            w, shift = _nibble(_index(ha, hb, i, cells, mask, True))
+            r, c = _cell(s, w)
+            best = min(best, (pm[r, c] >> shift) & CMS_MAX)
+        return best
     best = -1
     for i in range(gi[G_HASHES]):
-        x = _index(ha, hb, i, cells, mask, cms)
-        if cms:
-            w, shift = _nibble(x)
-            r, c = _cell(s, w)
-            v = (pm[r, c] >> shift) & CMS_MAX
-        else:
-            r, c = _cell(s, x)
-            v = pm[r, c]
+        r, c = _cell(s, _index(ha, hb, i, cells, mask, False))
+        v = pm[r, c]
         if best < 0 or v < best:
             best = v
     return best
@@ -175,22 +178,20 @@ def _record(s, p):  # type: ignore[no-untyped-def]
     gi = s.gi
     pm = s.pm
     ha, hb, cells, mask, cms = _hashing(s, p)  # once: the stores below could alias them
-    for i in range(gi[G_HASHES]):
-        x = _index(ha, hb, i, cells, mask, cms)
-        if cms:
-            w, shift = _nibble(x)
+    if cms:  # saturating increments as selects, not branches (hot pages sit at 15)
+        for i in range(CMS_ROWS):
+            w, shift = _nibble(_index(ha, hb, i, cells, mask, True))
             r, c = _cell(s, w)
             v = pm[r, c]
-            if (v >> shift) & CMS_MAX < CMS_MAX:
-                pm[r, c] = v + (1 << shift)
-        else:
-            r, c = _cell(s, x)
-            pm[r, c] += 1
-    if cms:
+            pm[r, c] = v + ((1 << shift) if (v >> shift) & CMS_MAX < CMS_MAX else 0)
         gi[G_SAMPLES] += 1
         if gi[G_SAMPLES] >= gi[G_RESET_AT]:
             gi[G_SAMPLES] = 0
             _halve(s)
+        return
+    for i in range(gi[G_HASHES]):
+        r, c = _cell(s, _index(ha, hb, i, cells, mask, False))
+        pm[r, c] += 1
 
 
 @kernel_inline
@@ -235,22 +236,19 @@ def _added(s, a):  # type: ignore[no-untyped-def]
 @kernel
 def _accessed(s, a):  # type: ignore[no-untyped-def]
     p = a[A_PAGE]
-    lid = list_of(s, p)
-    if lid == s.gi[G_WIN]:
-        list_move(s, lid, p, False)
-        if s.gi[G_MODE] == MODE_CMS:
-            _record(s, p)
-        return 0
+    win = s.gi[G_WIN]
     prot = s.gi[G_PROT]
-    if lid == prot:
-        list_move(s, prot, p, False)
-    else:
-        list_move(s, prot, p, False)
-        if list_len(s, prot) > s.gi[G_PROT_CAP]:
-            list_move(s, s.gi[G_PROB], list_tail(s, prot), False)
-            _prefetch_tail(s, prot, False)
-    _record(s, p)
-    if s.gi[G_MODE] == MODE_CBF:  # libCacheSim counts only hits in main towards the halving
+    in_win = list_of(s, p) == win
+    # W's pages stay in W, main's go to protected: one move to a selected list, so no
+    # branch on which of the three lists the page was in (that branch is not predictable)
+    list_move(s, win if in_win else prot, p, False)
+    if list_len(s, prot) > s.gi[G_PROT_CAP]:  # only after a hit in probation
+        list_move(s, s.gi[G_PROB], list_tail(s, prot), False)
+        _prefetch_tail(s, prot, False)
+    cms = s.gi[G_MODE] == MODE_CMS
+    if cms or not in_win:  # the paper records every access, libCacheSim only hits in main
+        _record(s, p)
+    if not cms and not in_win:  # libCacheSim counts hits in main towards the halving
         s.gi[G_SAMPLES] += 1
         if s.gi[G_SAMPLES] >= s.gi[G_RESET_AT]:
             s.gi[G_SAMPLES] = 0
@@ -363,7 +361,7 @@ class WTinyLFU(Policy):
     name = "w-tinylfu"
     description = "W-TinyLFU: LRU window, SLRU main, frequency-sketch admission into main"
     params = {"window": 0.01, "protected": 0.8, "sketch": "cms", "keys": None}
-    int_fields = ("ha", "hb") + tuple(f"sketch{i}" for i in range(SK_COLS))
+    int_fields = ("hash",) + tuple(f"sketch{i}" for i in range(SK_COLS))
     int_globals = 11
     prefetch_links = ("list",)  # a hit moves the page: its list neighbours are written
     inline_hooks = ("added", "accessed")  # evict too doubles the compile time (numba IR)
@@ -405,7 +403,7 @@ class WTinyLFU(Policy):
             width = 1 << max(capacity - 1, 1).bit_length()
             s.gi[G_MODE] = MODE_CMS
             s.gi[G_CELLS] = min(width, limit // 4)
-            s.gi[G_HASHES] = 4
+            s.gi[G_HASHES] = CMS_ROWS
             s.gi[G_RESET_AT] = 10 * capacity
         keys = self.values["keys"]
         if keys is None or len(keys) == 0:  # an empty trace still allocates one page row
@@ -415,8 +413,9 @@ class WTinyLFU(Policy):
             if given.ndim != 1 or given.shape[0] < n_pages:
                 raise ValueError(f"w-tinylfu: keys needs one id per page ({n_pages}), got {given.shape}")
             k = given[:n_pages].astype(np.int64, casting="unsafe").view(np.uint64)
-        s.pm[:, HA] = (xxh64_u64(k, 0x12345678) & np.uint64(MASK32)).astype(np.int64)
-        s.pm[:, HB] = (xxh64_u64(k, 0x12344321) & np.uint64(MASK32)).astype(np.int64)
+        ha = xxh64_u64(k, 0x12345678) & np.uint64(MASK32)
+        hb = xxh64_u64(k, 0x12344321) & np.uint64(MASK32)
+        s.pm[:, H] = (ha | (hb << np.uint64(32))).view(np.int64)
 
     def check_invariants(self, s: Any) -> None:
         """W, probation, protected partition the resident set; shares kept; sketch in range."""
