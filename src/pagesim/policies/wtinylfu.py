@@ -160,10 +160,18 @@ def _estimate(s, p):  # type: ignore[no-untyped-def]
     return best
 
 
+@kernel_inline
+def _sketch_words(s):  # type: ignore[no-untyped-def]
+    """Sketch words in use: cms packs NIBBLES counters a word, cbf one."""
+    if s.gi[G_MODE] == MODE_CMS:
+        return _cms_words(s.gi[G_CELLS] * s.gi[G_HASHES])
+    return s.gi[G_CELLS]
+
+
 @kernel
 def _halve(s):  # type: ignore[no-untyped-def]
     if s.gi[G_MODE] == MODE_CMS:  # every nibble of a word at once
-        for w in range(_cms_words(s.gi[G_CELLS] * s.gi[G_HASHES])):
+        for w in range(_sketch_words(s)):
             r, c = _cell(s, w)
             s.pm[r, c] = (s.pm[r, c] >> 1) & HALVE_MASK
         return
@@ -218,9 +226,9 @@ def _init(s, a):  # type: ignore[no-untyped-def]
     s.gi[G_WIN] = list_create(s, a[A_CGROUP])
     s.gi[G_PROB] = list_create(s, a[A_CGROUP])
     s.gi[G_PROT] = list_create(s, a[A_CGROUP])
-    for i in range(s.pm.shape[0]):
-        for c in range(SK0, SK0 + SK_COLS):
-            s.pm[i, c] = 0
+    for w in range(_sketch_words(s)):  # only the rows holding the sketch: not all of pm
+        r, c = _cell(s, w)
+        s.pm[r, c] = 0
     s.gi[G_SAMPLES] = 0
     return 0 if s.gi[G_WIN] >= 0 and s.gi[G_PROB] >= 0 and s.gi[G_PROT] >= 0 else -1
 
@@ -256,7 +264,7 @@ def _accessed(s, a):  # type: ignore[no-untyped-def]
     return 0
 
 
-@kernel
+@kernel_inline
 def _main_victim(s):  # type: ignore[no-untyped-def]
     v = list_tail(s, s.gi[G_PROB])
     if v < 0:
@@ -264,7 +272,7 @@ def _main_victim(s):  # type: ignore[no-untyped-def]
     return v
 
 
-@kernel
+@kernel_inline
 def _enter_main(s, p, leaving):  # type: ignore[no-untyped-def]
     """Move ``p`` into main as libCacheSim's SLRU inserts, ``leaving`` (or -1) already gone."""
     prob = s.gi[G_PROB]
