@@ -41,7 +41,7 @@ Parameters  window = 0.01 (fraction of capacity): W's share ``int(window * capac
             keys = None: 64-bit ids to hash, one per dense page id (default: the page id
             itself); pass ``trace.original_id`` to hash what libCacheSim hashes.
 Complexity  O(1) per access plus 4 (cms) or 10 (cbf) sketch cells; an eviction usually makes one
-            comparison (while main is filling, several moves). Per page: 3 list fields, 2 hash
+            comparison (while main is filling, several moves). Per page: 3 list fields, 1 hash
             column (both hashes) and 15 sketch columns (the sketch needs at most 15 cells per page).
 Deviations  1. W's share is at least one page and probation gets the rounding remainder of main
                (libCacheSim truncates both segments, so for some sizes, e.g. capacity 100,
