@@ -264,7 +264,7 @@ def _accessed(s, a):  # type: ignore[no-untyped-def]
     return 0
 
 
-@kernel_inline
+@kernel
 def _main_victim(s):  # type: ignore[no-untyped-def]
     v = list_tail(s, s.gi[G_PROB])
     if v < 0:
@@ -272,7 +272,7 @@ def _main_victim(s):  # type: ignore[no-untyped-def]
     return v
 
 
-@kernel_inline
+@kernel
 def _enter_main(s, p, leaving):  # type: ignore[no-untyped-def]
     """Move ``p`` into main as libCacheSim's SLRU inserts, ``leaving`` (or -1) already gone."""
     prob = s.gi[G_PROB]
