@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 from test_policies_sieve import naive, random_ids, steps
 
 from pagesim.core.lists import list_pages
+from pagesim.core.state import make_state
 from pagesim.engine import simulate
-from pagesim.policies.wtinylfu import G_PROB, G_PROT, G_WIN, WTinyLFU, _estimate, xxh64_u64
+from pagesim.policies.wtinylfu import G_PROB, G_PROT, G_WIN, H, WTinyLFU, _estimate, xxh64_u64
 from pagesim.trace import Trace
 
 IDS = [1, 2, 3, 4, 5, 6, 6, 6, 7, 8]
@@ -70,6 +71,19 @@ def test_xxh64_known_values():
     want = [naive.xxh64_u64(0, 0), naive.xxh64_u64(1, 0)]
     assert got.tolist() == want
     assert want[0] == 0x34C96ACDCADB1BBB  # xxhash.xxh64(bytes(8)).intdigest()
+
+
+def test_wtinylfu_both_hashes_in_one_word():
+    # pm[p, H] = ha + hb * 2**32, ha and hb the low 32 bits of XXH64 of the page's key (by
+    # default its dense id) under libCacheSim's two seeds
+    policy = WTinyLFU()
+    s = make_state(4, 1, **policy.state_shape())
+    policy.configure(s, 2)
+    word = s.pm[:, H].view(np.uint64)
+    keys = np.arange(4, dtype=np.uint64)
+    low = np.uint64(0xFFFFFFFF)
+    assert (word & low == xxh64_u64(keys, 0x12345678) & low).all()
+    assert (word >> np.uint64(32) == xxh64_u64(keys, 0x12344321) & low).all()
 
 
 @pytest.mark.parametrize("sketch", ["cms", "cbf"])

@@ -11,8 +11,9 @@ Structures  Three eviction lists, most recent at the head: the window W (an LRU,
             ``pm[w // 15, SK0 + w % 15]``, packed into the first rows; cbf: one counter a word,
             cms: 15 4-bit counters a word, cell ``x`` in bits ``4 (x % 15)`` of word ``x // 15``,
             so the paper's sketch for 100 000 pages takes 273 KiB, not 4 MiB, and stays in the
-            CPU's L2 cache); ``pm[page, HA/HB]`` are the page's two 32-bit hashes, computed
-            once in ``configure``.
+            CPU's L2 cache); ``pm[page, H]`` holds the page's two 32-bit hashes, ``ha`` in the
+            low and ``hb`` in the high half, computed once in ``configure`` (one word: both
+            are in the first cache line of the row, the one the engine prefetches).
             sketch="cms" (default, the paper's): a count-min sketch of 4 rows, each a power of
             two >= capacity wide, 4-bit counters (saturating at 15), row r's cell
             ``(ha + r * hb) mod 2^32 mod width``; every access is recorded, and after W = 10 x
@@ -40,8 +41,8 @@ Parameters  window = 0.01 (fraction of capacity): W's share ``int(window * capac
             keys = None: 64-bit ids to hash, one per dense page id (default: the page id
             itself); pass ``trace.original_id`` to hash what libCacheSim hashes.
 Complexity  O(1) per access plus 4 (cms) or 10 (cbf) sketch cells; an eviction usually makes one
-            comparison (while main is filling, several moves). Per page: 3 list fields, 2 hash
-            columns and 15 sketch columns (the sketch needs at most 15 cells per page).
+            comparison (while main is filling, several moves). Per page: 3 list fields, 1 hash
+            column (both hashes) and 15 sketch columns (the sketch needs at most 15 cells per page).
 Deviations  1. W's share is at least one page and probation gets the rounding remainder of main
                (libCacheSim truncates both segments, so for some sizes, e.g. capacity 100,
                their sum falls one page short of main: its probation then runs one page over
@@ -68,13 +69,13 @@ import numpy as np
 
 from pagesim.core.jit import kernel, kernel_inline
 from pagesim.core.lists import list_add, list_create, list_len, list_move, list_of, list_pages, list_tail
-from pagesim.core.state import A_CGROUP, A_PAGE, GI_USER
+from pagesim.core.prefetch import prefetch
+from pagesim.core.state import A_CGROUP, A_PAGE, GI_USER, PREV
 from pagesim.policies.base import Policy
 
 # pm columns
-HA = 0  #: first 32-bit hash of the page's key
-HB = 1  #: second 32-bit hash
-SK0 = 2  #: first of the sketch columns
+H = 0  #: the page key's two 32-bit hashes: ``ha`` in bits 0..31, ``hb`` in bits 32..63
+SK0 = 1  #: first of the sketch columns
 SK_COLS = 15  #: sketch cells per page
 
 # gi slots
@@ -90,6 +91,7 @@ G_HASHES = GI_USER + 8  #: cms: rows (4); cbf: hash functions
 G_SAMPLES = GI_USER + 9  #: records since the last halving
 G_RESET_AT = GI_USER + 10  #: halve after this many records
 
+CMS_ROWS = 4  #: rows of the count-min sketch
 MODE_CMS = 0
 MODE_CBF = 1
 CMS_MAX = 15  #: 4-bit counters
@@ -127,7 +129,8 @@ def _index(ha, hb, i, cells, mask, cms):  # type: ignore[no-untyped-def]
 def _hashing(s, p):  # type: ignore[no-untyped-def]
     """What :func:`_index` needs for page ``p``: its two hashes, the row width, its mask, cms."""
     cells = s.gi[G_CELLS]
-    return s.pm[p, HA], s.pm[p, HB], cells, _row_mask(cells), s.gi[G_MODE] == MODE_CMS
+    h = s.pm[p, H]
+    return h & MASK32, (h >> 32) & MASK32, cells, _row_mask(cells), s.gi[G_MODE] == MODE_CMS
 
 
 @kernel_inline
@@ -141,25 +144,34 @@ def _estimate(s, p):  # type: ignore[no-untyped-def]
     gi = s.gi
     pm = s.pm
     ha, hb, cells, mask, cms = _hashing(s, p)
+    if cms:  # a constant trip count, no branch in the body: the rows' loads overlap
+        best = CMS_MAX
+        for i in range(CMS_ROWS):
+            w, shift = _nibble(_index(ha, hb, i, cells, mask, True))
+            r, c = _cell(s, w)
+            best = min(best, (pm[r, c] >> shift) & CMS_MAX)
+        return best
     best = -1
     for i in range(gi[G_HASHES]):
-        x = _index(ha, hb, i, cells, mask, cms)
-        if cms:
-            w, shift = _nibble(x)
-            r, c = _cell(s, w)
-            v = (pm[r, c] >> shift) & CMS_MAX
-        else:
-            r, c = _cell(s, x)
-            v = pm[r, c]
+        r, c = _cell(s, _index(ha, hb, i, cells, mask, False))
+        v = pm[r, c]
         if best < 0 or v < best:
             best = v
     return best
 
 
+@kernel_inline
+def _sketch_words(s):  # type: ignore[no-untyped-def]
+    """Sketch words in use: cms packs NIBBLES counters a word, cbf one."""
+    if s.gi[G_MODE] == MODE_CMS:
+        return _cms_words(s.gi[G_CELLS] * s.gi[G_HASHES])
+    return s.gi[G_CELLS]
+
+
 @kernel
 def _halve(s):  # type: ignore[no-untyped-def]
     if s.gi[G_MODE] == MODE_CMS:  # every nibble of a word at once
-        for w in range(_cms_words(s.gi[G_CELLS] * s.gi[G_HASHES])):
+        for w in range(_sketch_words(s)):
             r, c = _cell(s, w)
             s.pm[r, c] = (s.pm[r, c] >> 1) & HALVE_MASK
         return
@@ -174,22 +186,39 @@ def _record(s, p):  # type: ignore[no-untyped-def]
     gi = s.gi
     pm = s.pm
     ha, hb, cells, mask, cms = _hashing(s, p)  # once: the stores below could alias them
-    for i in range(gi[G_HASHES]):
-        x = _index(ha, hb, i, cells, mask, cms)
-        if cms:
-            w, shift = _nibble(x)
+    if cms:  # saturating increments as selects, not branches (hot pages sit at 15)
+        for i in range(CMS_ROWS):
+            w, shift = _nibble(_index(ha, hb, i, cells, mask, True))
             r, c = _cell(s, w)
             v = pm[r, c]
-            if (v >> shift) & CMS_MAX < CMS_MAX:
-                pm[r, c] = v + (1 << shift)
-        else:
-            r, c = _cell(s, x)
-            pm[r, c] += 1
-    if cms:
+            pm[r, c] = v + ((1 << shift) if (v >> shift) & CMS_MAX < CMS_MAX else 0)
         gi[G_SAMPLES] += 1
         if gi[G_SAMPLES] >= gi[G_RESET_AT]:
             gi[G_SAMPLES] = 0
             _halve(s)
+        return
+    for i in range(gi[G_HASHES]):
+        r, c = _cell(s, _index(ha, hb, i, cells, mask, False))
+        pm[r, c] += 1
+
+
+@kernel_inline
+def _prefetch_tail(s, lid, rows):  # type: ignore[no-untyped-def]
+    """Start loading what the next removals from ``lid``'s tail touch (hints only).
+
+    The page before the tail is the next tail: its ``pm`` row (``rows``: the estimate reads its
+    hashes); its list node the unlink of the tail writes, and it was prefetched here one removal
+    earlier as the node two before the tail, which is prefetched now.
+    """
+    t = list_tail(s, lid)
+    if t >= 0:
+        p1 = s.lst[t, PREV]
+        if p1 >= 0:
+            if rows:
+                prefetch(s.pm, p1)
+            p2 = s.lst[p1, PREV]
+            if p2 >= 0:
+                prefetch(s.lst, p2)
 
 
 @kernel
@@ -197,9 +226,9 @@ def _init(s, a):  # type: ignore[no-untyped-def]
     s.gi[G_WIN] = list_create(s, a[A_CGROUP])
     s.gi[G_PROB] = list_create(s, a[A_CGROUP])
     s.gi[G_PROT] = list_create(s, a[A_CGROUP])
-    for i in range(s.pm.shape[0]):
-        for c in range(SK0, SK0 + SK_COLS):
-            s.pm[i, c] = 0
+    for w in range(_sketch_words(s)):  # only the rows holding the sketch: not all of pm
+        r, c = _cell(s, w)
+        s.pm[r, c] = 0
     s.gi[G_SAMPLES] = 0
     return 0 if s.gi[G_WIN] >= 0 and s.gi[G_PROB] >= 0 and s.gi[G_PROT] >= 0 else -1
 
@@ -215,21 +244,19 @@ def _added(s, a):  # type: ignore[no-untyped-def]
 @kernel
 def _accessed(s, a):  # type: ignore[no-untyped-def]
     p = a[A_PAGE]
-    lid = list_of(s, p)
-    if lid == s.gi[G_WIN]:
-        list_move(s, lid, p, False)
-        if s.gi[G_MODE] == MODE_CMS:
-            _record(s, p)
-        return 0
+    win = s.gi[G_WIN]
     prot = s.gi[G_PROT]
-    if lid == prot:
-        list_move(s, prot, p, False)
-    else:
-        list_move(s, prot, p, False)
-        if list_len(s, prot) > s.gi[G_PROT_CAP]:
-            list_move(s, s.gi[G_PROB], list_tail(s, prot), False)
-    _record(s, p)
-    if s.gi[G_MODE] == MODE_CBF:  # libCacheSim counts only hits in main towards the halving
+    in_win = list_of(s, p) == win
+    # W's pages stay in W, main's go to protected: one move to a selected list, so no
+    # branch on which of the three lists the page was in (that branch is not predictable)
+    list_move(s, win if in_win else prot, p, False)
+    if list_len(s, prot) > s.gi[G_PROT_CAP]:  # only after a hit in probation
+        list_move(s, s.gi[G_PROB], list_tail(s, prot), False)
+        _prefetch_tail(s, prot, False)
+    cms = s.gi[G_MODE] == MODE_CMS
+    if cms or not in_win:  # the paper records every access, libCacheSim only hits in main
+        _record(s, p)
+    if not cms and not in_win:  # libCacheSim counts hits in main towards the halving
         s.gi[G_SAMPLES] += 1
         if s.gi[G_SAMPLES] >= s.gi[G_RESET_AT]:
             s.gi[G_SAMPLES] = 0
@@ -269,6 +296,8 @@ def _enter_main(s, p, leaving):  # type: ignore[no-untyped-def]
 def _evict(s, a):  # type: ignore[no-untyped-def]
     win = s.gi[G_WIN]
     cbf = s.gi[G_MODE] == MODE_CBF
+    _prefetch_tail(s, win, True)
+    _prefetch_tail(s, s.gi[G_PROB], True)
     victim = -1
     while True:
         v = list_tail(s, win)
@@ -340,7 +369,7 @@ class WTinyLFU(Policy):
     name = "w-tinylfu"
     description = "W-TinyLFU: LRU window, SLRU main, frequency-sketch admission into main"
     params = {"window": 0.01, "protected": 0.8, "sketch": "cms", "keys": None}
-    int_fields = ("ha", "hb") + tuple(f"sketch{i}" for i in range(SK_COLS))
+    int_fields = ("hash",) + tuple(f"sketch{i}" for i in range(SK_COLS))
     int_globals = 11
     prefetch_links = ("list",)  # a hit moves the page: its list neighbours are written
     inline_hooks = ("added", "accessed")  # evict too doubles the compile time (numba IR)
@@ -382,7 +411,7 @@ class WTinyLFU(Policy):
             width = 1 << max(capacity - 1, 1).bit_length()
             s.gi[G_MODE] = MODE_CMS
             s.gi[G_CELLS] = min(width, limit // 4)
-            s.gi[G_HASHES] = 4
+            s.gi[G_HASHES] = CMS_ROWS
             s.gi[G_RESET_AT] = 10 * capacity
         keys = self.values["keys"]
         if keys is None or len(keys) == 0:  # an empty trace still allocates one page row
@@ -392,8 +421,9 @@ class WTinyLFU(Policy):
             if given.ndim != 1 or given.shape[0] < n_pages:
                 raise ValueError(f"w-tinylfu: keys needs one id per page ({n_pages}), got {given.shape}")
             k = given[:n_pages].astype(np.int64, casting="unsafe").view(np.uint64)
-        s.pm[:, HA] = (xxh64_u64(k, 0x12345678) & np.uint64(MASK32)).astype(np.int64)
-        s.pm[:, HB] = (xxh64_u64(k, 0x12344321) & np.uint64(MASK32)).astype(np.int64)
+        ha = xxh64_u64(k, 0x12345678) & np.uint64(MASK32)
+        hb = xxh64_u64(k, 0x12344321) & np.uint64(MASK32)
+        s.pm[:, H] = (ha | (hb << np.uint64(32))).view(np.int64)
 
     def check_invariants(self, s: Any) -> None:
         """W, probation, protected partition the resident set; shares kept; sketch in range."""
