@@ -197,6 +197,18 @@ def test_decay_default_is_measured_and_automatic() -> None:
         assert pol.label() == "cast"
 
 
+def test_w_permille_default_is_measured_and_minus_one_reads_so() -> None:
+    """W's share, unset, written ``measured`` or in the earlier spelling -1, is the controller's:
+    both types start at 100 permille with decay_auto on, and the label stays plain ``cast``."""
+    assert CAST.params["w_permille"] == "measured"
+    for pol, s in (_configured(), _configured(w_permille="measured"), _configured(w_permille=-1)):
+        r = pol.readouts(s)
+        assert (r["w_permille_anon"], r["w_permille_file"], r["decay_auto"]) == (100, 100, 1)
+        assert pol.label() == "cast"
+    pol, s = _configured(w_permille="0")
+    assert (pol.readouts(s)["w_permille_anon"], pol.readouts(s)["decay_auto"]) == (0, 0)
+
+
 def test_per_type_knobs_from_the_command_line() -> None:
     """``--set cast.decay=6 8`` reaches the policy as its text (CAST reads it), ``--set
     cast.decay=6`` as before; a bad value is refused with the forms it takes."""

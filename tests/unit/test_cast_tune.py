@@ -637,7 +637,14 @@ def test_knobs_and_readouts() -> None:
     r = pol.readouts(s)
     assert r["decay_auto"] == 1 and r["decay_file"] == 8 and r["w_permille_file"] == 100
     text = pol.describe(s)
-    assert text.startswith("estimate:\nshare ") and "\ntune:\nanon decay 8 w_permille 100" in text
+    assert text.startswith("estimate:\nshare ")
+    assert "\ntune:\ndecay_auto 1\nanon decay 8 w_permille 100" in text
+    assert "| sims misses/reads: le " in text
+    pol, s = _state(decay=6)
+    tune = pol.describe(s).split("\ntune:\n")[1].splitlines()
+    assert tune[0] == "decay_auto 0"
+    assert tune[1].endswith("| sims idle (decay_auto 0: decay and w_permille as set)")
+    assert tune[1].startswith("anon decay 6 w_permille 100 ")
     with pytest.raises(ValueError, match="enabled"):
         _state(enabled="2@100")
     with pytest.raises(ValueError, match="split_permille"):

@@ -198,11 +198,12 @@ def test_readouts_at_the_end_in_json_and_text() -> None:
     assert rec["describe"].startswith("estimate:") and "tune:" in rec["describe"]
     text = CliRunner().invoke(app, ["run", SMALL, "--policy", "cast,lru", "--readouts"])
     assert text.exit_code == 0, text.output
-    assert "cast: readouts at the end\nestimate:" in text.stdout
+    assert "cast: readouts at the end\n  estimate:\n    share " in text.stdout
+    assert "\n  tune:\n    decay_auto 1\n    anon decay " in text.stdout
     assert "lru: readouts at the end: none" in text.stdout
     # Piped output is not wrapped: every line of the readout text arrives whole, even the
     # longest (the tune lines run past 148 columns on a node with several decay sims).
-    printed = text.stdout.splitlines()
+    printed = [line.strip() for line in text.stdout.splitlines()]
     assert all(line in printed for line in rec["describe"].rstrip().splitlines())
 
 

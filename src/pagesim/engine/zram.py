@@ -159,10 +159,8 @@ def zram_costs(
     cost = np.full(max(n_pages, 1), scale * default.denominator // default.numerator, dtype=np.int64)
     if not per_tag or page.size == 0:
         return cost, scale
-    order = np.argsort(page, kind="stable")  # each page's first access: the earliest of its rows
-    sorted_pages = page[order]
-    starts = np.flatnonzero(np.r_[True, sorted_pages[1:] != sorted_pages[:-1]])
-    first_row = np.sort(order[starts])  # pages in the order they were first touched
+    _, first_row = np.unique(page, return_index=True)  # each page's first access (its row)
+    first_row = np.sort(first_row)  # pages in the order they were first touched
     first_row = first_row[kind[first_row] == 1]
     for t, e in per_tag.items():
         rows = first_row[tag[first_row] == t]

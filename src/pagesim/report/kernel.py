@@ -174,12 +174,18 @@ def readouts_text(result: KernelResult) -> str:
     Returns
     -------
     str
-        ``"<label>: readouts at the end"`` then the text, one item a line (units as the policy
-        names them: ``cost_anon_ns`` in ns, ``*_permille`` in 1/1000).
+        ``"<label>: readouts at the end"`` then the text, one item a line indented by two
+        spaces (a ``describe`` line ending in ``:`` heads the lines after it, indented by four;
+        units as the policy names them: ``cost_anon_ns`` in ns, ``*_permille`` in 1/1000).
     """
     head = f"{result.policy}: readouts at the end"
     if result.describe:
-        return f"{head}\n{result.describe.rstrip()}"
+        # a line ending in ':' names a readout file (CAST: estimate, tune); its lines go under it
+        lines = result.describe.rstrip().splitlines()
+        nested = any(line.endswith(":") for line in lines)
+        return head + "".join(
+            f"\n  {line}" if line.endswith(":") or not nested else f"\n    {line}" for line in lines
+        )
     if result.readouts:
         return head + "".join(f"\n  {k} {v:g}" for k, v in result.readouts.items())
     return f"{head}: none (the policy has no readouts)"

@@ -95,7 +95,7 @@ Parameters  (the seed's knobs, tune.py for the controllers)
             the legacy LRU's lists, pagesim.engine.switch; a run with MGLRU on any cgroup is
             refused, as the seed's EBUSY); decay_auto = True; decay = "measured" (starting
             at 8; 1..14 sets it and stops decay_auto; there is no level 0, any other value
-            is refused); w_permille = -1 ("measured",
+            is refused); w_permille = "measured" (-1 also reads so;
             starting at 100; 0..1000 sets it and stops decay_auto); both per type as the
             seed's (Choice 11): one value sets both types, "6 8" anon 6 and file 8, "file 8"
             file alone (anon where it starts); split_permille = -1 (the
@@ -966,6 +966,7 @@ PER_TYPE_SYNTAX = (
 _TYPE_NAMES = ("anon", "file")
 #: ``decay``'s default, the seed's "measured": no level set by hand (the seed has no level 0).
 DECAY_MEASURED = "measured"
+W_MEASURED = "measured"  #: w_permille's default: the controller sets W's share (-1 is read so too)
 DECAY_HINT = " (no level 0; for the automatic decay leave it unset: decay_auto=1)"
 
 
@@ -994,7 +995,7 @@ def per_type_knob(
     lo, hi : int
         The range of a value set by hand.
     unset : int or str
-        The single value meaning "measured" (decay ``"measured"``, w_permille -1).
+        The single value meaning "measured" (decay ``"measured"``, w_permille ``"measured"``).
     hint : str
         Added to the out-of-range message (decay: where the automatic decay is).
 
@@ -1093,7 +1094,7 @@ class CAST(Policy):
         "enabled": "1",
         "decay_auto": True,
         "decay": DECAY_MEASURED,
-        "w_permille": -1,
+        "w_permille": W_MEASURED,
         "split_permille": -1,
         "clean_min_ratio": 10,
         "kcompressd": 24,
@@ -1120,18 +1121,22 @@ class CAST(Policy):
         le = self._per_type("decay")
         wpm = self._per_type("w_permille")
         self.values["decay"] = _knob_text(*le, DECAY_MEASURED)
-        self.values["w_permille"] = _knob_text(*wpm, -1)
+        self.values["w_permille"] = _knob_text(*wpm, W_MEASURED)
 
     def _per_type(self, name: str) -> tuple[int | None, int | None]:
-        """``decay`` (1..14, "measured") or ``w_permille`` (0..1000, -1 measured) per type."""
+        """``decay`` (1..14, "measured") or ``w_permille`` (0..1000, "measured" or -1) per type."""
         if name == "decay":
             return per_type_knob(name, self.values[name], MIN_DECAY, MAX_DECAY, DECAY_MEASURED, DECAY_HINT)
-        return per_type_knob(name, self.values[name], 0, 1000, -1)
+        value = self.values[name]
+        if str(value).strip() == "-1":  # the earlier spelling of "measured"
+            value = W_MEASURED
+        return per_type_knob(name, value, 0, 1000, W_MEASURED)
 
     def configure(self, s: Any, capacity: int) -> None:
         """Check and write the parameters; the capacity is cache mode's memory.
 
-        ``decay`` "measured" and ``w_permille`` -1 mean "measured" (starting at 8 and 100); either takes
+        ``decay`` and ``w_permille`` "measured" (``w_permille`` -1 too) are measured, starting at 8
+        and 100; either takes
         one value for both types or one per type (:func:`per_type_knob`: ``"6 8"`` anon 6, file
         8; ``"file 8"`` file alone, anon where it starts); setting any stops ``decay_auto``, as
         writing the seed's knobs does. ``split_permille`` -1: the split controller chooses;
@@ -1321,19 +1326,28 @@ class CAST(Policy):
             *self.queue_lines(r),
             "tune:",
         ]
+        lines.append(f"decay_auto {int(gi[G_DAUTO])}")
         for t, name in ((ANON_T, "anon"), (FILE_T, "file")):
-            sims = []
-            for i in range(N_SIM_T):
-                v = G_SIM + (t * N_SIM_T + i) * SIM_NS
-                if gi[v + S_ON] == 0:
-                    continue
-                label = f"le {int(gi[v + S_LE])}" if i < 9 else f"w {int(gi[v + S_WPM])}"
-                sims.append(f"{label}: {int(gi[v + S_MISS])}/{int(gi[v + S_ACC])}")
             lines.append(
                 f"{name} decay {int(gi[G_LE + t])} w_permille {int(gi[G_WPM + t])} "
-                f"sample {int(gi[G_NSAMP + t])} cap {int(gi[G_SCAP + t])} | " + " ".join(sims)
+                f"sample {int(gi[G_NSAMP + t])} cap {int(gi[G_SCAP + t])} | " + self._sims_text(gi, t)
             )
         return "\n".join(lines)
+
+    @staticmethod
+    def _sims_text(gi: Any, t: int) -> str:
+        """Type ``t``'s simulated caches as ``misses/reads`` per decay level (``le``) and W share
+        (``w``); with ``decay_auto`` 0 the controllers do not run and the sims read nothing."""
+        if gi[G_DAUTO] == 0:
+            return "sims idle (decay_auto 0: decay and w_permille as set)"
+        sims = []
+        for i in range(N_SIM_T):
+            v = G_SIM + (t * N_SIM_T + i) * SIM_NS
+            if gi[v + S_ON] == 0:
+                continue
+            label = f"le {int(gi[v + S_LE])}" if i < 9 else f"w {int(gi[v + S_WPM])}"
+            sims.append(f"{label}: {int(gi[v + S_MISS])}/{int(gi[v + S_ACC])}")
+        return "sims misses/reads: " + " ".join(sims)
 
     # ---- introspection for tests and reports
     @staticmethod
