@@ -221,6 +221,8 @@ def test_cli_experiment_table(tmp_path: Path) -> None:
         (["experiment", "ycsb", "--layout", "filters=maybe"], "--layout filters takes 0 or 1"),
         (["experiment", "ycsb", "--layout", "levels=1", "-p", "linux-lru"], "levels must be 0"),
         (["experiment", "file-search", "--compactions", "seek"], "--compactions applies to the ycsb"),
+        (["experiment", "ycsb", "-w", "C", "-p", "lru,nosuch"], "unknown policy 'nosuch'; known"),
+        (["experiment", "isolation", "-p", "ce-lfu/nope"], "unknown policy 'nope'"),
         (
             ["experiment", "ycsb", "-w", "C", "-p", "linux-lru", "--compactions", "size"],
             "compactions must be 'none' or 'seek', got 'size'",
@@ -273,3 +275,11 @@ def test_ycsb_seek_compactions_add_paced_rows_beside_the_plain_ones(ycsb_c: E.Ex
     assert "compaction" in seek.throughput and seek.throughput["client"] > 0
     assert exp.ratio(seek, "throughput", "client") == 1.0
     assert exp.paper["ycsb-C-seek"] == exp.paper["ycsb-C"]
+
+
+def test_figure_titles_write_the_scale_as_a_fraction() -> None:
+    """0.000244140625 is written 1/4096, as the command line takes it; other values as given."""
+    from pagesim.report.experiments import scale_text
+
+    assert scale_text(1 / 4096) == "1/4096" and scale_text(1 / 1024) == "1/1024"
+    assert scale_text(0.003) == "0.003" and scale_text(1) == "1" and scale_text(None) == "None"

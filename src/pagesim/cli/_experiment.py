@@ -13,6 +13,7 @@ from rich.console import Console
 from pagesim.analysis.experiments import EXPERIMENTS, SMALL_SCALE, YCSB_WORKLOADS
 from pagesim.cli._common import handled_errors, stderr_line
 from pagesim.engine.memory import DEVICES
+from pagesim.policies.registry import policy_class
 from pagesim.report.experiments import experiment_figure, experiment_table
 
 
@@ -135,6 +136,9 @@ def experiment_command(
             kwargs["scale"] = _scale(scale)
         if policy:
             kwargs["policies"] = [p for item in policy for p in item.split(",") if p]
+            for name_or_pair in kwargs["policies"]:  # unknown names fail before any run
+                for one in name_or_pair.split("/"):
+                    policy_class(one)
         if workload:
             if name != "ycsb":
                 raise ValueError("--workload applies to the ycsb experiment only")

@@ -57,6 +57,13 @@ def experiment_table(exp: Experiment) -> Table:
     return table
 
 
+def scale_text(scale: object) -> str:
+    """A scale as people write it: ``1/4096`` for 0.000244140625, else the value as given."""
+    if isinstance(scale, (int, float)) and 0 < scale < 1 and abs(1 / scale - round(1 / scale)) < 1e-9:
+        return f"1/{round(1 / scale)}"
+    return str(scale)
+
+
 def experiment_figure(exp: Experiment, path: str | Path) -> Path:
     """Save grouped bars of each metric's ratio to the default, one panel per metric.
 
@@ -102,7 +109,7 @@ def experiment_figure(exp: Experiment, path: str | Path) -> Path:
         ax.set_xticklabels(workloads, rotation=30, ha="right", fontsize=8)
         ax.set_title(f"{label} / default", fontsize=10)
     axes[0][0].legend(fontsize=7)
-    fig.suptitle(f"pagesim experiment {exp.name} (scale {exp.params.get('scale')})", fontsize=11)
+    fig.suptitle(f"pagesim experiment {exp.name} (scale {scale_text(exp.params.get('scale'))})", fontsize=11)
     fig.tight_layout()
     out = Path(path)
     fig.savefig(out, dpi=110)
