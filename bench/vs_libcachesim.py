@@ -57,6 +57,16 @@ LCS_NAMES = {
 #: pairs whose rules differ (cache_ext's coded S3-FIFO and integer, windowed LHD against the
 #: papers' versions in libCacheSim): their miss counts are shown, not expected to agree
 DIFFERENT_RULES = {"ce-s3fifo", "ce-lhd", "ce-lfu", "w-tinylfu"}
+#: why each pair of DIFFERENT_RULES differs (printed under the table)
+RULES_NOTE = {
+    "ce-s3fifo": "cache_ext's S3-FIFO as run (its queue counters and small-queue rule), libCacheSim's "
+    "the paper's (s3fifo agrees exactly)",
+    "ce-lhd": "cache_ext's integer LHD scoring 16 sampled pages, libCacheSim's the paper's LHD",
+    "ce-lfu": "cache_ext's sampled LFU (least of each 20 pages at the list's head), libCacheSim's a "
+    "global LFU (lfu agrees exactly)",
+    "w-tinylfu": "the paper's count-min sketch by default; sketch='cbf' is libCacheSim's counting "
+    "Bloom filter and agrees exactly (tests/crosscheck)",
+}
 #: the suite of issue 5: cache_ext's policies and the classics with a libCacheSim peer
 SUITE = "ce-fifo,ce-s3fifo,ce-lhd,ce-lfu,fifo,lfu,s3fifo,arc,lirs,sieve,2q,w-tinylfu"
 
@@ -217,6 +227,12 @@ def main(argv: list[str] | None = None) -> int:
                 f"{statistics.median(lcs_cpu) / statistics.median(ps_cpu):.1f}x" if min(ps_cpu) > 0 else "-",
             )
         console.print(table)
+        differ = [p for p in policies if p in DIFFERENT_RULES]
+        if differ:
+            console.print(
+                "other rules: " + "; ".join(f"{p}: {RULES_NOTE[p]}" for p in differ if p in RULES_NOTE),
+                soft_wrap=True,
+            )
         load_after = os.getloadavg()
         console.print(
             "load average (1, 5, 15 min): before "
