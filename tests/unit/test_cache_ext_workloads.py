@@ -82,6 +82,15 @@ def test_lru_hits_by_hand() -> None:
     assert not ce.lru_hits(np.array([1, 1, 1]), 0).any()
 
 
+def test_lru_set_touch_by_hand() -> None:
+    """The online table cache the seek compactions use: capacity 2, references 1 2 1 3 2 1.
+    1, 2 miss; 1 hits (now most recent); 3 misses and pushes out 2; 2 misses and pushes out 1;
+    1 misses: the same answers as lru_hits, one reference at a time."""
+    cache = ce.LRUSet(2)
+    assert [cache.touch(k) for k in (1, 2, 1, 3, 2, 1)] == [False, False, True, False, False, False]
+    assert [ce.LRUSet(0).touch(k) for k in (5, 5)] == [False, False]
+
+
 def _leveled(**kw: object) -> ce.LevelDBLayout:
     # 18 records per page: 1,000 data pages; levels of 10, 100 and the rest (890) pages
     return ce.LevelDBLayout(n_keys=18_000, level_pages=(10, 100), **kw)  # type: ignore[arg-type]

@@ -217,6 +217,32 @@ def scrambled_zipfian(rng: np.random.Generator, n_items: int, size: int, theta: 
 # ----------------------------------------------------------------------------- the layout
 
 
+class LRUSet:
+    """An LRU set of ``capacity`` int keys (LevelDB's table cache): :meth:`touch` references one.
+
+    Parameters
+    ----------
+    capacity : int
+        Entries kept; 0 keeps none (every reference misses).
+    """
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self._keys: OrderedDict[int, None] = OrderedDict()
+
+    def touch(self, key: int) -> bool:
+        """Reference ``key``: True if it was in the set (now the most recent), else False (added,
+        the least recent leaving when over capacity)."""
+        if key in self._keys:
+            self._keys.move_to_end(key)
+            return True
+        if self.capacity > 0:
+            self._keys[key] = None
+            if len(self._keys) > self.capacity:
+                self._keys.popitem(last=False)
+        return False
+
+
 def lru_hits(keys: np.ndarray, capacity: int) -> np.ndarray:
     """Whether each reference of ``keys`` (in order) hits an LRU cache of ``capacity`` entries.
 
@@ -224,16 +250,10 @@ def lru_hits(keys: np.ndarray, capacity: int) -> np.ndarray:
     -------
     numpy.ndarray of bool, same shape as ``keys``
     """
-    cache: OrderedDict[int, None] = OrderedDict()
+    cache = LRUSet(capacity)
     hits = np.zeros(np.shape(keys), dtype=bool)
     for i, k in enumerate(np.asarray(keys).tolist()):
-        if k in cache:
-            cache.move_to_end(k)
-            hits[i] = True
-        elif capacity > 0:
-            cache[k] = None
-            if len(cache) > capacity:
-                cache.popitem(last=False)
+        hits[i] = cache.touch(k)
     return hits
 
 
@@ -884,7 +904,7 @@ class SeekCompactions:
                     tables.append(_Table(a, b, hi - lo, self.allowed(hi - lo), -1, lo))
             self.levels.append(tables)
             self.starts.append([t.a for t in tables])
-        self.table_cache: OrderedDict[int, None] = OrderedDict()
+        self.table_cache = LRUSet(layout.table_cache or 0)
 
     def allowed(self, pages: int) -> int:
         """``allowed_seeks`` of a unit of ``pages`` data pages (module scaling rule)."""
@@ -923,13 +943,8 @@ class SeekCompactions:
             per = lay.file_data_pages
             return [int(_ids(_R_LEVEL + level, f, per + j * lay.index_pages // per))]
         key = (level << 40) | (p * int(lay.level_tables[level - 1]) // lay.n_keys)
-        if key in self.table_cache:
-            self.table_cache.move_to_end(key)
+        if self.table_cache.touch(key):
             return []
-        if lay.table_cache > 0:
-            self.table_cache[key] = None
-            if len(self.table_cache) > lay.table_cache:
-                self.table_cache.popitem(last=False)
         return lay._meta_ids(np.array([level], np.int64), np.array([f], np.int64))[0].tolist()
 
     def get(self, p: int, home: int) -> tuple[list[int], tuple[int, _Table] | None]:
@@ -1002,6 +1017,19 @@ class SeekCompactions:
         return read, np.concatenate(written), read.copy()
 
 
+def _compaction_op_numbers(triggers: np.ndarray) -> np.ndarray:
+    """Op numbers of the compactions, each right after its trigger (client op numbers, sorted)."""
+    return triggers + np.arange(triggers.shape[0], dtype=np.int64) + 1
+
+
+def _compaction_release(triggers: np.ndarray, n_ops: int, ops_s: float) -> np.ndarray:
+    """Release times (ns, int64, shape (n_ops,)): each compaction at its trigger's ``i / ops_s``
+    seconds, every client op at 0."""
+    release = np.zeros(n_ops, np.int64)
+    release[_compaction_op_numbers(triggers)] = (triggers * (1e9 / ops_s)).astype(np.int64)
+    return release
+
+
 def pace_compactions(ops: OpTrace, ops_s: float) -> OpTrace:
     """``ops`` (``build_ycsb(compactions="seek")``) with each compaction released at its trigger's time.
 
@@ -1028,9 +1056,7 @@ def pace_compactions(ops: OpTrace, ops_s: float) -> OpTrace:
     if "compaction_triggers" not in ops.trace.source or not ops_s > 0:
         raise ValueError("pace_compactions needs a trace built with compactions='seek' and ops_s > 0")
     t = np.asarray(ops.trace.source["compaction_triggers"], np.int64)
-    comp_no = t + np.arange(t.shape[0], dtype=np.int64) + 1
-    release = np.zeros(ops.n_ops, np.int64)
-    release[comp_no] = (t * (1e9 / ops_s)).astype(np.int64)
+    release = _compaction_release(t, ops.n_ops, ops_s)
     source = {**ops.trace.source, "time_unit": "ns", "time_is_release": True}
     source["params"] = {**source["params"], "compaction_ops_s": ops_s}
     trace = dataclasses.replace(ops.trace, time=release[ops.op_of], source=source)
@@ -1090,7 +1116,7 @@ def _ycsb_seek(
     n_c = t.shape[0]
     # renumber: each compaction right after its trigger
     client_no = np.arange(n, dtype=np.int64) + np.searchsorted(t, np.arange(n), side="left")
-    comp_no = t + np.arange(n_c, dtype=np.int64) + 1
+    comp_no = _compaction_op_numbers(t)
     b = _Builder()
     b.add(client_no[np.asarray(g_op, np.int64)], np.asarray(g_ids, np.int64), 0, 0)
     b.add(client_no[w_op], w_ids, w_rw, 1)
@@ -1112,10 +1138,7 @@ def _ycsb_seek(
     all_kinds[client_no] = kinds
     all_tags = np.full(total, threads, np.int32)
     all_tags[client_no] = tags
-    release = None
-    if ops_s is not None:
-        release = np.zeros(total, np.int64)
-        release[comp_no] = (t * (1e9 / ops_s)).astype(np.int64)
+    release = None if ops_s is None else _compaction_release(t, total, ops_s)
     read_pages = int(sum(r.shape[0] for r in c_read))
     extra = {**extra, "compactions": n_c, "compaction_pages": read_pages,
              "compaction_triggers": t.tolist()}  # fmt: skip
