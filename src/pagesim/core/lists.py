@@ -41,6 +41,7 @@ from pagesim.core.state import (
     MAX_ITERATE,
     MAX_LISTS_PER_CGROUP,
     MAX_SAMPLE,
+    NEVER,
     NEXT,
     OWNER,
     PREV,
@@ -425,6 +426,11 @@ G_START = 0  #: offsets from ``g`` of the index's globals
 G_SPAN = 1
 G_SYNCED = 2
 G_PENDING = 3
+G_AHEAD = 4  #: slots past the start whose rows were prefetched (``_prefetch_ahead``)
+G_AHEAD_LIVE = 5  #: live ids among them
+INDEX_GLOBALS = 6  #: ``gi`` slots an index takes
+#: how many windows ahead of the next sample ``list_sample_indexed`` prefetches the rows of
+WINDOWS_AHEAD = 2
 
 
 @kernel
@@ -442,6 +448,8 @@ def index_reset(s, lid, g, pc):  # type: ignore[no-untyped-def]
     s.gi[g + G_SPAN] = 0
     s.gi[g + G_SYNCED] = s.lhd[lid, VERSION] if s.lhd[lid, LEN] == 0 else -1
     s.gi[g + G_PENDING] = -1
+    s.gi[g + G_AHEAD] = 0
+    s.gi[g + G_AHEAD_LIVE] = 0
     for p in range(s.pm.shape[0]):
         s.pm[p, pc] = -1
 
@@ -468,6 +476,8 @@ def index_rebuild(s, lid, g, rc, pc):  # type: ignore[no-untyped-def]
     s.gi[g + G_SPAN] = m
     s.gi[g + G_SYNCED] = s.lhd[lid, VERSION]
     s.gi[g + G_PENDING] = -1
+    s.gi[g + G_AHEAD] = 0
+    s.gi[g + G_AHEAD_LIVE] = 0
 
 
 @kernel_inline
@@ -543,56 +553,57 @@ def index_removed(s, lid, page, g, rc, pc):  # type: ignore[no-untyped-def]
 
 
 @kernel_inline
-def _index_live(s, k, g, rc, store):  # type: ignore[no-untyped-def]
-    """Walk the index from its start to its ``k``-th live id, prefetching each one's ``pm`` row
-    (the score reads it, the slot update writes it; both lines of a row that crosses one); with
-    ``store``, write them to ``s.sample``, without, prefetch the first and the last one's list
-    nodes too (the rotation writes them; the other nodes only a winner's unlink writes, and
-    loading all of them cost more than it saved: docs/policies.md, Speed, session 9).
+def _sample_ring(s, a, score, k, sample_size, g, rc, pc):  # type: ignore[no-untyped-def]
+    """One pass over the index from its start: the first ``k`` live ids go to ``s.sample``, are
+    scored in groups of ``sample_size`` (the lowest of each to ``s.cand``, its score to
+    ``s.scores``, strict ``<``: ties to the node nearer the head) and are appended to the
+    index's end as they are read (the window moves to the tail), each page's slot rewritten in
+    the row its score just read.
+
+    The writes never overtake the reads: the end is ``span`` slots after the start and at most
+    ``n`` slots exist, so a write lands on a slot this pass has already read.
 
     Returns
     -------
     (int, int)
-        The slots read (live ids and tombstones) and the ring slot after the last one read.
+        The number of groups, ``ceil(k / sample_size)``, and the slots read (live ids and
+        tombstones), which leave the index's start.
     """
     n = s.pm.shape[0]
-    m = s.gi[g + G_SPAN]
-    slot = s.gi[g + G_START]
+    read = s.gi[g + G_START]
+    write = read + s.gi[g + G_SPAN]
+    if write >= n:
+        write -= n
+    used = 0
     got = 0
-    i = 0
-    while got < k and i < m:
-        e = s.pm[slot, rc]
-        slot += 1
-        if slot == n:
-            slot = 0
-        i += 1
-        if e >= 0:
-            if store:
-                s.sample[got] = e
-            elif got == 0 or got == k - 1:
-                prefetch(s.lst, e)
-            prefetch(s.pm, e)
-            prefetch(s.pm, e + 1)  # the row's end (its slot), if the row crosses a line
+    groups = 0
+    while got < k:
+        hi = min(got + sample_size, k)
+        best = -1
+        best_score = NEVER
+        while got < hi:
+            page = s.pm[read, rc]
+            read += 1
+            if read == n:
+                read = 0
+            used += 1
+            if page < 0:
+                continue
+            v = score(s, a, page)
+            take = (v < best_score) | (best < 0)
+            best = page if take else best
+            best_score = v if take else best_score
+            s.sample[got] = page
+            s.pm[write, rc] = page
+            s.pm[page, pc] = write
+            write += 1
+            if write == n:
+                write = 0
             got += 1
-    return i, slot
-
-
-@kernel_inline
-def _index_window(s, k, g, rc):  # type: ignore[no-untyped-def]
-    """The first ``k`` live ids of the index into ``s.sample``; returns the slots read."""
-    n = s.pm.shape[0]
-    m = s.gi[g + G_SPAN]
-    i, slot = _index_live(s, k, g, rc, True)
-    while i < m:  # the page after the window: the rotation makes it the head
-        e = s.pm[slot, rc]
-        if e >= 0:
-            prefetch(s.lst, e)
-            break
-        slot += 1
-        if slot == n:
-            slot = 0
-        i += 1
-    return i
+        s.cand[groups] = best
+        s.scores[groups] = best_score
+        groups += 1
+    return groups, used
 
 
 @kernel_inline
@@ -614,45 +625,54 @@ def _prefetch_links(s, k, groups, sample_size):  # type: ignore[no-untyped-def]
 
 
 @kernel_inline
-def _index_append_window(s, k, g, rc, pc):  # type: ignore[no-untyped-def]
-    """Append ``s.sample[:k]`` to the index's end (the caller checked that the ring has room):
-    :func:`_index_append` for each, with the slot and the span kept in registers."""
+def _prefetch_ahead(s, k, used, g, rc):  # type: ignore[no-untyped-def]
+    """Keep the rows of the next ``WINDOWS_AHEAD`` windows (``k`` live ids each) at the index's
+    start loading: a cursor ``gi[g + G_AHEAD]`` slots past the start, ``gi[g + G_AHEAD_LIVE]``
+    live ids behind it, moves on by what this sample consumed (``used`` slots, ``k`` ids).
+    Each window's first and last ids also get their list nodes loaded (the rotation writes
+    them). The loads have the accesses of the evictions in between to finish; results never
+    depend on them (a removal in between only makes a prefetch useless)."""
     n = s.pm.shape[0]
-    slot = s.gi[g + G_START] + s.gi[g + G_SPAN]
+    m = s.gi[g + G_SPAN]
+    ahead = s.gi[g + G_AHEAD] - used
+    live = s.gi[g + G_AHEAD_LIVE] - k
+    if ahead <= 0 or live < 0:
+        ahead = 0
+        live = 0
+    slot = s.gi[g + G_START] + ahead
     if slot >= n:
         slot -= n
-    for j in range(k):
-        page = s.sample[j]
-        s.pm[slot, rc] = page
-        s.pm[page, pc] = slot
+    want = WINDOWS_AHEAD * k
+    pos = live % k  # the next live id's place in its window
+    while live < want and ahead < m:
+        e = s.pm[slot, rc]
         slot += 1
         if slot == n:
             slot = 0
-    s.gi[g + G_SPAN] += k
-
-
-@kernel_inline
-def _prefetch_next(s, k, g, rc):  # type: ignore[no-untyped-def]
-    """Start loading the rows of the next ``k`` live ids at the index's start (the next sample's
-    window, unless the list changes at its head first), the list nodes at its ends and the node
-    after them.
-    The accesses between two evictions hide the loads, which would otherwise wait in the sample's
-    scoring, its rotation and its winner's unlink."""
-    i, slot = _index_live(s, k, g, rc, False)
-    if i < s.gi[g + G_SPAN]:
-        prefetch(s.lst, s.pm[slot, rc])  # the next live id or a tombstone (-1: no harm)
+        ahead += 1
+        if e >= 0:
+            prefetch(s.pm, e)  # one line: rows are line-aligned (core.state.row_width)
+            if pos == 0 or pos == k - 1:
+                prefetch(s.lst, e)
+            pos += 1
+            if pos == k:
+                pos = 0
+            live += 1
+    s.gi[g + G_AHEAD] = ahead
+    s.gi[g + G_AHEAD_LIVE] = live
 
 
 @kernel_inline
 def list_sample_indexed(s, a, lid, score, request, sample_size, partial, g, rc, pc):  # type: ignore[no-untyped-def]
-    """:func:`list_sample` reading the window from the index at ``gi[g:g + 4]`` (columns ``rc``,
-    ``pc``).
+    """:func:`list_sample` reading the window from the index at ``gi[g:g + INDEX_GLOBALS]``
+    (columns ``rc``, ``pc``).
 
     Same arguments, checks, candidates, scores, ``s.sample`` and end state as
     :func:`list_sample` (cache_ext ``list_sample``, spec §2.6c); the window's ids come from the
     index (rebuilt from the list first if another call changed the list since the index last
     matched it), so its nodes load in parallel instead of one pointer at a time and their links
-    are not read. The window then moves to the index's end as it moves to the list's tail.
+    are not read. The window moves to the index's end in the same pass, as it moves to the
+    list's tail.
 
     Returns
     -------
@@ -666,24 +686,18 @@ def list_sample_indexed(s, a, lid, score, request, sample_size, partial, g, rc, 
         return k
     if not _index_exact(s, lid, g):
         index_rebuild(s, lid, g, rc, pc)
-    used = _index_window(s, k, g, rc)
-    groups = _score_groups(s, a, score, k, sample_size)
+    groups, used = _sample_ring(s, a, score, k, sample_size, g, rc, pc)
     _prefetch_links(s, k, groups, sample_size)
     last = s.sample[k - 1]
     if k < s.lhd[lid, LEN]:
         _rotate(s, lid, last, s.lst[last, NEXT])
-    size = s.pm.shape[0]
     start = s.gi[g + G_START] + used
-    if start >= size:
-        start -= size
+    if start >= s.pm.shape[0]:
+        start -= s.pm.shape[0]
     s.gi[g + G_START] = start
-    s.gi[g + G_SPAN] -= used
-    if s.gi[g + G_SPAN] + k > size:  # no room for the window: the list already has it at its tail
-        index_rebuild(s, lid, g, rc, pc)
-    else:
-        _index_append_window(s, k, g, rc, pc)
-        s.gi[g + G_SYNCED] = s.lhd[lid, VERSION]
-    _prefetch_next(s, k, g, rc)
+    s.gi[g + G_SPAN] += k - used
+    s.gi[g + G_SYNCED] = s.lhd[lid, VERSION]
+    _prefetch_ahead(s, k, used, g, rc)
     return groups
 
 

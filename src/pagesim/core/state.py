@@ -20,8 +20,10 @@ lhd : int64, shape (n_list_slots, 5)
     ``-1`` free; ``VERSION`` counts the list's link changes (never reset: an index of the list's
     order uses it to know it is still exact, see :func:`pagesim.core.lists.list_sample_indexed`).
     Heads are where ``list_add`` inserts; iteration runs head to tail.
-pm : int64, shape (n_pages, n_int_fields)
-    Per-page integer metadata, columns named by the policy.
+pm : int64, shape (n_pages, row_width(n_int_fields))
+    Per-page integer metadata, columns named by the policy (the columns after its own are
+    padding: a row of 1, 2, 4, 8 or a multiple of 8 int64, the array aligned to a 64-byte cache
+    line, so that no row crosses a line it need not: :func:`row_width`).
 pf : float64, shape (n_pages, n_float_fields)
     Per-page floating-point metadata.
 gi : int64, shape (n_int_globals,)
@@ -190,6 +192,34 @@ WORK_PTES = 1  #: young bits tested by a page-table walker (MGLRU aging, look-ar
 N_WORK = 4
 
 
+CACHE_LINE = 64  #: bytes (x86-64, arm64)
+
+
+def row_width(n_fields: int) -> int:
+    """Columns allocated for ``n_fields`` int64 fields: 1, 2, 4, 8 or a multiple of 8.
+
+    With the array aligned to a cache line (:func:`line_aligned_zeros`) such rows never cross a
+    line boundary beyond their own size, so a page's row costs one line to load (rows of up to
+    8 fields), not two for many of them: numpy starts large arrays 16 bytes into a line, where
+    a 24-byte row crosses a line for one page in three and a 48-byte row for every other page.
+    """
+    n = max(n_fields, 1)
+    if n <= 2:
+        return n
+    if n <= 4:
+        return 4
+    return -(-n // 8) * 8
+
+
+def line_aligned_zeros(rows: int, cols: int, dtype: type = np.int64) -> np.ndarray:
+    """A zeroed C-contiguous ``(rows, cols)`` array whose first byte starts a cache line."""
+    itemsize = np.dtype(dtype).itemsize
+    nbytes = rows * cols * itemsize
+    raw = np.zeros(nbytes + CACHE_LINE, dtype=np.uint8)
+    offset = -raw.ctypes.data % CACHE_LINE
+    return raw[offset : offset + nbytes].view(dtype).reshape(rows, cols)
+
+
 class State(NamedTuple):
     """A policy's typed state; see the module docstring for every field's shape and meaning."""
 
@@ -251,7 +281,7 @@ def make_state(
     return State(
         lst=lst,
         lhd=lhd,
-        pm=np.zeros((n, max(n_int_fields, 1)), dtype=np.int64),
+        pm=line_aligned_zeros(n, row_width(n_int_fields)),
         pf=np.zeros((n, max(n_float_fields, 1)), dtype=np.float64),
         gi=np.zeros(max(n_int_globals, GI_USER + 1), dtype=np.int64),
         gf=np.zeros(max(n_float_globals, 1), dtype=np.float64),
@@ -281,7 +311,7 @@ def state_sharing_lists(
     """
     n = base.lst.shape[0]
     return base._replace(
-        pm=np.zeros((n, max(n_int_fields, 1)), dtype=np.int64),
+        pm=line_aligned_zeros(n, row_width(n_int_fields)),
         pf=np.zeros((n, max(n_float_fields, 1)), dtype=np.float64),
         gi=np.zeros(max(n_int_globals, GI_USER + 1), dtype=np.int64),
         gf=np.zeros(max(n_float_globals, 1), dtype=np.float64),

@@ -36,7 +36,7 @@ import numpy as np
 
 from pagesim.core.jit import kernel, kernel_inline
 from pagesim.core.lists import _unlink
-from pagesim.core.prefetch import prefetch
+from pagesim.core.prefetch import prefetch, prefetch_row_end
 from pagesim.core.state import (
     A_CAPACITY,
     A_CGROUP,
@@ -304,9 +304,9 @@ def run_cache(  # type: ignore[no-untyped-def]
     link_a = cfg[CFG_LINK_A]
     link_b = cfg[CFG_LINK_B]
     link_list = cfg[CFG_LINK_LIST] != 0
-    # A row wider than 8 bytes may cross a cache line (numpy's large arrays start 16 bytes
-    # into a line): the row's end is in the line of the next row's start.
-    pm_wide = prefetch_pm and s.pm.shape[1] > 1
+    # ``pm`` is line-aligned with rows of 1, 2, 4, 8 or a multiple of 8 int64
+    # (core.state.row_width): a row of more than 8 spans two lines or more.
+    pm_wide = prefetch_pm and s.pm.shape[1] > 8
     end = cfg[CFG_END]
     for t in range(cfg[CFG_START], end):
         if t + PREFETCH_AHEAD < end:
@@ -316,7 +316,7 @@ def run_cache(  # type: ignore[no-untyped-def]
             if prefetch_pm:
                 prefetch(s.pm, q)
                 if pm_wide:
-                    prefetch(s.pm, q + 1)
+                    prefetch_row_end(s.pm, q)
         if (link_a >= 0 or link_list) and t + LINKS_AHEAD < end:
             # The rows a hit will write besides the page's own (its neighbours in a list it
             # leaves): their ids are in the page's row and node, prefetched some accesses ago.

@@ -50,6 +50,7 @@ import numpy as np
 
 from pagesim.core.jit import kernel, kernel_inline
 from pagesim.core.lists import (
+    INDEX_GLOBALS,
     index_add_tail,
     index_removed,
     index_reset,
@@ -68,7 +69,7 @@ G_LIST = GI_USER
 G_SAMPLE = GI_USER + 1  #: parameter sample_size
 G_PARTIAL = GI_USER + 2  #: parameter partial
 G_FAULT_READ = GI_USER + 3  #: parameter fault_read
-G_INDEX = GI_USER + 4  #: four slots: the index's globals (core.lists)
+G_INDEX = GI_USER + 4  #: INDEX_GLOBALS slots: the index's globals (core.lists)
 
 
 @kernel
@@ -123,7 +124,7 @@ class CeLFU(Policy):
     description = "cache_ext LFU: least accessed of each 20 pages sampled at the head (windowed)"
     params = {"sample_size": 20, "partial": True, "fault_read": True}
     int_fields = ("accesses", "ring", "slot")
-    int_globals = 8
+    int_globals = 4 + INDEX_GLOBALS
     proposes_batches = True
     inline_hooks = ("added", "accessed", "evict", "removed")  # docs/policies.md, Speed
     init = staticmethod(_init)

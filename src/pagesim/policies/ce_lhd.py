@@ -74,6 +74,7 @@ import numpy as np
 
 from pagesim.core.jit import kernel, kernel_inline
 from pagesim.core.lists import (
+    INDEX_GLOBALS,
     index_add_tail,
     index_removed,
     index_reset,
@@ -111,8 +112,8 @@ G_PERIOD = GI_USER + 8  #: parameter reconfigure_events
 G_SAMPLE = GI_USER + 9
 G_PARTIAL = GI_USER + 10
 G_FAULT_READ = GI_USER + 11
-G_INDEX = GI_USER + 12  #: four slots: the index's globals (core.lists)
-G_TABLES = GI_USER + 16
+G_INDEX = GI_USER + 12  #: INDEX_GLOBALS slots: the index's globals (core.lists)
+G_TABLES = G_INDEX + INDEX_GLOBALS
 TABLE = HIT_AGE_CLASSES * MAX_AGE
 G_HITS = G_TABLES  #: hits[class * MAX_AGE + age]
 G_EVICTIONS = G_TABLES + TABLE
@@ -309,7 +310,7 @@ class CeLHD(Policy):
         "fault_read": True,
     }
     int_fields = ("last_access", "class", "last_hit_age", "last_last_hit_age", "ring", "slot")
-    int_globals = 16 + 3 * TABLE
+    int_globals = G_TABLES - GI_USER + 3 * TABLE
     float_globals = 1
     proposes_batches = True
     inline_hooks = HOOK_NAMES
