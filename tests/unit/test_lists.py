@@ -557,7 +557,7 @@ def test_iterate_aborts_on_unknown_verdict(api: SimpleNamespace) -> None:
 # ------------------------------------------------------------------------- indexed sample
 
 RING, SLOT = 2, 3  #: pm columns of the index in the tests below
-G_IX = 4  #: gi slots of the index (four)
+G_IX = 4  #: gi slots of the index (L.INDEX_GLOBALS of them)
 
 
 @kernel
@@ -640,8 +640,8 @@ def test_sample_indexed_interpreted() -> None:
 
 def test_sample_indexed_rebuilds_only_after_changes_it_was_not_told_about() -> None:
     """Pages 0-5 at slots 0-5, 2 removed (a tombstone at slot 2): the sample of 2 takes [0, 1]
-    from the ring as it is (no rebuild, which would restart it at slot 0), skips the tombstone
-    and the ring starts at slot 3. A move the index is not told about makes the next sample
+    from the ring as it is (no rebuild, which would restart it at slot 0) and appends them at
+    slots 6-7; the ring starts at slot 2, the tombstone, which the next walk skips. A move the index is not told about makes the next sample
     rebuild it first: ring [5, 3, 4, 0, 1] from slot 0, window [5, 3], start 2."""
     s, _ = _twin_states(10)
     lid = L.list_create(s, 0)
@@ -651,7 +651,7 @@ def test_sample_indexed_rebuilds_only_after_changes_it_was_not_told_about() -> N
     L.index_removed(s, lid, 2, G_IX, RING, SLOT)
     L.list_del(s, 2)
     assert _sample_indexed_compiled(s, acc(), lid, 1, 2, False) == 1
-    assert s.gi[G_IX] == 3 and s.pm[:8, RING].tolist() == [0, 1, -1, 3, 4, 5, 0, 1]
+    assert s.gi[G_IX] == 2 and s.pm[:8, RING].tolist() == [0, 1, -1, 3, 4, 5, 0, 1]
     assert pages(s, lid) == [3, 4, 5, 0, 1] and s.cand[0] == 0
     L.list_move(s, lid, 5, False)
     assert _sample_indexed_compiled(s, acc(), lid, 1, 2, False) == 1
