@@ -641,8 +641,9 @@ def test_sample_indexed_interpreted() -> None:
 def test_sample_indexed_rebuilds_only_after_changes_it_was_not_told_about() -> None:
     """Pages 0-5 at slots 0-5, 2 removed (a tombstone at slot 2): the sample of 2 takes [0, 1]
     from the ring as it is (no rebuild, which would restart it at slot 0) and appends them at
-    slots 6-7; the ring starts at slot 2, the tombstone, which the next walk skips. A move the index is not told about makes the next sample
-    rebuild it first: ring [5, 3, 4, 0, 1] from slot 0, window [5, 3], start 2."""
+    slots 6-7; the ring starts at slot 2, the tombstone, which the next walk skips. A move the
+    index is not told about makes the next sample rebuild it first: ring [5, 3, 4, 0, 1] from
+    slot 0, window [5, 3], start 2."""
     s, _ = _twin_states(10)
     lid = L.list_create(s, 0)
     L.index_reset(s, lid, G_IX, SLOT)

@@ -412,10 +412,11 @@ def list_sample(s, a, lid, score, request, sample_size, partial):  # type: ignor
 # ``request * sample_size`` nodes per eviction, so the chain, not the scoring, bounds its speed.
 # An *index* is a copy of one list's order in two of the policy's own ``pm`` columns: column
 # ``rc`` used as a ring of page ids by position (row = ring slot; -1 = a removed page's
-# tombstone), column ``pc`` the slot of each page; four globals from ``gi[g]``: the ring's first
-# slot, its span (live entries and tombstones), the list's ``VERSION`` at which the index was
-# last known to equal the list (-1: not known) and a page removed from the index whose unlink
-# from the list is due next (-1: none). The policy keeps it with :func:`index_add_tail` (instead
+# tombstone), column ``pc`` the slot of each page; ``INDEX_GLOBALS`` globals from ``gi[g]``:
+# the ring's first slot, its span (live entries and tombstones), the list's ``VERSION`` at which
+# the index was last known to equal the list (-1: not known), a page removed from the index
+# whose unlink from the list is due next (-1: none), and how far past the first slot the rows
+# were prefetched (slots, live ids). The policy keeps it with :func:`index_add_tail` (instead
 # of ``list_add_tail``) and :func:`index_removed` (in its ``removed`` hook: the framework unlinks
 # the page right after) and samples with :func:`list_sample_indexed`. ``VERSION`` counts every
 # link change of the list, so the index knows it is exact exactly when no other call changed
@@ -435,14 +436,15 @@ WINDOWS_AHEAD = 2
 
 @kernel
 def index_reset(s, lid, g, pc):  # type: ignore[no-untyped-def]
-    """Empty the index at ``gi[g:g + 4]`` of list ``lid``; every page's slot (column ``pc``) := -1.
+    """Empty the index at ``gi[g:g + INDEX_GLOBALS]`` of list ``lid``; every page's slot (column
+    ``pc``) := -1.
 
     Returns
     -------
     None
-        ``s.gi[g:g + 4]`` is ``[0, 0, version, -1]`` afterwards (version: the list's ``VERSION``
-        if it is empty, else -1, so that the first sample rebuilds the index) and ``s.pm[:, pc]``
-        is -1 (O(n_pages)).
+        ``s.gi[g:g + INDEX_GLOBALS]`` is ``[0, 0, version, -1, 0, 0]`` afterwards (version: the
+        list's ``VERSION`` if it is empty, else -1, so that the first sample rebuilds the index)
+        and ``s.pm[:, pc]`` is -1 (O(n_pages)).
     """
     s.gi[g + G_START] = 0
     s.gi[g + G_SPAN] = 0
@@ -462,7 +464,8 @@ def index_rebuild(s, lid, g, rc, pc):  # type: ignore[no-untyped-def]
     -------
     None
         ``s.pm[:m, rc]`` holds the list's pages head first (m = its length), ``s.pm[page, pc]``
-        each one's slot, ``s.gi[g:g + 4]`` is ``[0, m, the list's VERSION, -1]``; other rows are
+        each one's slot, ``s.gi[g:g + INDEX_GLOBALS]`` is ``[0, m, the list's VERSION, -1, 0,
+        0]``; other rows are
         left as they are.
     """
     page = s.lhd[lid, HEAD]

@@ -101,4 +101,3 @@ def _prefetch_overload(arr, index):  # type: ignore[no-untyped-def]
         _prefetch(arr, index)
 
     return impl
-

@@ -21,9 +21,9 @@ lhd : int64, shape (n_list_slots, 5)
     order uses it to know it is still exact, see :func:`pagesim.core.lists.list_sample_indexed`).
     Heads are where ``list_add`` inserts; iteration runs head to tail.
 pm : int64, shape (n_pages, row_width(n_int_fields))
-    Per-page integer metadata, columns named by the policy (the columns after its own are
-    padding: a row of 1, 2, 4, 8 or a multiple of 8 int64, the array aligned to a 64-byte cache
-    line, so that no row crosses a line it need not: :func:`row_width`).
+    Per-page integer metadata, columns named by the policy; the columns after its own are
+    padding (rows of 1, 2, 4 or 8 int64 in an array aligned to a 64-byte cache line, so that
+    none crosses a line: :func:`row_width`).
 pf : float64, shape (n_pages, n_float_fields)
     Per-page floating-point metadata.
 gi : int64, shape (n_int_globals,)
@@ -196,19 +196,18 @@ CACHE_LINE = 64  #: bytes (x86-64, arm64)
 
 
 def row_width(n_fields: int) -> int:
-    """Columns allocated for ``n_fields`` int64 fields: 1, 2, 4, 8 or a multiple of 8.
+    """Columns allocated for ``n_fields`` int64 fields: 1, 2, 4 or 8, or ``n_fields`` above 8.
 
-    With the array aligned to a cache line (:func:`line_aligned_zeros`) such rows never cross a
-    line boundary beyond their own size, so a page's row costs one line to load (rows of up to
-    8 fields), not two for many of them: numpy starts large arrays 16 bytes into a line, where
-    a 24-byte row crosses a line for one page in three and a 48-byte row for every other page.
+    With the array aligned to a cache line (:func:`line_aligned_zeros`) a row of up to 8 fields
+    then lies in one line, so a page's row costs one line to load, not two for many pages:
+    numpy starts large arrays 16 bytes into a line, where a 24-byte row crosses a line for one
+    page in three and a 48-byte row for every other page. Wider rows span two lines or more
+    either way and are not padded.
     """
     n = max(n_fields, 1)
-    if n <= 2:
+    if n <= 2 or n > 8:
         return n
-    if n <= 4:
-        return 4
-    return -(-n // 8) * 8
+    return 4 if n <= 4 else 8
 
 
 def line_aligned_zeros(rows: int, cols: int, dtype: type = np.int64) -> np.ndarray:

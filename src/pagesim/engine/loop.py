@@ -304,8 +304,8 @@ def run_cache(  # type: ignore[no-untyped-def]
     link_a = cfg[CFG_LINK_A]
     link_b = cfg[CFG_LINK_B]
     link_list = cfg[CFG_LINK_LIST] != 0
-    # ``pm`` is line-aligned with rows of 1, 2, 4, 8 or a multiple of 8 int64
-    # (core.state.row_width): a row of more than 8 spans two lines or more.
+    # ``pm`` is line-aligned, rows of up to 8 int64 padded to 1, 2, 4 or 8 (core.state.row_width):
+    # only a wider row spans two lines (or more: the first and the last are prefetched).
     pm_wide = prefetch_pm and s.pm.shape[1] > 8
     end = cfg[CFG_END]
     for t in range(cfg[CFG_START], end):
