@@ -107,8 +107,15 @@ def _cms_words(cells):  # type: ignore[no-untyped-def]
 
 
 @kernel_inline
-def _cell(s, x):  # type: ignore[no-untyped-def]
+def _cell(x):  # type: ignore[no-untyped-def]
+    """Where cbf counter ``x`` is: SK_COLS a row."""
     return x // SK_COLS, SK0 + x % SK_COLS
+
+
+@kernel_inline
+def _word(w):  # type: ignore[no-untyped-def]
+    """Where cms word ``w`` is: one a row."""
+    return w, SK0
 
 
 @kernel_inline
@@ -148,12 +155,12 @@ def _estimate(s, p):  # type: ignore[no-untyped-def]
         best = CMS_MAX
         for i in range(CMS_ROWS):
             w, shift = _nibble(_index(ha, hb, i, cells, mask, True))
-            r, c = _cell(s, w)
+            r, c = _word(w)
             best = min(best, (pm[r, c] >> shift) & CMS_MAX)
         return best
     best = -1
     for i in range(gi[G_HASHES]):
-        r, c = _cell(s, _index(ha, hb, i, cells, mask, False))
+        r, c = _cell(_index(ha, hb, i, cells, mask, False))
         v = pm[r, c]
         if best < 0 or v < best:
             best = v
@@ -172,11 +179,11 @@ def _sketch_words(s):  # type: ignore[no-untyped-def]
 def _halve(s):  # type: ignore[no-untyped-def]
     if s.gi[G_MODE] == MODE_CMS:  # every nibble of a word at once
         for w in range(_sketch_words(s)):
-            r, c = _cell(s, w)
+            r, c = _word(w)
             s.pm[r, c] = (s.pm[r, c] >> 1) & HALVE_MASK
         return
     for x in range(s.gi[G_CELLS]):
-        r, c = _cell(s, x)
+        r, c = _cell(x)
         s.pm[r, c] >>= 1
 
 
@@ -189,7 +196,7 @@ def _record(s, p):  # type: ignore[no-untyped-def]
     if cms:  # saturating increments as selects, not branches (hot pages sit at 15)
         for i in range(CMS_ROWS):
             w, shift = _nibble(_index(ha, hb, i, cells, mask, True))
-            r, c = _cell(s, w)
+            r, c = _word(w)
             v = pm[r, c]
             pm[r, c] = v + ((1 << shift) if (v >> shift) & CMS_MAX < CMS_MAX else 0)
         gi[G_SAMPLES] += 1
@@ -198,7 +205,7 @@ def _record(s, p):  # type: ignore[no-untyped-def]
             _halve(s)
         return
     for i in range(gi[G_HASHES]):
-        r, c = _cell(s, _index(ha, hb, i, cells, mask, False))
+        r, c = _cell(_index(ha, hb, i, cells, mask, False))
         pm[r, c] += 1
 
 
@@ -226,8 +233,9 @@ def _init(s, a):  # type: ignore[no-untyped-def]
     s.gi[G_WIN] = list_create(s, a[A_CGROUP])
     s.gi[G_PROB] = list_create(s, a[A_CGROUP])
     s.gi[G_PROT] = list_create(s, a[A_CGROUP])
+    cms = s.gi[G_MODE] == MODE_CMS
     for w in range(_sketch_words(s)):  # only the rows holding the sketch: not all of pm
-        r, c = _cell(s, w)
+        r, c = _word(w) if cms else _cell(w)
         s.pm[r, c] = 0
     s.gi[G_SAMPLES] = 0
     return 0 if s.gi[G_WIN] >= 0 and s.gi[G_PROB] >= 0 and s.gi[G_PROT] >= 0 else -1
@@ -377,6 +385,13 @@ class WTinyLFU(Policy):
     added = staticmethod(_added)
     accessed = staticmethod(_accessed)
     evict = staticmethod(_evict)
+
+    def state_shape(self) -> dict[str, int]:
+        """cms needs one sketch column a page, cbf SK_COLS (see Structures)."""
+        shape = super().state_shape()
+        if self.values["sketch"] == "cms":
+            shape["n_int_fields"] = SK0 + 1
+        return shape
 
     def configure(self, s: Any, capacity: int) -> None:
         """Shares, sketch geometry and the per-page hashes."""
