@@ -138,7 +138,7 @@ def _index(ha, hb, i, cells, mask, cms):  # type: ignore[no-untyped-def]
 @kernel_inline
 def _hashing(s, p):  # type: ignore[no-untyped-def]
     """What :func:`_index` needs for page ``p``: its two hashes, the row width, its mask, cms."""
-    cells = s.gi[G_CELLS]
+    cells = s.gi[G_CELLS] & MASK32  # < 2^31 anyway: LLVM then knows every index is >= 0
     h = s.pm[p, H]
     return h & MASK32, (h >> 32) & MASK32, cells, _row_mask(cells), s.gi[G_MODE] == MODE_CMS
 
