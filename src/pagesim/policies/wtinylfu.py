@@ -7,13 +7,15 @@ Source      Einziger, Friedman, Manes, "TinyLFU: A Highly Efficient Cache Admiss
             WTinyLFU.c, SLRU.c, dataStructure/minimalIncrementCBF.c; read, not ported).
 Structures  Three eviction lists, most recent at the head: the window W (an LRU, the paper's
             "window cache"), and main's SLRU segments probation and protected. A frequency
-            sketch in the policy's own columns ``pm[:, SK0:SK0 + 15]`` (word ``w`` at
-            ``pm[w // 15, SK0 + w % 15]``, packed into the first rows; cbf: one counter a word,
-            cms: 15 4-bit counters a word, cell ``x`` in bits ``4 (x % 15)`` of word ``x // 15``,
-            so the paper's sketch for 100 000 pages takes 273 KiB, not 4 MiB, and stays in the
-            CPU's L2 cache); ``pm[page, H]`` holds the page's two 32-bit hashes, ``ha`` in the
-            low and ``hb`` in the high half, computed once in ``configure`` (one word: both
-            are in the first cache line of the row, the one the engine prefetches).
+            sketch in the policy's own columns, packed into the first rows: cms: one column
+            ``pm[:, SK0]`` (word ``w`` at ``pm[w, SK0]``), 16 4-bit counters a word, cell ``x``
+            in bits ``4 (x % 16)`` of word ``x // 16``, so the paper's sketch for 100 000 pages
+            takes 256 KiB, not 4 MiB, and stays in the CPU's L2 cache, and a page's row is 16
+            bytes (the rows of the cached pages take few cache lines); cbf: 15 columns
+            ``pm[:, SK0:SK0 + 15]``, one counter a word, word ``w`` at
+            ``pm[w // 15, SK0 + w % 15]``. ``pm[page, H]`` holds the page's two 32-bit hashes,
+            ``ha`` in the low and ``hb`` in the high half, computed once in ``configure`` (one
+            word: one load, in the line the engine prefetches).
             sketch="cms" (default, the paper's): a count-min sketch of 4 rows, each a power of
             two >= capacity wide, 4-bit counters (saturating at 15), row r's cell
             ``(ha + r * hb) mod 2^32 mod width``; every access is recorded, and after W = 10 x
@@ -42,7 +44,8 @@ Parameters  window = 0.01 (fraction of capacity): W's share ``int(window * capac
             itself); pass ``trace.original_id`` to hash what libCacheSim hashes.
 Complexity  O(1) per access plus 4 (cms) or 10 (cbf) sketch cells; an eviction usually makes one
             comparison (while main is filling, several moves). Per page: 3 list fields, 1 hash
-            column (both hashes) and 15 sketch columns (the sketch needs at most 15 cells per page).
+            column (both hashes) and 1 (cms, 16 cells a word) or 15 (cbf) sketch columns (the
+            sketch needs at most 15 cells per page).
 Deviations  1. W's share is at least one page and probation gets the rounding remainder of main
                (libCacheSim truncates both segments, so for some sizes, e.g. capacity 100,
                their sum falls one page short of main: its probation then runs one page over
@@ -95,7 +98,7 @@ CMS_ROWS = 4  #: rows of the count-min sketch
 MODE_CMS = 0
 MODE_CBF = 1
 CMS_MAX = 15  #: 4-bit counters
-NIBBLES = 15  #: cms counters per sketch word (60 bits: the sign bit stays clear)
+NIBBLES = 16  #: cms counters per sketch word
 HALVE_MASK = int("7" * NIBBLES, 16)  #: a word shifted right by one, cut back to 3 bits a nibble
 MASK32 = 0xFFFFFFFF
 
@@ -107,8 +110,15 @@ def _cms_words(cells):  # type: ignore[no-untyped-def]
 
 
 @kernel_inline
-def _cell(s, x):  # type: ignore[no-untyped-def]
+def _cell(x):  # type: ignore[no-untyped-def]
+    """Where cbf counter ``x`` is: SK_COLS a row."""
     return x // SK_COLS, SK0 + x % SK_COLS
+
+
+@kernel_inline
+def _word(w):  # type: ignore[no-untyped-def]
+    """Where cms word ``w`` is: one a row."""
+    return w, SK0
 
 
 @kernel_inline
@@ -128,15 +138,15 @@ def _index(ha, hb, i, cells, mask, cms):  # type: ignore[no-untyped-def]
 @kernel_inline
 def _hashing(s, p):  # type: ignore[no-untyped-def]
     """What :func:`_index` needs for page ``p``: its two hashes, the row width, its mask, cms."""
-    cells = s.gi[G_CELLS]
+    cells = s.gi[G_CELLS] & MASK32  # < 2^31 anyway: LLVM then knows every index is >= 0
     h = s.pm[p, H]
     return h & MASK32, (h >> 32) & MASK32, cells, _row_mask(cells), s.gi[G_MODE] == MODE_CMS
 
 
 @kernel_inline
 def _nibble(x):  # type: ignore[no-untyped-def]
-    """Word and bit offset of cms cell ``x``: NIBBLES 4-bit counters per sketch word."""
-    return x // NIBBLES, 4 * (x % NIBBLES)
+    """Word and bit offset of cms cell ``x``: NIBBLES (16) 4-bit counters per sketch word."""
+    return x >> 4, (x & 15) << 2  # shifts: LLVM cannot tell x >= 0, // 16 would cost more
 
 
 @kernel_inline
@@ -148,12 +158,12 @@ def _estimate(s, p):  # type: ignore[no-untyped-def]
         best = CMS_MAX
         for i in range(CMS_ROWS):
             w, shift = _nibble(_index(ha, hb, i, cells, mask, True))
-            r, c = _cell(s, w)
+            r, c = _word(w)
             best = min(best, (pm[r, c] >> shift) & CMS_MAX)
         return best
     best = -1
     for i in range(gi[G_HASHES]):
-        r, c = _cell(s, _index(ha, hb, i, cells, mask, False))
+        r, c = _cell(_index(ha, hb, i, cells, mask, False))
         v = pm[r, c]
         if best < 0 or v < best:
             best = v
@@ -172,11 +182,11 @@ def _sketch_words(s):  # type: ignore[no-untyped-def]
 def _halve(s):  # type: ignore[no-untyped-def]
     if s.gi[G_MODE] == MODE_CMS:  # every nibble of a word at once
         for w in range(_sketch_words(s)):
-            r, c = _cell(s, w)
+            r, c = _word(w)
             s.pm[r, c] = (s.pm[r, c] >> 1) & HALVE_MASK
         return
     for x in range(s.gi[G_CELLS]):
-        r, c = _cell(s, x)
+        r, c = _cell(x)
         s.pm[r, c] >>= 1
 
 
@@ -189,16 +199,18 @@ def _record(s, p):  # type: ignore[no-untyped-def]
     if cms:  # saturating increments as selects, not branches (hot pages sit at 15)
         for i in range(CMS_ROWS):
             w, shift = _nibble(_index(ha, hb, i, cells, mask, True))
-            r, c = _cell(s, w)
+            r, c = _word(w)
             v = pm[r, c]
-            pm[r, c] = v + ((1 << shift) if (v >> shift) & CMS_MAX < CMS_MAX else 0)
+            n = (v >> shift) & CMS_MAX
+            # n + 1 by flipping bits, not adding: a carry into the sign bit would overflow
+            pm[r, c] = v ^ ((n ^ (n + 1) if n < CMS_MAX else 0) << shift)
         gi[G_SAMPLES] += 1
         if gi[G_SAMPLES] >= gi[G_RESET_AT]:
             gi[G_SAMPLES] = 0
             _halve(s)
         return
     for i in range(gi[G_HASHES]):
-        r, c = _cell(s, _index(ha, hb, i, cells, mask, False))
+        r, c = _cell(_index(ha, hb, i, cells, mask, False))
         pm[r, c] += 1
 
 
@@ -226,8 +238,9 @@ def _init(s, a):  # type: ignore[no-untyped-def]
     s.gi[G_WIN] = list_create(s, a[A_CGROUP])
     s.gi[G_PROB] = list_create(s, a[A_CGROUP])
     s.gi[G_PROT] = list_create(s, a[A_CGROUP])
+    cms = s.gi[G_MODE] == MODE_CMS
     for w in range(_sketch_words(s)):  # only the rows holding the sketch: not all of pm
-        r, c = _cell(s, w)
+        r, c = _word(w) if cms else _cell(w)
         s.pm[r, c] = 0
     s.gi[G_SAMPLES] = 0
     return 0 if s.gi[G_WIN] >= 0 and s.gi[G_PROB] >= 0 and s.gi[G_PROT] >= 0 else -1
@@ -264,7 +277,7 @@ def _accessed(s, a):  # type: ignore[no-untyped-def]
     return 0
 
 
-@kernel
+@kernel_inline
 def _main_victim(s):  # type: ignore[no-untyped-def]
     v = list_tail(s, s.gi[G_PROB])
     if v < 0:
@@ -272,7 +285,7 @@ def _main_victim(s):  # type: ignore[no-untyped-def]
     return v
 
 
-@kernel
+@kernel_inline
 def _enter_main(s, p, leaving):  # type: ignore[no-untyped-def]
     """Move ``p`` into main as libCacheSim's SLRU inserts, ``leaving`` (or -1) already gone."""
     prob = s.gi[G_PROB]
@@ -372,11 +385,19 @@ class WTinyLFU(Policy):
     int_fields = ("hash",) + tuple(f"sketch{i}" for i in range(SK_COLS))
     int_globals = 11
     prefetch_links = ("list",)  # a hit moves the page: its list neighbours are written
-    inline_hooks = ("added", "accessed")  # evict too doubles the compile time (numba IR)
+    # evict too: a miss then passes no State by value (cold compile 35-42 s with or without it)
+    inline_hooks = ("added", "accessed", "evict")
     init = staticmethod(_init)
     added = staticmethod(_added)
     accessed = staticmethod(_accessed)
     evict = staticmethod(_evict)
+
+    def state_shape(self) -> dict[str, int]:
+        """cms needs one sketch column a page, cbf SK_COLS (see Structures)."""
+        shape = super().state_shape()
+        if self.values["sketch"] == "cms":
+            shape["n_int_fields"] = SK0 + 1
+        return shape
 
     def configure(self, s: Any, capacity: int) -> None:
         """Shares, sketch geometry and the per-page hashes."""
@@ -434,7 +455,9 @@ class WTinyLFU(Policy):
         assert len(lists[2]) <= int(s.gi[G_PROT_CAP]), "protected over its share"
         assert len(lists[1]) + len(lists[2]) <= int(s.gi[G_MAIN_CAP]), "main over its share"
         sk = s.pm[:, SK0 : SK0 + SK_COLS]
-        assert (sk >= 0).all(), "negative sketch counter"
-        if int(s.gi[G_MODE]) == MODE_CMS:  # NIBBLES counters a word: bits 60..63 stay clear
-            assert not (sk >> (4 * NIBBLES)).any(), "a sketch word beyond its 4-bit counters"
+        if int(s.gi[G_MODE]) == MODE_CMS:  # every bit of a word is a counter's, sign bit too
+            words = -(-int(s.gi[G_CELLS]) * int(s.gi[G_HASHES]) // NIBBLES)
+            assert not sk[words:].any(), "a sketch word beyond the sketch"
             assert 0 <= int(s.gi[G_SAMPLES]) < int(s.gi[G_RESET_AT]), "sample count"
+        else:
+            assert (sk >= 0).all(), "negative sketch counter"
