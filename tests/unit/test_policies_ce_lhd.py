@@ -64,6 +64,18 @@ def test_ce_lhd_by_hand():
     assert simulate(Trace.from_ids(ids), CeLHD(), 3).misses <= 6
 
 
+def test_ce_lhd_page_metadata_is_one_packed_word():
+    # last access << 18 | last hit age << 4 | class: the fields keep their bits at their largest
+    w = m._pack(1 << 40, MAX_AGE - 1, 15)
+    assert (w >> m.TIME_SHIFT, m._hit_age_of(w), m._class_of(w)) == (1 << 40, MAX_AGE - 1, 15)
+    # the by-hand run above: id 1 (page 0) ends with LA 5, hit ages (4, 1): class(5) = 12; id 4
+    # (page 3), added at t = 4 and not read since: LA 4, hit ages (0, 16384): class 0; id 3
+    # (page 2) was evicted: all zero
+    _, _, run = steps(CeLHD(shift=0, sample_size=3, fault_read=False), [1, 1, 2, 3, 4, 1, 2], 3)
+    pm = run.state.pm[:, m.PACKED]
+    assert pm[0] == m._pack(5, 4, 12) and pm[3] == m._pack(4, 0, 0) and pm[2] == 0
+
+
 def _fresh_state(**params):  # type: ignore[no-untyped-def]
     pol = CeLHD(**params)
     s = make_state(4, **pol.state_shape())

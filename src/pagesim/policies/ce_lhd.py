@@ -6,9 +6,12 @@ Source      cache_ext spec §4.5 (cache_ext repo ``policies/``, ``cache_ext_lhd`
             Cache with eBPF", SOSP 2025, §5 (integers because eBPF has no floating point); after
             Beckmann, Chen, Cidon, "LHD: Improving Cache Hit Rate by Maximizing Hit Density",
             NSDI 2018.
-Structures  One eviction list, oldest insertion at the head. Per page (``pm``): last access
-            time, last hit age, the hit age before it (the app class is always 1) and the
-            class they give (updated with them, so that scoring a sampled page reads it). Globals
+Structures  One eviction list, oldest insertion at the head. Per page (``pm``), packed in one
+            int64: last access time (bits 18 and up: timestamps below 2^45), last hit age
+            (14 bits) and the class of it and the hit age before it (4 bits; updated with
+            them, so that scoring a sampled page reads one word; the hit age before the last
+            one is only needed for the class, so it is not kept). The app class is always 1.
+            Globals
             (``gi``): a timestamp (+1 per insertion and per access), resident objects, the
             countdown to reconfiguration, the age shift, two EWMAs, and for each of the 16
             classes of app 1 (cache_ext's classes 16..31; 0..15 are never used) 16 384 age
@@ -46,8 +49,10 @@ Parameters  sample_size = 16 (pages per group): cache_ext's S (the paper's N = 5
 Complexity  O(1) per access; O(request x S) per eviction; O(16 x 16 384) per reconfiguration,
             once every 2^20 events. The list's order is also kept by position (``pm`` columns
             ring and slot) so that ``core.lists.list_sample_indexed`` reads the sampled pages
-            without walking the links one at a time (same candidates). Memory: six int64 per
-            page; 3 x 16 x 16 384 int64 (6 MiB).
+            without walking the links one at a time (same candidates). Memory: three int64 per
+            page in a 32-byte row (``core.state.row_width`` pads it; two rows a cache line,
+            where the six columns this policy had before took one and a half); 3 x 16 x 16 384
+            int64 (6 MiB).
 Deviations  1. Reconfiguration runs synchronously when the countdown expires; cache_ext's
                userspace loader polls a ring buffer and runs it a little later, racing with the
                hooks (spec §7 suggests the synchronous model).
@@ -92,12 +97,12 @@ SCALE = 1 << 20  #: fixed-point scale of hits, evictions, densities and object c
 DENSITY_THRESHOLD = SCALE // 100000  #: events needed for a density (10 scaled units)
 
 # pm columns
-LAST_ACCESS = 0
-CLASS = 1  #: hit_age_class(last hit age + the one before), kept so that scoring computes none
-LAST_HIT_AGE = 2
-LAST_LAST_HIT_AGE = 3
-RING = 4  #: the list's order by position (the index of core.lists.list_sample_indexed)
-SLOT = 5  #: the page's position in RING
+PACKED = 0  #: last access << 18 | last hit age << 4 | class (see _pack)
+SLOT = 1  #: the page's position in RING
+RING = 2  #: the list's order by position (the index of core.lists.list_sample_indexed)
+CLASS_BITS = 4
+HIT_AGE_BITS = 14  #: hit ages are below MAX_AGE = 2^14
+TIME_SHIFT = CLASS_BITS + HIT_AGE_BITS
 
 # gi slots
 G_LIST = GI_USER
@@ -145,14 +150,26 @@ def hit_age_class(x):  # type: ignore[no-untyped-def]
 
 
 @kernel_inline
-def _age(s, p):  # type: ignore[no-untyped-def]
-    age = (s.gi[G_TIME] - s.pm[p, LAST_ACCESS]) >> s.gi[G_SHIFT]
-    return MAX_AGE - 1 if age >= MAX_AGE else age
+def _pack(last_access, last_hit_age, cls):  # type: ignore[no-untyped-def]
+    """A page's metadata in one int64: scoring reads one word, and a row is three columns."""
+    return (last_access << TIME_SHIFT) | (last_hit_age << CLASS_BITS) | cls
 
 
 @kernel_inline
-def _class(s, p):  # type: ignore[no-untyped-def]
-    return hit_age_class(s.pm[p, LAST_HIT_AGE] + s.pm[p, LAST_LAST_HIT_AGE])
+def _class_of(packed):  # type: ignore[no-untyped-def]
+    return packed & ((1 << CLASS_BITS) - 1)
+
+
+@kernel_inline
+def _hit_age_of(packed):  # type: ignore[no-untyped-def]
+    return (packed >> CLASS_BITS) & (MAX_AGE - 1)
+
+
+@kernel_inline
+def _age(s, packed):  # type: ignore[no-untyped-def]
+    """The age bucket of a page whose packed word is ``packed``."""
+    age = (s.gi[G_TIME] - (packed >> TIME_SHIFT)) >> s.gi[G_SHIFT]
+    return MAX_AGE - 1 if age >= MAX_AGE else age
 
 
 @kernel
@@ -228,12 +245,11 @@ def _init(s, a):  # type: ignore[no-untyped-def]
 
 @kernel_inline
 def _access(s, p):  # type: ignore[no-untyped-def]
-    age = _age(s, p)
-    s.gi[G_HITS + s.pm[p, CLASS] * MAX_AGE + age] += SCALE
-    s.pm[p, LAST_LAST_HIT_AGE] = s.pm[p, LAST_HIT_AGE]
-    s.pm[p, LAST_HIT_AGE] = age
-    s.pm[p, CLASS] = _class(s, p)
-    s.pm[p, LAST_ACCESS] = s.gi[G_TIME]
+    packed = s.pm[p, PACKED]
+    age = _age(s, packed)
+    s.gi[G_HITS + _class_of(packed) * MAX_AGE + age] += SCALE
+    # the hit ages shift: the class is that of the new last and the old last (now the one before)
+    s.pm[p, PACKED] = _pack(s.gi[G_TIME], age, hit_age_class(age + _hit_age_of(packed)))
     s.gi[G_TIME] += 1
     _tick(s)
 
@@ -248,10 +264,7 @@ def _accessed(s, a):  # type: ignore[no-untyped-def]
 def _added(s, a):  # type: ignore[no-untyped-def]
     p = a[A_PAGE]
     index_add_tail(s, s.gi[G_LIST], p, G_INDEX, RING, SLOT)
-    s.pm[p, LAST_ACCESS] = s.gi[G_TIME]
-    s.pm[p, LAST_HIT_AGE] = 0
-    s.pm[p, LAST_LAST_HIT_AGE] = MAX_AGE
-    s.pm[p, CLASS] = _class(s, p)
+    s.pm[p, PACKED] = _pack(s.gi[G_TIME], 0, hit_age_class(0 + MAX_AGE))  # hit ages 0 and MAX_AGE
     s.gi[G_TIME] += 1
     s.gi[G_OBJECTS] += 1
     _tick(s)
@@ -263,13 +276,11 @@ def _added(s, a):  # type: ignore[no-untyped-def]
 @kernel
 def _removed(s, r):  # type: ignore[no-untyped-def]
     p = r[A_PAGE]
-    s.gi[G_EVICTIONS + s.pm[p, CLASS] * MAX_AGE + _age(s, p)] += SCALE
+    packed = s.pm[p, PACKED]
+    s.gi[G_EVICTIONS + _class_of(packed) * MAX_AGE + _age(s, packed)] += SCALE
     s.gi[G_OBJECTS] -= 1
     index_removed(s, s.gi[G_LIST], p, G_INDEX, RING, SLOT)
-    s.pm[p, LAST_ACCESS] = 0
-    s.pm[p, LAST_HIT_AGE] = 0
-    s.pm[p, LAST_LAST_HIT_AGE] = 0
-    s.pm[p, CLASS] = 0  # hit_age_class(0)
+    s.pm[p, PACKED] = 0  # last access 0, hit ages 0 and 0: class 0
     return 0
 
 
@@ -277,8 +288,9 @@ def _removed(s, r):  # type: ignore[no-untyped-def]
 def _score(s, a, page):  # type: ignore[no-untyped-def]
     if a[A_MODE] != MODE_CACHE and s.resident[page] & DIRTY:  # no dirty pages in cache mode
         return NEVER
-    age = _age(s, page)
-    density = s.gi[G_DENSITY + s.pm[page, CLASS] * MAX_AGE + age]  # read either way: no branch
+    packed = s.pm[page, PACKED]
+    age = _age(s, packed)
+    density = s.gi[G_DENSITY + _class_of(packed) * MAX_AGE + age]  # read either way: no branch
     return 0 if age == MAX_AGE - 1 else density
 
 
@@ -309,7 +321,7 @@ class CeLHD(Policy):
         "partial": True,
         "fault_read": True,
     }
-    int_fields = ("last_access", "class", "last_hit_age", "last_last_hit_age", "ring", "slot")
+    int_fields = ("packed", "slot", "ring")
     int_globals = G_TABLES - GI_USER + 3 * TABLE
     float_globals = 1
     proposes_batches = True
@@ -343,7 +355,11 @@ class CeLHD(Policy):
         resident = np.flatnonzero(s.resident).tolist()
         assert sorted(pages) == resident, "list != resident set"
         assert int(s.gi[G_OBJECTS]) == len(resident), "object count"
-        hit_ages = s.pm[:, LAST_HIT_AGE] + s.pm[:, LAST_LAST_HIT_AGE]
-        assert all(int(s.pm[p, CLASS]) == hit_age_class(int(hit_ages[p])) for p in range(len(hit_ages))), (
-            "class"
-        )
+        packed = s.pm[:, PACKED]
+        assert not packed[s.resident == 0].any(), "metadata of a page not resident"
+        for p in resident:
+            w = int(packed[p])
+            assert 0 <= w >> TIME_SHIFT < int(s.gi[G_TIME]), "last access"
+            # the class is that of (last hit age + the one before) >= last hit age
+            last = int(_hit_age_of(w))
+            assert last == 0 or int(_class_of(w)) <= hit_age_class(last), "class"
