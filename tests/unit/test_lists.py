@@ -615,6 +615,23 @@ def test_sample_indexed_same_as_sample(seed: int) -> None:
     assert L.check_lists(indexed) == 0
 
 
+def test_sample_indexed_overwritten_ring_ends() -> None:
+    """A policy that wrote tombstones over its whole ring (the index still counts itself exact):
+    the pass stops after the ring's span of 6 slots instead of looping for ever, finds no page,
+    rebuilds the index from the list and samples again: list_sample's result (all scores 0:
+    page 0, nearest the head, of [0, 1, 2]; the window at the tail), ring [3, 4, 5, 0, 1, 2]
+    from slot 3."""
+    s, _ = _twin_states(10)
+    lid = L.list_create(s, 0)
+    L.index_reset(s, lid, G_IX, SLOT)
+    for p in range(6):
+        assert L.index_add_tail(s, lid, p, G_IX, RING, SLOT) == 0
+    s.pm[:6, RING] = -1
+    assert _sample_indexed_compiled(s, acc(), lid, 1, 3, False) == 1
+    assert s.cand[0] == 0 and s.scores[0] == 0 and pages(s, lid) == [3, 4, 5, 0, 1, 2]
+    assert s.gi[G_IX] == 3 and s.gi[G_IX + 1] == 6 and s.pm[:9, RING].tolist() == [0, 1, 2, 3, 4, 5, 0, 1, 2]
+
+
 def test_sample_indexed_interpreted() -> None:
     """The same functions as plain Python: a short hand-worked run (rotation as list_sample)."""
     memo: dict[int, Any] = {}

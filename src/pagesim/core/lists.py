@@ -465,8 +465,7 @@ def index_rebuild(s, lid, g, rc, pc):  # type: ignore[no-untyped-def]
     None
         ``s.pm[:m, rc]`` holds the list's pages head first (m = its length), ``s.pm[page, pc]``
         each one's slot, ``s.gi[g:g + INDEX_GLOBALS]`` is ``[0, m, the list's VERSION, -1, 0,
-        0]``; other rows are
-        left as they are.
+        0]``; other rows are left as they are.
     """
     page = s.lhd[lid, HEAD]
     m = 0
@@ -564,13 +563,15 @@ def _sample_ring(s, a, score, k, sample_size, g, rc, pc):  # type: ignore[no-unt
     the row its score just read.
 
     The writes never overtake the reads: the end is ``span`` slots after the start and at most
-    ``n`` slots exist, so a write lands on a slot this pass has already read.
+    ``n`` slots exist, so a write lands on a slot this pass has already read. The pass reads at
+    most ``span`` slots: an exact index holds at least ``k`` live ids there; a ring a policy
+    overwrote can end it with fewer.
 
     Returns
     -------
-    (int, int)
-        The number of groups, ``ceil(k / sample_size)``, and the slots read (live ids and
-        tombstones), which leave the index's start.
+    (int, int, int)
+        The number of groups, ``ceil(k / sample_size)`` if ``k`` ids were found; the slots read
+        (live ids and tombstones), which leave the index's start; the ids found and appended.
     """
     n = s.pm.shape[0]
     read = s.gi[g + G_START]
@@ -580,11 +581,12 @@ def _sample_ring(s, a, score, k, sample_size, g, rc, pc):  # type: ignore[no-unt
     used = 0
     got = 0
     groups = 0
-    while got < k:
+    m = s.gi[g + G_SPAN]
+    while got < k and used < m:
         hi = min(got + sample_size, k)
         best = -1
         best_score = NEVER
-        while got < hi:
+        while got < hi and used < m:  # bounded even if a policy wrote over its ring
             page = s.pm[read, rc]
             read += 1
             if read == n:
@@ -606,7 +608,7 @@ def _sample_ring(s, a, score, k, sample_size, g, rc, pc):  # type: ignore[no-unt
         s.cand[groups] = best
         s.scores[groups] = best_score
         groups += 1
-    return groups, used
+    return groups, used, got
 
 
 @kernel_inline
@@ -689,7 +691,13 @@ def list_sample_indexed(s, a, lid, score, request, sample_size, partial, g, rc, 
         return k
     if not _index_exact(s, lid, g):
         index_rebuild(s, lid, g, rc, pc)
-    groups, used = _sample_ring(s, a, score, k, sample_size, g, rc, pc)
+    groups = used = 0
+    for _ in range(2):  # one call site: the score is inlined once
+        groups, used, got = _sample_ring(s, a, score, k, sample_size, g, rc, pc)
+        if got == k:
+            break
+        # the ring is not the list's order (the policy wrote over it): the list decides
+        index_rebuild(s, lid, g, rc, pc)
     _prefetch_links(s, k, groups, sample_size)
     last = s.sample[k - 1]
     if k < s.lhd[lid, LEN]:
