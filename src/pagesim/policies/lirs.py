@@ -55,6 +55,7 @@ from __future__ import annotations
 from typing import Any
 
 from pagesim.core.jit import kernel, kernel_inline
+from pagesim.core.prefetch import prefetch
 from pagesim.core.state import A_PAGE, GI_USER
 from pagesim.policies.base import Policy
 
@@ -184,6 +185,22 @@ def _to_head(s, lst, page):  # type: ignore[no-untyped-def]
 
 
 @kernel_inline
+def _prefetch_next_removal(s, lst):  # type: ignore[no-untyped-def]
+    """Start loading the rows the next removal from ``lst``'s tail will write.
+
+    Q's front, S's bottom and NH's oldest entry leave in order, each a row last touched long ago:
+    the new tail's row was prefetched by the removal before, so its links can be read now and the
+    neighbours that its own removal will unlink (for NH also its S neighbours) loaded ahead.
+    """
+    y = _tail(s, lst)
+    if y >= 0:
+        prefetch(s.pm, _get_prev(s, lst, y))
+        if lst == LNH:
+            prefetch(s.pm, s.pm[y, _next(LS)])
+            prefetch(s.pm, s.pm[y, _prev(LS)])
+
+
+@kernel_inline
 def _held(s, y):  # type: ignore[no-untyped-def]
     """1 if libCacheSim's rules would hit on ``y`` now."""
     f = s.pm[y, FLAGS]
@@ -232,6 +249,7 @@ def _evict_hir(s):  # type: ignore[no-untyped-def]
     if y < 0:
         return
     _del(s, LQ, y)
+    _prefetch_next_removal(s, LQ)
     s.gi[G_HIRS] -= 1
     if s.pm[y, FLAGS] & (1 << LS):
         s.pm[y, FLAGS] &= ~S_RES
@@ -247,6 +265,7 @@ def _evict_lir(s):  # type: ignore[no-untyped-def]
     if y < 0:
         return
     _s_remove(s, y)
+    _prefetch_next_removal(s, LS)
     s.gi[G_LIRS] -= 1
     s.gi[G_OCC] -= 1
     while s.gi[G_HIRS] + 1 > s.gi[G_H] and _len(s, LQ) > 0:
@@ -343,6 +362,7 @@ def _access(s, x):  # type: ignore[no-untyped-def]
         _del(s, LNH, y)
         if s.pm[y, FLAGS] & (1 << LS):
             _s_remove(s, y)
+        _prefetch_next_removal(s, LNH)
         _sync(s, y)
     _sync(s, x)
     return hit
