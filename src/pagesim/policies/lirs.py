@@ -394,7 +394,16 @@ def _admit(s, a):  # type: ignore[no-untyped-def]
 
 @kernel
 def _accessed(s, a):  # type: ignore[no-untyped-def]
-    _access(s, a[A_PAGE])
+    x = a[A_PAGE]
+    f = s.pm[x, FLAGS]
+    if f & (S_LIR | (1 << LS) | (1 << LQ)) == S_LIR | (1 << LS):
+        # Most hits: a LIR page, held, so not in PEND; S keeps its length. Of the rules only
+        # the move to S's top and pruning are left, and pruning mostly finds a LIR bottom.
+        _to_head(s, LS, x)
+        if not (s.pm[_tail(s, LS), FLAGS] & S_LIR):
+            _prune(s)
+        return 0
+    _access(s, x)
     return 0
 
 
@@ -447,6 +456,7 @@ class LIRS(Policy):
     int_fields = ("flags", "s_next", "s_prev", "q_next", "q_prev", "nh_next", "nh_prev", "pd_links")
     int_globals = 18
     prefetch_links = ("s_next", "s_prev")  # a hit unlinks the page from S: both neighbours' rows
+    inline_hooks = ("accessed",)
     params = {"hir_share": 0.01}
     init = staticmethod(_init)
     admit = staticmethod(_admit)
