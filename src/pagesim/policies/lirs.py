@@ -25,7 +25,8 @@ Rules       (libCacheSim's, L = c - H LIR pages, H = max(1, int(hir_share * c)) 
             every access S is limited to 2c entries by dropping the oldest non-resident HIRs.
             Mapping onto the engine: the rules run in ``admit`` (miss) and ``accessed`` (hit) as
             libCacheSim's ``get``; a page they stop holding joins PEND and ``evict`` proposes
-            PEND's oldest page.
+            PEND's oldest page. A hit on a LIR page (most accesses) takes a short path, inlined
+            into the loop: of the rules only the move to S's top and pruning apply to it.
 Parameters  hir_share = 0.01 (fraction of c): H = max(1, int(hir_share * c)) resident HIR pages;
             libCacheSim's hard-coded ``hirs_ratio`` (the paper suggests 1 %).
 Complexity  O(1) amortised per access (each S entry is pruned or limited once); 8 int64 columns
