@@ -25,11 +25,13 @@ Rules       (libCacheSim's, L = c - H LIR pages, H = max(1, int(hir_share * c)) 
             every access S is limited to 2c entries by dropping the oldest non-resident HIRs.
             Mapping onto the engine: the rules run in ``admit`` (miss) and ``accessed`` (hit) as
             libCacheSim's ``get``; a page they stop holding joins PEND and ``evict`` proposes
-            PEND's oldest page.
+            PEND's oldest page. A hit on a LIR page (most accesses) takes a short path, inlined
+            into the loop: of the rules only the move to S's top and pruning apply to it.
 Parameters  hir_share = 0.01 (fraction of c): H = max(1, int(hir_share * c)) resident HIR pages;
             libCacheSim's hard-coded ``hirs_ratio`` (the paper suggests 1 %).
-Complexity  O(1) amortised per access (each S entry is pruned or limited once); 9 int64 columns
-            per page, for resident pages and for the non-resident HIR entries of S (at most 2c
+Complexity  O(1) amortised per access (each S entry is pruned or limited once); 8 int64 columns
+            per page, one 64-byte line (PEND's two links share a column: at most 2**32 - 2
+            pages), for resident pages and for the non-resident HIR entries of S (at most 2c
             entries in S while NH is not empty).
 Deviations  1. libCacheSim evicts on a hit: a hit on a resident HIR page that is in Q but not in
             S demotes the bottom LIR page to Q, and with Q full Q's front page leaves memory
@@ -54,19 +56,25 @@ from __future__ import annotations
 from typing import Any
 
 from pagesim.core.jit import kernel, kernel_inline
+from pagesim.core.prefetch import prefetch
 from pagesim.core.state import A_PAGE, GI_USER
 from pagesim.policies.base import Policy
 
-# lists (index l): pm columns 1 + 2l (next, towards the tail) and 2 + 2l (prev); gi slots 3l + G_LISTS.
-# FLAGS comes first: a row is 72 bytes, and the engine prefetches a page's first cache line, which
-# then holds the flags every access reads first (and, mostly, S's links).
+# lists (index l): S, Q and NH link through pm columns 1 + 2l (next, towards the tail) and
+# 2 + 2l (prev); PEND, short and rarely walked, packs both links in one column (id + 1 in each
+# 32-bit half, 0 = none) so that a row is 8 int64: one aligned cache line, which the engine
+# prefetches whole. FLAGS comes first, as every access reads it first. gi slots 3l + G_LISTS.
 LS = 0  #: stack S (tail = bottom)
 LQ = 1  #: list Q (tail = front, the next HIR victim)
 LNH = 2  #: non-resident HIR entries of S (tail = oldest)
 LPD = 3  #: pages in memory the rules no longer hold (tail = oldest, the next victim)
 FLAGS = 0  #: pm column: membership bits (1 << l) and the S entry's marks
+PD_LINKS = 7  #: pm column: PEND's links, (next + 1) | (prev + 1) << 32
 S_LIR = 16  #: the S entry is LIR
 S_RES = 32  #: the S entry is marked resident
+LOW32 = 0xFFFFFFFF
+HIGH32 = -(1 << 32)  #: the upper half's mask as an int64
+MAX_PAGES = (1 << 32) - 1  #: PEND's 32-bit links hold ids up to this - 2
 
 G_LISTS = GI_USER  #: 12 slots: head, tail, length of each list
 G_LIRS = GI_USER + 12  #: libCacheSim's lirs_count
@@ -79,14 +87,44 @@ G_CAP = GI_USER + 17
 
 @kernel_inline
 def _next(lst):  # type: ignore[no-untyped-def]
-    """pm column of the link towards list ``lst``'s tail."""
+    """pm column of the link towards list ``lst``'s tail (S, Q, NH)."""
     return 1 + 2 * lst
 
 
 @kernel_inline
 def _prev(lst):  # type: ignore[no-untyped-def]
-    """pm column of the link towards list ``lst``'s head."""
+    """pm column of the link towards list ``lst``'s head (S, Q, NH)."""
     return 2 + 2 * lst
+
+
+@kernel_inline
+def _get_next(s, lst, page):  # type: ignore[no-untyped-def]
+    if lst == LPD:
+        return (s.pm[page, PD_LINKS] & LOW32) - 1
+    return s.pm[page, _next(lst)]
+
+
+@kernel_inline
+def _get_prev(s, lst, page):  # type: ignore[no-untyped-def]
+    if lst == LPD:
+        return (s.pm[page, PD_LINKS] >> 32) - 1
+    return s.pm[page, _prev(lst)]
+
+
+@kernel_inline
+def _set_next(s, lst, page, value):  # type: ignore[no-untyped-def]
+    if lst == LPD:
+        s.pm[page, PD_LINKS] = (s.pm[page, PD_LINKS] & HIGH32) | (value + 1)
+    else:
+        s.pm[page, _next(lst)] = value
+
+
+@kernel_inline
+def _set_prev(s, lst, page, value):  # type: ignore[no-untyped-def]
+    if lst == LPD:
+        s.pm[page, PD_LINKS] = (s.pm[page, PD_LINKS] & LOW32) | ((value + 1) << 32)
+    else:
+        s.pm[page, _prev(lst)] = value
 
 
 @kernel_inline
@@ -109,10 +147,10 @@ def _push(s, lst, page):  # type: ignore[no-untyped-def]
     """Insert ``page`` at the head of list ``lst``."""
     g = G_LISTS + 3 * lst
     head = s.gi[g]
-    s.pm[page, _next(lst)] = head
-    s.pm[page, _prev(lst)] = -1
+    _set_next(s, lst, page, head)
+    _set_prev(s, lst, page, -1)
     if head >= 0:
-        s.pm[head, _prev(lst)] = page
+        _set_prev(s, lst, head, page)
     else:
         s.gi[g + 1] = page
     s.gi[g] = page
@@ -124,19 +162,19 @@ def _push(s, lst, page):  # type: ignore[no-untyped-def]
 def _del(s, lst, page):  # type: ignore[no-untyped-def]
     """Unlink ``page`` from list ``lst``."""
     g = G_LISTS + 3 * lst
-    nxt = s.pm[page, _next(lst)]
-    prv = s.pm[page, _prev(lst)]
+    nxt = _get_next(s, lst, page)
+    prv = _get_prev(s, lst, page)
     if prv >= 0:
-        s.pm[prv, _next(lst)] = nxt
+        _set_next(s, lst, prv, nxt)
     else:
         s.gi[g] = nxt
     if nxt >= 0:
-        s.pm[nxt, _prev(lst)] = prv
+        _set_prev(s, lst, nxt, prv)
     else:
         s.gi[g + 1] = prv
     s.gi[g + 2] -= 1
-    s.pm[page, _next(lst)] = -1
-    s.pm[page, _prev(lst)] = -1
+    _set_next(s, lst, page, -1)
+    _set_prev(s, lst, page, -1)
     s.pm[page, FLAGS] &= ~(1 << lst)
 
 
@@ -145,6 +183,22 @@ def _to_head(s, lst, page):  # type: ignore[no-untyped-def]
     if _head(s, lst) != page:
         _del(s, lst, page)
         _push(s, lst, page)
+
+
+@kernel_inline
+def _prefetch_next_removal(s, lst):  # type: ignore[no-untyped-def]
+    """Start loading the rows the next removal from ``lst``'s tail will write.
+
+    Q's front, S's bottom and NH's oldest entry leave in order, each a row last touched long ago:
+    the new tail's row was prefetched by the removal before, so its links can be read now and the
+    neighbours that its own removal will unlink (for NH also its S neighbours) loaded ahead.
+    """
+    y = _tail(s, lst)
+    if y >= 0:
+        prefetch(s.pm, _get_prev(s, lst, y))
+        if lst == LNH:
+            prefetch(s.pm, s.pm[y, _next(LS)])
+            prefetch(s.pm, s.pm[y, _prev(LS)])
 
 
 @kernel_inline
@@ -196,6 +250,7 @@ def _evict_hir(s):  # type: ignore[no-untyped-def]
     if y < 0:
         return
     _del(s, LQ, y)
+    _prefetch_next_removal(s, LQ)
     s.gi[G_HIRS] -= 1
     if s.pm[y, FLAGS] & (1 << LS):
         s.pm[y, FLAGS] &= ~S_RES
@@ -211,6 +266,7 @@ def _evict_lir(s):  # type: ignore[no-untyped-def]
     if y < 0:
         return
     _s_remove(s, y)
+    _prefetch_next_removal(s, LS)
     s.gi[G_LIRS] -= 1
     s.gi[G_OCC] -= 1
     while s.gi[G_HIRS] + 1 > s.gi[G_H] and _len(s, LQ) > 0:
@@ -307,6 +363,7 @@ def _access(s, x):  # type: ignore[no-untyped-def]
         _del(s, LNH, y)
         if s.pm[y, FLAGS] & (1 << LS):
             _s_remove(s, y)
+        _prefetch_next_removal(s, LNH)
         _sync(s, y)
     _sync(s, x)
     return hit
@@ -315,9 +372,10 @@ def _access(s, x):  # type: ignore[no-untyped-def]
 @kernel
 def _init(s, a):  # type: ignore[no-untyped-def]
     for i in range(s.pm.shape[0]):
-        for j in range(1, 9):
+        for j in range(1, PD_LINKS):
             s.pm[i, j] = -1
         s.pm[i, FLAGS] = 0
+        s.pm[i, PD_LINKS] = 0
     for lst in range(4):
         s.gi[G_LISTS + 3 * lst] = -1
         s.gi[G_LISTS + 3 * lst + 1] = -1
@@ -337,7 +395,16 @@ def _admit(s, a):  # type: ignore[no-untyped-def]
 
 @kernel
 def _accessed(s, a):  # type: ignore[no-untyped-def]
-    _access(s, a[A_PAGE])
+    x = a[A_PAGE]
+    f = s.pm[x, FLAGS]
+    if f & (S_LIR | (1 << LS) | (1 << LQ)) == S_LIR | (1 << LS):
+        # Most hits: a LIR page, held, so not in PEND; S keeps its length. Of the rules only
+        # the move to S's top and pruning are left, and pruning mostly finds a LIR bottom.
+        _to_head(s, LS, x)
+        if not (s.pm[_tail(s, LS), FLAGS] & S_LIR):
+            _prune(s)
+        return 0
+    _access(s, x)
     return 0
 
 
@@ -354,7 +421,7 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
         for lst in (LQ, LS):
             y = _tail(s, lst)
             while y >= 0 and s.resident[y] == 0:
-                y = s.pm[y, _prev(lst)]
+                y = _get_prev(s, lst, y)
             if y >= 0:
                 victim = y
                 break
@@ -378,7 +445,7 @@ def list_entries(s: Any, lst: int) -> list[int]:
     page = int(s.gi[G_LISTS + 3 * lst])
     while page >= 0:
         out.append(page)
-        page = int(s.pm[page, _next(lst)])
+        page = int(_get_next(s, lst, page))
     return out
 
 
@@ -387,9 +454,10 @@ class LIRS(Policy):
 
     name = "lirs"
     description = "LIRS: keep pages with short reuse (LIR), evict among a 1% set of HIR pages"
-    int_fields = ("flags", "s_next", "s_prev", "q_next", "q_prev", "nh_next", "nh_prev", "pd_next", "pd_prev")
+    int_fields = ("flags", "s_next", "s_prev", "q_next", "q_prev", "nh_next", "nh_prev", "pd_links")
     int_globals = 18
     prefetch_links = ("s_next", "s_prev")  # a hit unlinks the page from S: both neighbours' rows
+    inline_hooks = ("accessed",)
     params = {"hir_share": 0.01}
     init = staticmethod(_init)
     admit = staticmethod(_admit)
@@ -400,6 +468,8 @@ class LIRS(Policy):
 
     def configure(self, s: Any, capacity: int) -> None:
         """H = max(1, int(hir_share * c)) and L = c - H, as libCacheSim."""
+        if s.pm.shape[0] > MAX_PAGES - 1:
+            raise ValueError(f"lirs: at most {MAX_PAGES - 1:,} distinct pages, got {s.pm.shape[0]:,}")
         share = float(self.values["hir_share"])
         if not 0.0 <= share < 1.0:
             raise ValueError(f"lirs: hir_share must be in [0, 1), got {share}")
@@ -418,7 +488,7 @@ class LIRS(Policy):
             assert len(pages) == len(set(pages)) == int(s.gi[G_LISTS + 3 * lst + 2]), f"list {lst}"
             prev = -1
             for q in pages:
-                assert int(s.pm[q, _prev(lst)]) == prev, f"list {lst}: prev link of {q}"
+                assert int(_get_prev(s, lst, q)) == prev, f"list {lst}: prev link of {q}"
                 prev = q
             assert int(s.gi[G_LISTS + 3 * lst + 1]) == prev, f"list {lst}: tail"
             assert sorted(pages) == sorted(((flags & (1 << lst)) != 0).nonzero()[0].tolist()), lst
