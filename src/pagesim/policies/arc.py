@@ -42,14 +42,20 @@ from typing import Any
 
 from pagesim.core.jit import kernel, kernel_inline
 from pagesim.core.lists import list_add, list_create, list_len, list_move, list_pages, list_tail
-from pagesim.core.shadow import PAIR_NEXT, PAIR_PREV, PAIR_WHERE, pair_pages, pair_push, pair_unlink
+from pagesim.core.prefetch import prefetch
 from pagesim.core.state import A_CGROUP, A_PAGE, A_REASON, GI_USER, REASON_POLICY
 from pagesim.policies.base import HOOK_NAMES, Policy
 
-# pm columns (shadow entries; unused while the page is resident)
-SH_NEXT = PAIR_NEXT  #: next shadow entry towards the oldest end, -1 if none (core.shadow pair layout)
-SH_PREV = PAIR_PREV  #: previous shadow entry towards the newest end, -1 if none
-SH_WHERE = PAIR_WHERE  #: 0 no shadow entry, 1 in B1, 2 in B2
+# pm column: a page's shadow entry packed in one int64 (0 while the page has none):
+# bits 0-1 which list (1 B1, 2 B2), bits 2-32 the next (older) entry + 1, bits 33-63 the previous
+# (newer) entry + 1 (0: none). Page ids are below 2**31 - 1 (core.state.make_state).
+SH_ENTRY = 0
+WHERE_MASK = 3
+ID_MASK = (1 << 31) - 1
+NEXT_SHIFT = 2
+PREV_SHIFT = 33
+KEEP_PREV = -1 ^ (ID_MASK << NEXT_SHIFT)  #: clears the next field
+KEEP_NEXT = (1 << PREV_SHIFT) - 1  #: clears the previous field
 
 # gi slots
 G_T1 = GI_USER  #: framework list id of T1
@@ -77,9 +83,7 @@ def _init(s, a):  # type: ignore[no-untyped-def]
     s.gi[G_T1] = list_create(s, a[A_CGROUP])
     s.gi[G_T2] = list_create(s, a[A_CGROUP])
     for i in range(s.pm.shape[0]):
-        s.pm[i, SH_NEXT] = -1
-        s.pm[i, SH_PREV] = -1
-        s.pm[i, SH_WHERE] = 0
+        s.pm[i, SH_ENTRY] = 0
     s.gi[G_B1_HEAD] = -1
     s.gi[G_B1_TAIL] = -1
     s.gi[G_B1_LEN] = 0
@@ -93,22 +97,75 @@ def _init(s, a):  # type: ignore[no-untyped-def]
     return 0 if s.gi[G_T1] >= 0 and s.gi[G_T2] >= 0 else -1
 
 
+@kernel_inline
+def _entry_next(x):  # type: ignore[no-untyped-def]
+    return ((x >> NEXT_SHIFT) & ID_MASK) - 1
+
+
+@kernel_inline
+def _entry_prev(x):  # type: ignore[no-untyped-def]
+    return ((x >> PREV_SHIFT) & ID_MASK) - 1
+
+
+@kernel_inline
+def _with_next(x, page):  # type: ignore[no-untyped-def]
+    return (x & KEEP_PREV) | ((page + 1) << NEXT_SHIFT)
+
+
+@kernel_inline
+def _with_prev(x, page):  # type: ignore[no-untyped-def]
+    return (x & KEEP_NEXT) | ((page + 1) << PREV_SHIFT)
+
+
+@kernel_inline
+def _shadow_push(s, which, page):  # type: ignore[no-untyped-def]
+    """Put ``page`` (no shadow entry) at the newest end of B1 (``which`` = 1) or B2 (2)."""
+    h = G_B1_HEAD + 3 * (which - 1)
+    head = s.gi[h]
+    s.pm[page, SH_ENTRY] = which | ((head + 1) << NEXT_SHIFT)
+    if head >= 0:
+        s.pm[head, SH_ENTRY] = _with_prev(s.pm[head, SH_ENTRY], page)
+    else:
+        s.gi[h + 1] = page
+    s.gi[h] = page
+    s.gi[h + 2] += 1
+
+
+@kernel_inline
+def _shadow_unlink(s, page):  # type: ignore[no-untyped-def]
+    """Drop ``page``'s shadow entry from B1 or B2."""
+    x = s.pm[page, SH_ENTRY]
+    h = G_B1_HEAD + 3 * ((x & WHERE_MASK) - 1)
+    nxt = _entry_next(x)
+    prv = _entry_prev(x)
+    if prv >= 0:
+        s.pm[prv, SH_ENTRY] = _with_next(s.pm[prv, SH_ENTRY], nxt)
+    else:
+        s.gi[h] = nxt
+    if nxt >= 0:
+        s.pm[nxt, SH_ENTRY] = _with_prev(s.pm[nxt, SH_ENTRY], prv)
+    else:
+        s.gi[h + 1] = prv
+    s.pm[page, SH_ENTRY] = 0
+    s.gi[h + 2] -= 1
+
+
 @kernel
 def _admit(s, a):  # type: ignore[no-untyped-def]
     """Cases II and III: a miss on a shadow entry adapts p and drops the entry."""
     page = a[A_PAGE]
-    where = s.pm[page, SH_WHERE]
+    where = s.pm[page, SH_ENTRY] & WHERE_MASK
     b1 = s.gi[G_B1_LEN]
     b2 = s.gi[G_B2_LEN]
     c = float(s.gi[G_CAP])
     if where == B1:
         delta = max(b2 / b1, 1.0)
         s.gf[F_P] = min(s.gf[F_P] + delta, c)
-        pair_unlink(s, G_B1_HEAD, page)
+        _shadow_unlink(s, page)
     elif where == B2:
         delta = max(b1 / b2, 1.0)
         s.gf[F_P] = max(s.gf[F_P] - delta, 0.0)
-        pair_unlink(s, G_B1_HEAD, page)
+        _shadow_unlink(s, page)
     s.gi[G_SHADOW_HIT] = where
     return 1
 
@@ -137,7 +194,7 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
         b1 = s.gi[G_B1_LEN]
         if t1 + b1 + 1 > c:  # A: |T1| + |B1| = c
             if b1 > 0:
-                pair_unlink(s, G_B1_HEAD, s.gi[G_B1_TAIL])
+                _shadow_unlink(s, s.gi[G_B1_TAIL])
                 victim = _replace(s)
             else:
                 victim = list_tail(s, s.gi[G_T1])
@@ -145,7 +202,7 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
         else:  # B
             total = t1 + b1 + list_len(s, s.gi[G_T2]) + s.gi[G_B2_LEN]
             if total >= 2 * c and s.gi[G_B2_LEN] > 0:
-                pair_unlink(s, G_B1_HEAD, s.gi[G_B2_TAIL])
+                _shadow_unlink(s, s.gi[G_B2_TAIL])
             victim = _replace(s)
     if victim < 0:
         return 0
@@ -158,7 +215,7 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
 def _removed(s, r):  # type: ignore[no-untyped-def]
     page = r[A_PAGE]
     if r[A_REASON] == REASON_POLICY and page == s.gi[G_VICTIM] and s.gi[G_VICTIM_TO] != 0:
-        pair_push(s, G_B1_HEAD, s.gi[G_VICTIM_TO], page)
+        _shadow_push(s, s.gi[G_VICTIM_TO], page)
     s.gi[G_VICTIM] = -1
     s.gi[G_VICTIM_TO] = 0
     return 0
@@ -180,9 +237,19 @@ def _accessed(s, a):  # type: ignore[no-untyped-def]
     return 0
 
 
+def _py(func: Any) -> Any:
+    """The plain-Python body of a compiled helper (cheap to call per entry from Python)."""
+    return getattr(func, "py_func", func)
+
+
 def shadow_pages(s: Any, which: int) -> list[int]:
     """Pages of shadow list B1 (``which=1``) or B2 (2), most recent first (tests, reports)."""
-    return pair_pages(s, G_B1_HEAD, which)
+    out = []
+    page = int(s.gi[G_B1_HEAD + 3 * (which - 1)])
+    while page >= 0:
+        out.append(page)
+        page = _py(_entry_next)(int(s.pm[page, SH_ENTRY]))
+    return out
 
 
 class ARC(Policy):
@@ -190,7 +257,7 @@ class ARC(Policy):
 
     name = "arc"
     description = "ARC: recency (T1) and frequency (T2) lists sized by shadow-entry hits"
-    int_fields = ("sh_next", "sh_prev", "sh_where")
+    int_fields = ("sh_entry",)
     int_globals = 12
     prefetch_links = ("list",)  # a hit moves the page: its list neighbours are written
     float_globals = 1
@@ -225,11 +292,12 @@ class ARC(Policy):
             assert len(set(pages)) == len(pages), f"B{which}: a page twice"
             prev = -1
             for q in pages:
-                assert int(s.pm[q, SH_WHERE]) == which and int(s.pm[q, SH_PREV]) == prev, f"B{which}: links"
+                x = int(s.pm[q, SH_ENTRY])
+                assert x & WHERE_MASK == which and _py(_entry_prev)(x) == prev, f"B{which}: links"
                 assert not s.resident[q], f"B{which}: page {q} is resident"
                 prev = q
             assert int(s.gi[tail]) == prev and (pages[0] if pages else -1) == int(s.gi[head]), f"B{which}"
-        n_shadow = int((s.pm[:, SH_WHERE] != 0).sum())
+        n_shadow = int((s.pm[:, SH_ENTRY] != 0).sum())
         assert n_shadow == int(s.gi[G_B1_LEN] + s.gi[G_B2_LEN]), "stray shadow marks"
         b1, b2 = int(s.gi[G_B1_LEN]), int(s.gi[G_B2_LEN])
         assert len(t1) + len(t2) <= c, "more resident pages than c"
