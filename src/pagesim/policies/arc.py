@@ -25,7 +25,10 @@ Rules       Hit (case I): the page moves to the head of T2 (from T1 or within T2
             empty, T1's LRU page goes to the head of B1, else T2's LRU page to the head of B2.
             Hooks: ``admit`` classifies the miss and adapts p (before any eviction, as
             libCacheSim's ``find``); ``evict`` chooses the victim and records where its shadow
-            entry goes; ``removed`` creates the shadow entry; ``added`` links the newcomer.
+            entry goes; ``removed`` creates the shadow entry; ``added`` drops the newcomer's
+            shadow entry, if any (after the eviction: ``admit`` prefetched the entry's
+            neighbours, whose rows the unlink rewrites, and nothing between reads B1/B2's links
+            or lengths but ``removed``'s push), and links the newcomer.
 Parameters  none (as the paper and libCacheSim).
 Complexity  O(1) per access and per eviction. One int64 column per page (resident or shadow);
             at most c shadow entries (|T1|+|T2|+|B1|+|B2| <= 2c). Dropping B1's or B2's oldest
@@ -165,20 +168,24 @@ def _shadow_unlink(s, page):  # type: ignore[no-untyped-def]
 
 @kernel
 def _admit(s, a):  # type: ignore[no-untyped-def]
-    """Cases II and III: a miss on a shadow entry adapts p and drops the entry."""
+    """Cases II and III: a miss on a shadow entry adapts p (``added`` drops the entry)."""
     page = a[A_PAGE]
-    where = s.pm[page, SH_ENTRY] & WHERE_MASK
+    x = s.pm[page, SH_ENTRY]
+    where = x & WHERE_MASK
     b1 = s.gi[G_B1_LEN]
     b2 = s.gi[G_B2_LEN]
     c = float(s.gi[G_CAP])
     if where == B1:
         delta = b2 / b1 if b2 > b1 else 1.0  # max(b2 / b1, 1.0) without the division
         s.gf[F_P] = min(s.gf[F_P] + delta, c)
-        _shadow_unlink(s, page)
     elif where == B2:
         delta = b1 / b2 if b1 > b2 else 1.0
         s.gf[F_P] = max(s.gf[F_P] - delta, 0.0)
-        _shadow_unlink(s, page)
+    if where != 0:
+        # the entry's neighbours load while the eviction runs; nothing before ``added`` reads
+        # B1's or B2's links or lengths but ``removed``'s push, which keeps them consistent
+        prefetch(s.pm, _entry_prev(x))
+        prefetch(s.pm, _entry_next(x))
     s.gi[G_SHADOW_HIT] = where
     return 1
 
@@ -257,6 +264,7 @@ def _removed(s, r):  # type: ignore[no-untyped-def]
 @kernel
 def _added(s, a):  # type: ignore[no-untyped-def]
     if s.gi[G_SHADOW_HIT] != 0:
+        _shadow_unlink(s, a[A_PAGE])
         list_add(s, s.gi[G_T2], a[A_PAGE])
     else:
         list_add(s, s.gi[G_T1], a[A_PAGE])
