@@ -215,8 +215,9 @@ def _drop_oldest(s, tail_slot):  # type: ignore[no-untyped-def]
 
 @kernel_inline
 def _prefetch_next_victims(s, victim):  # type: ignore[no-untyped-def]
-    """Start loading what evicting the victim's list neighbour will touch (its flags, its shadow
-    row, its own neighbour's node): the next eviction from this list finds them in cache."""
+    """Start loading the flags and shadow row of the victim's list neighbour, the next victim
+    from this list (not its neighbour's node: reading the neighbour's own node for that, before
+    the engine unlinks the victim, measured slower)."""
     nxt = list_prev(s, victim)
     if nxt >= 0:
         prefetch(s.resident, nxt)
