@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from pagesim.core.lists import list_pages
 from pagesim.engine import simulate
 from pagesim.engine.simulate import Run
+from pagesim.policies import arc as arc_module
 from pagesim.policies.arc import ARC, G_T1, G_T2, shadow_pages
 from pagesim.trace import Trace
 
@@ -145,3 +146,18 @@ def test_arc_hits_equal_naive(ids, capacity):
 def test_arc_tiny_cache(cap):
     ids = [1, 2, 1, 3, 1, 2, 2, 3]
     assert arc_steps(ids, cap)[0] == naive.misses(naive.arc(ids, cap))
+
+
+@pytest.mark.parametrize("plain", [False, True])
+def test_arc_shadow_entry_packs_any_page_id(plain):
+    # one int64 holds the list (2 bits) and both links (31 bits each), the highest page id too
+    fns = [getattr(arc_module, n) for n in ("_entry_next", "_entry_prev", "_with_next", "_with_prev")]
+    entry_next, entry_prev, with_next, with_prev = [getattr(f, "py_func", f) if plain else f for f in fns]
+    top = 2**31 - 2  # core.state.make_state: fewer than 2**31 - 1 pages
+    for which in (1, 2):
+        for nxt in (-1, 0, 5, top):
+            for prv in (-1, 0, 7, top):
+                x = with_prev(with_next(np.int64(which), np.int64(nxt)), np.int64(prv))
+                assert (int(x) & 3, entry_next(x), entry_prev(x)) == (which, nxt, prv)
+                y = with_next(with_prev(x, np.int64(top - 1)), np.int64(-1))
+                assert (int(y) & 3, entry_next(y), entry_prev(y)) == (which, -1, top - 1)
