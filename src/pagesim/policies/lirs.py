@@ -30,8 +30,8 @@ Rules       (libCacheSim's, L = c - H LIR pages, H = max(1, int(hir_share * c)) 
 Parameters  hir_share = 0.01 (fraction of c): H = max(1, int(hir_share * c)) resident HIR pages;
             libCacheSim's hard-coded ``hirs_ratio`` (the paper suggests 1 %).
 Complexity  O(1) amortised per access (each S entry is pruned or limited once); 8 int64 columns
-            per page, one 64-byte line (PEND's two links share a column: at most 2**32 - 2
-            pages), for resident pages and for the non-resident HIR entries of S (at most 2c
+            per page, one 64-byte line (PEND's two links share a column: ids below 2**31,
+            core.state's bound), for resident pages and for the non-resident HIR entries of S (at most 2c
             entries in S while NH is not empty).
 Deviations  1. libCacheSim evicts on a hit: a hit on a resident HIR page that is in Q but not in
             S demotes the bottom LIR page to Q, and with Q full Q's front page leaves memory
@@ -74,7 +74,6 @@ S_LIR = 16  #: the S entry is LIR
 S_RES = 32  #: the S entry is marked resident
 LOW32 = 0xFFFFFFFF
 HIGH32 = -(1 << 32)  #: the upper half's mask as an int64
-MAX_PAGES = (1 << 32) - 1  #: PEND's 32-bit links hold ids up to this - 2
 
 G_LISTS = GI_USER  #: 12 slots: head, tail, length of each list
 G_LIRS = GI_USER + 12  #: libCacheSim's lirs_count
@@ -468,8 +467,6 @@ class LIRS(Policy):
 
     def configure(self, s: Any, capacity: int) -> None:
         """H = max(1, int(hir_share * c)) and L = c - H, as libCacheSim."""
-        if s.pm.shape[0] > MAX_PAGES - 1:
-            raise ValueError(f"lirs: at most {MAX_PAGES - 1:,} distinct pages, got {s.pm.shape[0]:,}")
         share = float(self.values["hir_share"])
         if not 0.0 <= share < 1.0:
             raise ValueError(f"lirs: hir_share must be in [0, 1), got {share}")
