@@ -37,9 +37,11 @@ Rules       class = hit_age_class(last hit age + the one before): 0 for a sum of
             young: H = hits[last], E = hits[last] + evictions[last], L = E; then for each
             younger age a: H += hits[a], E += evictions[a] (hits of younger ages are not events:
             cache_ext's deviation from LHD), L += E, density[a] = H x 2^20 / L if E > 10, else
-            0. The oldest bucket's density is never rewritten (nor read).
+            0. The oldest bucket's density is never rewritten.
             Initial densities (a GDSF-like prior): density[i][j] = 2^20 (i + 1) / (j + 1) for
-            cache_ext's class number i (16..31) and age j.
+            cache_ext's class number i (16..31) and age j; the saturated age's entry is stored
+            as 0 instead (never read for a density: it holds that age's score, so scoring
+            reads the table without a test).
 Parameters  sample_size = 16 (pages per group): cache_ext's S (the paper's N = 512 = 32 x 16).
             reconfigure_events = 1048576 (2^20 events): the countdown.
             shift = 10: the initial age coarsening.
@@ -166,6 +168,18 @@ def _hit_age_of(packed):  # type: ignore[no-untyped-def]
 
 
 @kernel_inline
+def _cell(table, cls, age):  # type: ignore[no-untyped-def]
+    """The ``gi`` index of ``table``'s entry for class ``cls`` and age bucket ``age``; unsigned, so
+    that the compiled index has no negative-index fix-up (likewise ``_row``)."""
+    return np.uint64(table + (cls << HIT_AGE_BITS) + age)
+
+
+@kernel_inline
+def _row(page):  # type: ignore[no-untyped-def]
+    return np.uint64(page)
+
+
+@kernel_inline
 def _age(s, packed):  # type: ignore[no-untyped-def]
     """The age bucket of a page whose packed word is ``packed``."""
     age = (s.gi[G_TIME] - (packed >> TIME_SHIFT)) >> s.gi[G_SHIFT]
@@ -245,11 +259,11 @@ def _init(s, a):  # type: ignore[no-untyped-def]
 
 @kernel_inline
 def _access(s, p):  # type: ignore[no-untyped-def]
-    packed = s.pm[p, PACKED]
+    packed = s.pm[_row(p), PACKED]
     age = _age(s, packed)
-    s.gi[G_HITS + _class_of(packed) * MAX_AGE + age] += SCALE
+    s.gi[_cell(G_HITS, _class_of(packed), age)] += SCALE
     # the hit ages shift: the class is that of the new last and the old last (now the one before)
-    s.pm[p, PACKED] = _pack(s.gi[G_TIME], age, hit_age_class(age + _hit_age_of(packed)))
+    s.pm[_row(p), PACKED] = _pack(s.gi[G_TIME], age, hit_age_class(age + _hit_age_of(packed)))
     s.gi[G_TIME] += 1
     _tick(s)
 
@@ -264,7 +278,7 @@ def _accessed(s, a):  # type: ignore[no-untyped-def]
 def _added(s, a):  # type: ignore[no-untyped-def]
     p = a[A_PAGE]
     index_add_tail(s, s.gi[G_LIST], p, G_INDEX, RING, SLOT)
-    s.pm[p, PACKED] = _pack(s.gi[G_TIME], 0, hit_age_class(0 + MAX_AGE))  # hit ages 0 and MAX_AGE
+    s.pm[_row(p), PACKED] = _pack(s.gi[G_TIME], 0, hit_age_class(0 + MAX_AGE))  # hit ages 0 and MAX_AGE
     s.gi[G_TIME] += 1
     s.gi[G_OBJECTS] += 1
     _tick(s)
@@ -276,11 +290,11 @@ def _added(s, a):  # type: ignore[no-untyped-def]
 @kernel
 def _removed(s, r):  # type: ignore[no-untyped-def]
     p = r[A_PAGE]
-    packed = s.pm[p, PACKED]
-    s.gi[G_EVICTIONS + _class_of(packed) * MAX_AGE + _age(s, packed)] += SCALE
+    packed = s.pm[_row(p), PACKED]
+    s.gi[_cell(G_EVICTIONS, _class_of(packed), _age(s, packed))] += SCALE
     s.gi[G_OBJECTS] -= 1
     index_removed(s, s.gi[G_LIST], p, G_INDEX, RING, SLOT)
-    s.pm[p, PACKED] = 0  # last access 0, hit ages 0 and 0: class 0
+    s.pm[_row(p), PACKED] = 0  # last access 0, hit ages 0 and 0: class 0
     return 0
 
 
@@ -288,10 +302,9 @@ def _removed(s, r):  # type: ignore[no-untyped-def]
 def _score(s, a, page):  # type: ignore[no-untyped-def]
     if a[A_MODE] != MODE_CACHE and s.resident[page] & DIRTY:  # no dirty pages in cache mode
         return NEVER
-    packed = s.pm[page, PACKED]
-    age = _age(s, packed)
-    density = s.gi[G_DENSITY + _class_of(packed) * MAX_AGE + age]  # read either way: no branch
-    return 0 if age == MAX_AGE - 1 else density
+    packed = s.pm[_row(page), PACKED]
+    # a saturated age scores 0: its entry holds 0 (set by configure, never rewritten)
+    return s.gi[_cell(G_DENSITY, _class_of(packed), _age(s, packed))]
 
 
 @kernel
@@ -303,10 +316,13 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
 
 
 def initial_densities() -> np.ndarray:
-    """The prior table, shape (16, MAX_AGE): 2^20 (i + 1) // (j + 1), i = 16 + class, j = age."""
+    """The prior table, shape (16, MAX_AGE): 2^20 (i + 1) // (j + 1), i = 16 + class, j = age;
+    0 for the saturated age (its score)."""
     i = np.arange(APP * HIT_AGE_CLASSES, (APP + 1) * HIT_AGE_CLASSES, dtype=np.int64)[:, None]
     j = np.arange(MAX_AGE, dtype=np.int64)[None, :]
-    return SCALE * (i + 1) // (j + 1)
+    prior = SCALE * (i + 1) // (j + 1)
+    prior[:, MAX_AGE - 1] = 0
+    return prior
 
 
 class CeLHD(Policy):
