@@ -78,6 +78,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numba.cpython.unsafe.numbers import leading_zeros
+from numba.extending import overload
 
 from pagesim.core.jit import kernel, kernel_inline
 from pagesim.core.lists import (
@@ -127,28 +129,29 @@ G_EVICTIONS = G_TABLES + TABLE
 G_DENSITY = G_TABLES + 2 * TABLE
 
 
+def _leading_zeros(x):  # type: ignore[no-untyped-def]
+    """The zero bits above the highest set bit of the int64 ``x`` >= 0 (64 for 0); plain Python
+    here, one ``lzcnt`` compiled (the overload below)."""
+    return 64 - int(x).bit_length()
+
+
+@overload(_leading_zeros)
+def _leading_zeros_compiled(x):  # type: ignore[no-untyped-def]
+    def impl(x):  # type: ignore[no-untyped-def]
+        return leading_zeros(x)
+
+    return impl
+
+
 @kernel_inline
 def hit_age_class(x):  # type: ignore[no-untyped-def]
-    """0 for 0; else the doublings ``x`` needs to reach MAX_AGE (14 - floor(log2 x)), at most 15.
+    """0 for 0; else the doublings ``x`` needs to reach MAX_AGE (14 - floor(log2 x)), at least 0.
 
-    floor(log2 x) by a binary search over the 14 bits below MAX_AGE (4 comparisons instead of
-    up to 14 doublings: this runs for every page a sample scores).
+    floor(log2 x) = 63 - leading zeros (this runs on every access, without a branch or a loop).
     """
-    if x <= 0 or x >= MAX_AGE:
+    if x <= 0:
         return 0
-    log = 0
-    if x >= 1 << 7:
-        x >>= 7
-        log += 7
-    if x >= 1 << 4:
-        x >>= 4
-        log += 4
-    if x >= 1 << 2:
-        x >>= 2
-        log += 2
-    if x >= 1 << 1:
-        log += 1
-    return 14 - log
+    return max(_leading_zeros(x) - (63 - HIT_AGE_BITS), 0)
 
 
 @kernel_inline
