@@ -13,7 +13,8 @@ Structures  One eviction list, oldest insertion at the head. Per page (``pm``), 
             one is only needed for the class, so it is not kept). The app class is always 1.
             Globals
             (``gi``): a timestamp (+1 per insertion and per access), resident objects, the
-            countdown to reconfiguration, the age shift, two EWMAs, and for each of the 16
+            countdown to reconfiguration (kept as the timestamp at which it ends: the
+            timestamp counts the same events), the age shift, two EWMAs, and for each of the 16
             classes of app 1 (cache_ext's classes 16..31; 0..15 are never used) 16 384 age
             buckets of hits, evictions and hit densities, all scaled by 2^20.
 Rules       class = hit_age_class(last hit age + the one before): 0 for a sum of 0, else the
@@ -112,7 +113,7 @@ TIME_SHIFT = CLASS_BITS + HIT_AGE_BITS
 G_LIST = GI_USER
 G_TIME = GI_USER + 1  #: timestamp
 G_OBJECTS = GI_USER + 2
-G_COUNTDOWN = GI_USER + 3
+G_RECONFIGURE_AT = GI_USER + 3  #: the timestamp at which the next reconfiguration runs
 G_RECONFIGS = GI_USER + 4  #: reconfigurations so far
 G_SHIFT = GI_USER + 5
 G_EWMA_OBJECTS = GI_USER + 6
@@ -247,10 +248,11 @@ def _reconfigure(s):  # type: ignore[no-untyped-def]
 
 @kernel_inline
 def _tick(s):  # type: ignore[no-untyped-def]
-    s.gi[G_COUNTDOWN] -= 1
-    if s.gi[G_COUNTDOWN] <= 0:
+    """The countdown to reconfiguration, after the timestamp moved on: the timestamp counts the
+    same events, so the countdown is the distance to a timestamp (no counter of its own)."""
+    if s.gi[G_TIME] >= s.gi[G_RECONFIGURE_AT]:
         _reconfigure(s)
-        s.gi[G_COUNTDOWN] = s.gi[G_PERIOD]
+        s.gi[G_RECONFIGURE_AT] = s.gi[G_TIME] + s.gi[G_PERIOD]
 
 
 @kernel
@@ -364,7 +366,7 @@ class CeLHD(Policy):
         s.gi[G_PARTIAL] = int(bool(self.values["partial"]))
         s.gi[G_FAULT_READ] = int(bool(self.values["fault_read"]))
         s.gi[G_PERIOD] = period
-        s.gi[G_COUNTDOWN] = period
+        s.gi[G_RECONFIGURE_AT] = s.gi[G_TIME] + period
         s.gi[G_SHIFT] = shift
         s.gi[G_DENSITY : G_DENSITY + TABLE] = initial_densities().ravel()
 
