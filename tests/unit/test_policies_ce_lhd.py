@@ -89,7 +89,7 @@ def test_ce_lhd_reconfiguration_model_by_hand():
     # ages from old to young: nothing until a = 5: E = 18 S, H = 0 -> density 0;
     # a = 4, 3: L = 36 S, 54 S, H = 0 -> 0; a = 2: H = 9 S, L = 72 S -> S // 8 = 131072;
     # a = 1: L = 90 S -> S // 10 = 104857; a = 0: L = 108 S -> S // 12 = 87381.
-    # Ages with E = 0 (<= 10) get 0; the oldest bucket keeps its prior.
+    # Ages with E = 0 (<= 10) get 0; the oldest bucket keeps its 0 (configure's).
     s = _fresh_state()
     s.gi[m.G_HITS + 3 * MAX_AGE + 2] = 10 * SCALE
     s.gi[m.G_EVICTIONS + 3 * MAX_AGE + 5] = 20 * SCALE
@@ -97,7 +97,7 @@ def test_ce_lhd_reconfiguration_model_by_hand():
     hd = s.gi[m.G_DENSITY : m.G_DENSITY + m.TABLE].reshape(16, MAX_AGE)
     assert hd[3, :6].tolist() == [87381, 104857, 131072, 0, 0, 0]
     assert not hd[:, : MAX_AGE - 1][np.arange(16) != 3].any() and not hd[3, 6 : MAX_AGE - 1].any()
-    assert hd[5, MAX_AGE - 1] == SCALE * 22 // MAX_AGE  # the prior, never rewritten
+    assert not hd[:, MAX_AGE - 1].any()  # a saturated age scores 0: set by configure, never rewritten
     assert int(s.gi[m.G_HITS + 3 * MAX_AGE + 2]) == 9 * SCALE
 
 

@@ -13,7 +13,8 @@ Structures  One eviction list, oldest insertion at the head. Per page (``pm``), 
             one is only needed for the class, so it is not kept). The app class is always 1.
             Globals
             (``gi``): a timestamp (+1 per insertion and per access), resident objects, the
-            countdown to reconfiguration, the age shift, two EWMAs, and for each of the 16
+            countdown to reconfiguration (kept as the timestamp at which it ends: the
+            timestamp counts the same events), the age shift, two EWMAs, and for each of the 16
             classes of app 1 (cache_ext's classes 16..31; 0..15 are never used) 16 384 age
             buckets of hits, evictions and hit densities, all scaled by 2^20.
 Rules       class = hit_age_class(last hit age + the one before): 0 for a sum of 0, else the
@@ -37,9 +38,11 @@ Rules       class = hit_age_class(last hit age + the one before): 0 for a sum of
             young: H = hits[last], E = hits[last] + evictions[last], L = E; then for each
             younger age a: H += hits[a], E += evictions[a] (hits of younger ages are not events:
             cache_ext's deviation from LHD), L += E, density[a] = H x 2^20 / L if E > 10, else
-            0. The oldest bucket's density is never rewritten (nor read).
+            0. The oldest bucket's density is never rewritten.
             Initial densities (a GDSF-like prior): density[i][j] = 2^20 (i + 1) / (j + 1) for
-            cache_ext's class number i (16..31) and age j.
+            cache_ext's class number i (16..31) and age j; the saturated age's entry is stored
+            as 0 instead (never read for a density: it holds that age's score, so scoring
+            reads the table without a test).
 Parameters  sample_size = 16 (pages per group): cache_ext's S (the paper's N = 512 = 32 x 16).
             reconfigure_events = 1048576 (2^20 events): the countdown.
             shift = 10: the initial age coarsening.
@@ -76,6 +79,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numba.cpython.unsafe.numbers import leading_zeros
+from numba.extending import overload
 
 from pagesim.core.jit import kernel, kernel_inline
 from pagesim.core.lists import (
@@ -108,7 +113,7 @@ TIME_SHIFT = CLASS_BITS + HIT_AGE_BITS
 G_LIST = GI_USER
 G_TIME = GI_USER + 1  #: timestamp
 G_OBJECTS = GI_USER + 2
-G_COUNTDOWN = GI_USER + 3
+G_RECONFIGURE_AT = GI_USER + 3  #: the timestamp at which the next reconfiguration runs
 G_RECONFIGS = GI_USER + 4  #: reconfigurations so far
 G_SHIFT = GI_USER + 5
 G_EWMA_OBJECTS = GI_USER + 6
@@ -125,28 +130,29 @@ G_EVICTIONS = G_TABLES + TABLE
 G_DENSITY = G_TABLES + 2 * TABLE
 
 
+def _leading_zeros(x):  # type: ignore[no-untyped-def]
+    """The zero bits above the highest set bit of the int64 ``x`` >= 0 (64 for 0); plain Python
+    here, one ``lzcnt`` compiled (the overload below)."""
+    return 64 - int(x).bit_length()
+
+
+@overload(_leading_zeros)
+def _leading_zeros_compiled(x):  # type: ignore[no-untyped-def]
+    def impl(x):  # type: ignore[no-untyped-def]
+        return leading_zeros(x)
+
+    return impl
+
+
 @kernel_inline
 def hit_age_class(x):  # type: ignore[no-untyped-def]
-    """0 for 0; else the doublings ``x`` needs to reach MAX_AGE (14 - floor(log2 x)), at most 15.
+    """0 for 0; else the doublings ``x`` needs to reach MAX_AGE (14 - floor(log2 x)), at least 0.
 
-    floor(log2 x) by a binary search over the 14 bits below MAX_AGE (4 comparisons instead of
-    up to 14 doublings: this runs for every page a sample scores).
+    floor(log2 x) = 63 - leading zeros (this runs on every access, without a branch or a loop).
     """
-    if x <= 0 or x >= MAX_AGE:
+    if x <= 0:
         return 0
-    log = 0
-    if x >= 1 << 7:
-        x >>= 7
-        log += 7
-    if x >= 1 << 4:
-        x >>= 4
-        log += 4
-    if x >= 1 << 2:
-        x >>= 2
-        log += 2
-    if x >= 1 << 1:
-        log += 1
-    return 14 - log
+    return max(_leading_zeros(x) - (63 - HIT_AGE_BITS), 0)
 
 
 @kernel_inline
@@ -163,6 +169,18 @@ def _class_of(packed):  # type: ignore[no-untyped-def]
 @kernel_inline
 def _hit_age_of(packed):  # type: ignore[no-untyped-def]
     return (packed >> CLASS_BITS) & (MAX_AGE - 1)
+
+
+@kernel_inline
+def _cell(table, cls, age):  # type: ignore[no-untyped-def]
+    """The ``gi`` index of ``table``'s entry for class ``cls`` and age bucket ``age``; unsigned, so
+    that the compiled index has no negative-index fix-up (likewise ``_row``)."""
+    return np.uint64(table + (cls << HIT_AGE_BITS) + age)
+
+
+@kernel_inline
+def _row(page):  # type: ignore[no-untyped-def]
+    return np.uint64(page)
 
 
 @kernel_inline
@@ -230,10 +248,11 @@ def _reconfigure(s):  # type: ignore[no-untyped-def]
 
 @kernel_inline
 def _tick(s):  # type: ignore[no-untyped-def]
-    s.gi[G_COUNTDOWN] -= 1
-    if s.gi[G_COUNTDOWN] <= 0:
+    """The countdown to reconfiguration, after the timestamp moved on: the timestamp counts the
+    same events, so the countdown is the distance to a timestamp (no counter of its own)."""
+    if s.gi[G_TIME] >= s.gi[G_RECONFIGURE_AT]:
         _reconfigure(s)
-        s.gi[G_COUNTDOWN] = s.gi[G_PERIOD]
+        s.gi[G_RECONFIGURE_AT] = s.gi[G_TIME] + s.gi[G_PERIOD]
 
 
 @kernel
@@ -245,11 +264,11 @@ def _init(s, a):  # type: ignore[no-untyped-def]
 
 @kernel_inline
 def _access(s, p):  # type: ignore[no-untyped-def]
-    packed = s.pm[p, PACKED]
+    packed = s.pm[_row(p), PACKED]
     age = _age(s, packed)
-    s.gi[G_HITS + _class_of(packed) * MAX_AGE + age] += SCALE
+    s.gi[_cell(G_HITS, _class_of(packed), age)] += SCALE
     # the hit ages shift: the class is that of the new last and the old last (now the one before)
-    s.pm[p, PACKED] = _pack(s.gi[G_TIME], age, hit_age_class(age + _hit_age_of(packed)))
+    s.pm[_row(p), PACKED] = _pack(s.gi[G_TIME], age, hit_age_class(age + _hit_age_of(packed)))
     s.gi[G_TIME] += 1
     _tick(s)
 
@@ -264,7 +283,7 @@ def _accessed(s, a):  # type: ignore[no-untyped-def]
 def _added(s, a):  # type: ignore[no-untyped-def]
     p = a[A_PAGE]
     index_add_tail(s, s.gi[G_LIST], p, G_INDEX, RING, SLOT)
-    s.pm[p, PACKED] = _pack(s.gi[G_TIME], 0, hit_age_class(0 + MAX_AGE))  # hit ages 0 and MAX_AGE
+    s.pm[_row(p), PACKED] = _pack(s.gi[G_TIME], 0, hit_age_class(0 + MAX_AGE))  # hit ages 0 and MAX_AGE
     s.gi[G_TIME] += 1
     s.gi[G_OBJECTS] += 1
     _tick(s)
@@ -276,11 +295,11 @@ def _added(s, a):  # type: ignore[no-untyped-def]
 @kernel
 def _removed(s, r):  # type: ignore[no-untyped-def]
     p = r[A_PAGE]
-    packed = s.pm[p, PACKED]
-    s.gi[G_EVICTIONS + _class_of(packed) * MAX_AGE + _age(s, packed)] += SCALE
+    packed = s.pm[_row(p), PACKED]
+    s.gi[_cell(G_EVICTIONS, _class_of(packed), _age(s, packed))] += SCALE
     s.gi[G_OBJECTS] -= 1
     index_removed(s, s.gi[G_LIST], p, G_INDEX, RING, SLOT)
-    s.pm[p, PACKED] = 0  # last access 0, hit ages 0 and 0: class 0
+    s.pm[_row(p), PACKED] = 0  # last access 0, hit ages 0 and 0: class 0
     return 0
 
 
@@ -288,10 +307,9 @@ def _removed(s, r):  # type: ignore[no-untyped-def]
 def _score(s, a, page):  # type: ignore[no-untyped-def]
     if a[A_MODE] != MODE_CACHE and s.resident[page] & DIRTY:  # no dirty pages in cache mode
         return NEVER
-    packed = s.pm[page, PACKED]
-    age = _age(s, packed)
-    density = s.gi[G_DENSITY + _class_of(packed) * MAX_AGE + age]  # read either way: no branch
-    return 0 if age == MAX_AGE - 1 else density
+    packed = s.pm[_row(page), PACKED]
+    # a saturated age scores 0: its entry holds 0 (set by configure, never rewritten)
+    return s.gi[_cell(G_DENSITY, _class_of(packed), _age(s, packed))]
 
 
 @kernel
@@ -303,10 +321,13 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
 
 
 def initial_densities() -> np.ndarray:
-    """The prior table, shape (16, MAX_AGE): 2^20 (i + 1) // (j + 1), i = 16 + class, j = age."""
+    """The prior table, shape (16, MAX_AGE): 2^20 (i + 1) // (j + 1), i = 16 + class, j = age;
+    0 for the saturated age (its score)."""
     i = np.arange(APP * HIT_AGE_CLASSES, (APP + 1) * HIT_AGE_CLASSES, dtype=np.int64)[:, None]
     j = np.arange(MAX_AGE, dtype=np.int64)[None, :]
-    return SCALE * (i + 1) // (j + 1)
+    prior = SCALE * (i + 1) // (j + 1)
+    prior[:, MAX_AGE - 1] = 0
+    return prior
 
 
 class CeLHD(Policy):
@@ -345,7 +366,7 @@ class CeLHD(Policy):
         s.gi[G_PARTIAL] = int(bool(self.values["partial"]))
         s.gi[G_FAULT_READ] = int(bool(self.values["fault_read"]))
         s.gi[G_PERIOD] = period
-        s.gi[G_COUNTDOWN] = period
+        s.gi[G_RECONFIGURE_AT] = s.gi[G_TIME] + period
         s.gi[G_SHIFT] = shift
         s.gi[G_DENSITY : G_DENSITY + TABLE] = initial_densities().ravel()
 
