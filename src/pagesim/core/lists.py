@@ -587,7 +587,7 @@ def _sample_ring(s, a, score, k, sample_size, g, rc, pc):  # type: ignore[no-unt
         best = -1
         best_score = NEVER
         while got < hi and used < m:  # bounded even if a policy wrote over its ring
-            page = s.pm[read, rc]
+            page = s.pm[np.uint64(read), rc]
             read += 1
             if read == n:
                 read = 0
@@ -598,9 +598,9 @@ def _sample_ring(s, a, score, k, sample_size, g, rc, pc):  # type: ignore[no-unt
             take = (v < best_score) | (best < 0)
             best = page if take else best
             best_score = v if take else best_score
-            s.sample[got] = page
-            s.pm[write, rc] = page
-            s.pm[page, pc] = write
+            s.sample[np.uint64(got)] = page
+            s.pm[np.uint64(write), rc] = page
+            s.pm[np.uint64(page), pc] = write
             write += 1
             if write == n:
                 write = 0
@@ -650,7 +650,7 @@ def _prefetch_ahead(s, k, used, g, rc):  # type: ignore[no-untyped-def]
     want = WINDOWS_AHEAD * k
     pos = live % k  # the next live id's place in its window
     while live < want and ahead < m:
-        e = s.pm[slot, rc]
+        e = s.pm[np.uint64(slot), rc]
         slot += 1
         if slot == n:
             slot = 0
