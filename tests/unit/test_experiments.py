@@ -283,3 +283,22 @@ def test_figure_titles_write_the_scale_as_a_fraction() -> None:
 
     assert scale_text(1 / 4096) == "1/4096" and scale_text(1 / 1024) == "1/1024"
     assert scale_text(0.003) == "0.003" and scale_text(1) == "1" and scale_text(None) == "None"
+
+
+def _measured(workload: str, policy: str, ops_s: float) -> E.Measured:
+    """A run with what a table shows: throughput, P99 and disk reads (the rest placeholders)."""
+    one = {"all": 1.0}
+    return E.Measured(workload, policy, {"all": ops_s}, one, one, one, 100, 0, 9, 1)
+
+
+def test_the_twitter_table_shows_the_papers_oom_as_oom() -> None:
+    """The paper's mglru run on cluster 24 ran out of memory: its column says OOM, not 0.00x."""
+    from rich.console import Console
+
+    runs = [_measured("twitter-24", "linux-lru", 100.0), _measured("twitter-24", "mglru", 105.0)]
+    exp = E.Experiment("twitter", runs, list(E._KV_METRICS), E.PAPER_TWITTER)
+    console = Console(width=200, record=True)
+    console.print(experiment_table(exp))
+    mglru_row = next(line for line in console.export_text().splitlines() if " mglru " in line)
+    assert "OOM" in mglru_row and "0.00x" not in mglru_row
+    assert "1.05x" in mglru_row

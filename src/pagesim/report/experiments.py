@@ -30,6 +30,11 @@ def _ratio(value: float) -> str:
     return f"{value:.2f}x" if math.isfinite(value) else "-"
 
 
+def _paper_ratio(value: float | str) -> str:
+    """A paper's ratio, or its word for a run that failed (``OOM``)."""
+    return value if isinstance(value, str) else _ratio(value)
+
+
 def experiment_table(exp: Experiment) -> Table:
     """One row per (workload, policy): each metric, its ratio to the default, the paper's ratio.
 
@@ -52,7 +57,7 @@ def experiment_table(exp: Experiment) -> Table:
             cells.append(_fmt(r.metric(attr, group)))
             cells.append(_ratio(exp.ratio(r, attr, group)))
             if any(label in pol for w in exp.paper.values() for pol in w.values()):
-                cells.append(_ratio(paper[label]) if label in paper else "")
+                cells.append(_paper_ratio(paper[label]) if label in paper else "")
         table.add_row(*cells)
     return table
 
