@@ -63,6 +63,13 @@ def test_file_search_mru_beats_the_default(file_search: E.Experiment) -> None:
     assert file_search.ratio(mru, "disk_read_pages", "all") < 0.8
 
 
+def test_file_search_reports_the_p99_of_a_file_read(file_search: E.Experiment) -> None:
+    """Every file read of the run is timed (no warm-up): a finite P99 per policy, in the table."""
+    assert ("file P99 ms", "p99_ms", "search") in file_search.metrics
+    for r in file_search.runs:
+        assert math.isfinite(r.p99_ms["search"]) and r.p99_ms["search"] >= r.mean_ms["search"] > 0
+
+
 def test_measure_counts_operations_and_latency() -> None:
     o = build_ycsb(workload="C", scale=SCALE, ops=6000)
     r = E.measure(o, make_policy("linux-lru"), label="linux-lru", workload="C", latency_window=3000)
@@ -139,6 +146,13 @@ def test_get_scan_get_throughput_above_the_default(get_scan: E.Experiment) -> No
 def test_isolation_tailored_beats_the_default_for_search(isolation: E.Experiment) -> None:
     tailored = isolation.find("isolation", "ce-lfu/ce-mru")
     assert isolation.ratio(tailored, "throughput", "search") > 1.1
+
+
+def test_isolation_reports_each_cgroups_p99(isolation: E.Experiment) -> None:
+    labels = [label for label, _, _ in isolation.metrics]
+    assert "YCSB P99 ms" in labels and "search P99 ms" in labels
+    for r in isolation.runs:
+        assert math.isfinite(r.p99_ms["ycsb"]) and math.isfinite(r.p99_ms["search"]), r.p99_ms
 
 
 def test_isolation_tailored_ycsb(isolation: E.Experiment) -> None:
