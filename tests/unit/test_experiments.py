@@ -238,6 +238,12 @@ def test_cli_experiment_table(tmp_path: Path) -> None:
         (["experiment", "ycsb", "-w", "C", "-p", "lru,nosuch"], "unknown policy 'nosuch'; known"),
         (["experiment", "isolation", "-p", "ce-lfu/nope"], "unknown policy 'nope'"),
         (
+            ["experiment", "isolation", "-p", "lru"],
+            "the table's ratios are to the default, linux-lru: include it in --policy "
+            "(e.g. -p linux-lru,lru); isolation runs a name as one policy in both cgroups and A/B",
+        ),
+        (["experiment", "ycsb", "-w", "C", "-p", "ce-lfu"], "include it in --policy"),
+        (
             ["experiment", "ycsb", "-w", "C", "-p", "linux-lru", "--compactions", "size"],
             "compactions must be 'none' or 'seek', got 'size'",
         ),
