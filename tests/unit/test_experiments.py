@@ -322,3 +322,15 @@ def test_the_twitter_table_shows_the_papers_oom_as_oom() -> None:
     mglru_row = next(line for line in console.export_text().splitlines() if " mglru " in line)
     assert "OOM" in mglru_row and "0.00x" not in mglru_row
     assert "1.05x" in mglru_row
+
+
+def test_a_narrow_table_wraps_the_headers_not_the_policy_names() -> None:
+    """Isolation's five metrics at the command's 160 columns: ``linux-lru/linux-lru`` in full."""
+    from rich.console import Console
+
+    runs = [_measured("isolation", name, 100.0) for name in ("linux-lru/linux-lru", "ce-lfu/ce-mru")]
+    metrics = [(f"metric {i} ops/s", "throughput", "all") for i in range(5)]
+    console = Console(width=160, record=True)
+    console.print(experiment_table(E.Experiment("isolation", runs, metrics)))
+    text = console.export_text()
+    assert "linux-lru/linux-lru" in text and "ce-lfu/ce-mru" in text

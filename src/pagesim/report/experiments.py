@@ -43,8 +43,9 @@ def experiment_table(exp: Experiment) -> Table:
     rich.table.Table
     """
     table = Table(title=f"{exp.name}: relative to the default ({'linux-lru'})", title_justify="left")
-    table.add_column("workload")
-    table.add_column("policy")
+    # the names are never cut short: on a narrow terminal the metrics' headers wrap instead
+    table.add_column("workload", no_wrap=True, min_width=max((len(r.workload) for r in exp.runs), default=8))
+    table.add_column("policy", no_wrap=True, min_width=max((len(r.policy) for r in exp.runs), default=6))
     for label, _, _ in exp.metrics:
         table.add_column(label, justify="right")
         table.add_column("x default", justify="right")
