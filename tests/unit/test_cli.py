@@ -271,3 +271,14 @@ def test_run_on_a_trace_file_points_to_compare(tmp_path: Path) -> None:
     assert r.exit_code == 2
     assert f"unknown workload '{trace}'" in r.output
     assert f"pagesim compare {trace} --size 10%" in r.output
+
+
+def test_a_kernel_only_workload_in_cache_mode_says_it_runs_in_kernel_mode() -> None:
+    """``run ycsb --mode cache`` (and ``compare workload:ycsb``) name the mode the workload
+    needs instead of calling it unknown."""
+    cache_modes = "cache-mode workloads: zipf, uniform, loop, scan, phases"
+    run = invoke("run", "ycsb?workload=A", "--mode", "cache", "--policy", "lru")
+    line = assert_one_line_error(run, 2, "workload 'ycsb' runs in kernel mode only", cache_modes)
+    assert "drop --mode cache or use --mode kernel" in line and "unknown" not in line
+    compare = invoke("compare", "workload:get-scan", "--size", "10%", "--policy", "lru")
+    assert_one_line_error(compare, 2, "workload 'get-scan' runs in kernel mode only", "pagesim run get-scan")

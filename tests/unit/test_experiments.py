@@ -63,6 +63,13 @@ def test_file_search_mru_beats_the_default(file_search: E.Experiment) -> None:
     assert file_search.ratio(mru, "disk_read_pages", "all") < 0.8
 
 
+def test_file_search_reports_the_p99_of_a_file_read(file_search: E.Experiment) -> None:
+    """Every file read of the run is timed (no warm-up): a finite P99 per policy, in the table."""
+    assert ("file P99 ms", "p99_ms", "search") in file_search.metrics
+    for r in file_search.runs:
+        assert math.isfinite(r.p99_ms["search"]) and r.p99_ms["search"] >= r.mean_ms["search"] > 0
+
+
 def test_measure_counts_operations_and_latency() -> None:
     o = build_ycsb(workload="C", scale=SCALE, ops=6000)
     r = E.measure(o, make_policy("linux-lru"), label="linux-lru", workload="C", latency_window=3000)
@@ -139,6 +146,13 @@ def test_get_scan_get_throughput_above_the_default(get_scan: E.Experiment) -> No
 def test_isolation_tailored_beats_the_default_for_search(isolation: E.Experiment) -> None:
     tailored = isolation.find("isolation", "ce-lfu/ce-mru")
     assert isolation.ratio(tailored, "throughput", "search") > 1.1
+
+
+def test_isolation_reports_each_cgroups_p99(isolation: E.Experiment) -> None:
+    labels = [label for label, _, _ in isolation.metrics]
+    assert "YCSB P99 ms" in labels and "search P99 ms" in labels
+    for r in isolation.runs:
+        assert math.isfinite(r.p99_ms["ycsb"]) and math.isfinite(r.p99_ms["search"]), r.p99_ms
 
 
 def test_isolation_tailored_ycsb(isolation: E.Experiment) -> None:
@@ -224,6 +238,12 @@ def test_cli_experiment_table(tmp_path: Path) -> None:
         (["experiment", "ycsb", "-w", "C", "-p", "lru,nosuch"], "unknown policy 'nosuch'; known"),
         (["experiment", "isolation", "-p", "ce-lfu/nope"], "unknown policy 'nope'"),
         (
+            ["experiment", "isolation", "-p", "lru"],
+            "the table's ratios are to the default, linux-lru: include it in --policy "
+            "(e.g. -p linux-lru,lru); isolation runs a name as one policy in both cgroups and A/B",
+        ),
+        (["experiment", "ycsb", "-w", "C", "-p", "ce-lfu"], "include it in --policy"),
+        (
             ["experiment", "ycsb", "-w", "C", "-p", "linux-lru", "--compactions", "size"],
             "compactions must be 'none' or 'seek', got 'size'",
         ),
@@ -283,3 +303,34 @@ def test_figure_titles_write_the_scale_as_a_fraction() -> None:
 
     assert scale_text(1 / 4096) == "1/4096" and scale_text(1 / 1024) == "1/1024"
     assert scale_text(0.003) == "0.003" and scale_text(1) == "1" and scale_text(None) == "None"
+
+
+def _measured(workload: str, policy: str, ops_s: float) -> E.Measured:
+    """A run with what a table shows: throughput, P99 and disk reads (the rest placeholders)."""
+    one = {"all": 1.0}
+    return E.Measured(workload, policy, {"all": ops_s}, one, one, one, 100, 0, 9, 1)
+
+
+def test_the_twitter_table_shows_the_papers_oom_as_oom() -> None:
+    """The paper's mglru run on cluster 24 ran out of memory: its column says OOM, not 0.00x."""
+    from rich.console import Console
+
+    runs = [_measured("twitter-24", "linux-lru", 100.0), _measured("twitter-24", "mglru", 105.0)]
+    exp = E.Experiment("twitter", runs, list(E._KV_METRICS), E.PAPER_TWITTER)
+    console = Console(width=200, record=True)
+    console.print(experiment_table(exp))
+    mglru_row = next(line for line in console.export_text().splitlines() if " mglru " in line)
+    assert "OOM" in mglru_row and "0.00x" not in mglru_row
+    assert "1.05x" in mglru_row
+
+
+def test_a_narrow_table_wraps_the_headers_not_the_policy_names() -> None:
+    """Isolation's five metrics at the command's 160 columns: ``linux-lru/linux-lru`` in full."""
+    from rich.console import Console
+
+    runs = [_measured("isolation", name, 100.0) for name in ("linux-lru/linux-lru", "ce-lfu/ce-mru")]
+    metrics = [(f"metric {i} ops/s", "throughput", "all") for i in range(5)]
+    console = Console(width=160, record=True)
+    console.print(experiment_table(E.Experiment("isolation", runs, metrics)))
+    text = console.export_text()
+    assert "linux-lru/linux-lru" in text and "ce-lfu/ce-mru" in text

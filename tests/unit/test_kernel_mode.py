@@ -279,7 +279,7 @@ def test_admit_keeps_a_read_miss_out_of_memory_in_kernel_mode() -> None:
     tags = [1] * 100 + [0] * 100
     trace = _trace(ids, KIND_FILE, OP_READ, tag=tags)
     cfg = KernelConfig(memory_pages=1000, readahead_pages=1, schedule="trace")
-    r = simulate_kernel(trace, make_policy("admit-compaction"), cfg)
+    r = simulate_kernel(trace, make_policy("admit-compaction", compaction_tags="1"), cfg)
     c = r.counters
     assert c["bypassed"] == 100 and c["misses"] == 200 and c["pgpgin"] == 200
     assert r.node["resident_file"] == 100 and r.tasks["waits"] == [100, 100]

@@ -6,9 +6,11 @@ import numpy as np
 
 from pagesim.engine import simulate
 from pagesim.engine.simulate import Run
-from pagesim.policies.admit_compaction import AdmitCompaction
+from pagesim.policies.admit_compaction import MAX_BYPASS_TAGS, AdmitCompaction
+from pagesim.policies.get_scan import parse_tags
 from pagesim.policies.registry import make_policy
 from pagesim.trace import Trace
+from pagesim.workloads.cache_ext import CACHE_EXT_WORKLOADS, build_compaction
 
 
 def test_admit_compaction_by_hand():
@@ -57,6 +59,15 @@ def test_admit_compaction_keeps_compaction_reads_out():
     ids[1::2] = 10_000 + np.arange(3000)
     tags = np.tile([0, 1], 3000)
     trace = Trace.from_ids(ids, tag=tags)
-    c = simulate(trace, AdmitCompaction(), 30).counters
+    c = simulate(trace, AdmitCompaction(compaction_tags="1"), 30).counters
     assert c["bypassed"] == 3000
     assert c["misses"] == 3000 + 30
+
+
+def test_the_default_compaction_tags_are_the_compaction_workloads_compaction_thread():
+    """``pagesim run compaction --policy admit-compaction`` filters the compaction thread."""
+    defaults = {**CACHE_EXT_WORKLOADS["compaction"].defaults, "scale": 1 / 8192, "ops": 200}
+    workload = build_compaction(**defaults)
+    default_tags = parse_tags(AdmitCompaction.params["compaction_tags"], MAX_BYPASS_TAGS, "admit-compaction")
+    assert default_tags == workload.groups["compaction"]
+    assert not set(default_tags) & set(workload.groups["foreground"])

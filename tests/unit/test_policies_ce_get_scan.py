@@ -11,8 +11,9 @@ import pytest
 from pagesim.engine import simulate
 from pagesim.engine.simulate import Run
 from pagesim.policies.ce_lfu import CeLFU
-from pagesim.policies.get_scan import GetScan, parse_tags
+from pagesim.policies.get_scan import MAX_SCAN_TAGS, GetScan, parse_tags
 from pagesim.trace import Trace
+from pagesim.workloads.cache_ext import CACHE_EXT_WORKLOADS, build_get_scan
 
 
 def run_tagged(policy, ids, tags, capacity):  # type: ignore[no-untyped-def]
@@ -43,7 +44,7 @@ def test_get_scan_by_hand():
     # 9 misses
     ids = [1, 2, 1, 10, 11, 3, 12, 2, 12, 13, 3]
     tags = [0, 0, 0, 1, 1, 0, 1, 0, 0, 1, 0]
-    c, resident = run_tagged(GetScan(scan_quota=2, sample_size=2), ids, tags, 4)
+    c, resident = run_tagged(GetScan(scan_tags="1", scan_quota=2, sample_size=2), ids, tags, 4)
     assert c["misses"] == 9 and c["rejected"] == 0 and c["fallback_evictions"] == 0
     assert resident[5:] == [
         {1, 2, 3, 11},
@@ -58,9 +59,9 @@ def test_get_scan_by_hand():
 def test_get_scan_without_scan_pages_cache_ext_rule_leaves_it_to_the_fallback():
     # no page carries tag 1: cache_ext proposes nothing; 1 2 3 with capacity 2: one eviction,
     # by the fallback. With own_fallback (default) GENERAL is sampled instead.
-    c, _ = run_tagged(GetScan(own_fallback=False), [1, 2, 3], [0, 0, 0], 2)
+    c, _ = run_tagged(GetScan(scan_tags="1", own_fallback=False), [1, 2, 3], [0, 0, 0], 2)
     assert (c["evictions"], c["fallback_evictions"], c["proposed"]) == (1, 1, 0)
-    c, _ = run_tagged(GetScan(), [1, 2, 3], [0, 0, 0], 2)
+    c, _ = run_tagged(GetScan(scan_tags="1"), [1, 2, 3], [0, 0, 0], 2)
     assert (c["evictions"], c["fallback_evictions"], c["policy_evictions"]) == (1, 0, 1)
 
 
@@ -68,7 +69,8 @@ def test_get_scan_without_scan_tags_is_ce_lfu_with_sample_5():
     ids = np.random.default_rng(4).zipf(1.2, 3000) % 80
     trace = Trace.from_ids(ids)
     for cap in (1, 7, 30):
-        assert simulate(trace, GetScan(), cap).misses == simulate(trace, CeLFU(sample_size=5), cap).misses
+        ours = simulate(trace, GetScan(scan_tags=""), cap)
+        assert ours.misses == simulate(trace, CeLFU(sample_size=5), cap).misses
 
 
 def test_get_scan_scans_do_not_flush_gets():
@@ -82,7 +84,7 @@ def test_get_scan_scans_do_not_flush_gets():
     ids[0::2], ids[1::2] = hot, scan
     tags = np.tile([0, 1], 2000)
     trace = Trace.from_ids(ids, tag=tags)
-    gs = simulate(trace, GetScan(scan_quota=10), 40)
+    gs = simulate(trace, GetScan(scan_tags="1", scan_quota=10), 40)
     lfu = simulate(trace, CeLFU(), 40)
     assert gs.misses < lfu.misses
     assert gs.misses == 20 + 2000  # compulsory hot misses and every scan access
@@ -97,3 +99,12 @@ def test_scan_tags_parsing():
         parse_tags("a,b", 100, "x")
     with pytest.raises(ValueError, match="at most"):
         parse_tags(list(range(101)), 100, "x")
+
+
+def test_the_default_scan_tags_are_the_get_scan_workloads_scan_thread():
+    """``pagesim run get-scan --policy get-scan`` protects the GETs without ``--set``."""
+    defaults = {**CACHE_EXT_WORKLOADS["get-scan"].defaults, "scale": 1 / 8192, "gets": 200}
+    workload = build_get_scan(**defaults)
+    default_tags = parse_tags(GetScan.params["scan_tags"], MAX_SCAN_TAGS, "get-scan")
+    assert default_tags == workload.groups["scan"]
+    assert not set(default_tags) & set(workload.groups["get"])

@@ -38,7 +38,8 @@ from pagesim.policies.base import Policy
 from pagesim.policies.registry import UnknownPolicyError, policy_class
 from pagesim.report.compare import comparison_record, comparison_tables
 from pagesim.trace import FORMATS, Trace, read_trace
-from pagesim.workloads import from_spec
+from pagesim.workloads import WORKLOADS, from_spec
+from pagesim.workloads.kernel import KERNEL_WORKLOADS
 
 #: Exit status for input the user can fix (usage, files, traces, names, sizes).
 EXIT_BAD_INPUT = 2
@@ -216,17 +217,35 @@ def reader_options(items: Sequence[str] | None) -> dict[str, Any]:
     return out
 
 
+def refuse_kernel_only_workload(name: str, remedy: str) -> None:
+    """Say that workload ``name`` exists in kernel mode only, and ``remedy``, if it does.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is a kernel-mode workload that cache mode cannot generate.
+    """
+    if name in KERNEL_WORKLOADS and name not in WORKLOADS:
+        raise ValueError(
+            f"workload {name!r} runs in kernel mode only ({remedy}); "
+            f"cache-mode workloads: {', '.join(WORKLOADS)}"
+        )
+
+
 def load_trace(spec: str, fmt: str | None = None, options: dict[str, Any] | None = None) -> Trace:
     """Read a trace file (with reader ``options``), or generate ``workload:NAME[?key=value&...]``.
 
     Raises
     ------
     FileNotFoundError, ValueError, TraceFormatError
-        As :func:`pagesim.trace.read_trace` and :func:`pagesim.workloads.from_spec`.
+        As :func:`pagesim.trace.read_trace` and :func:`pagesim.workloads.from_spec`; a
+        ValueError also for a kernel-mode workload (:func:`refuse_kernel_only_workload`).
     """
     if spec.startswith(WORKLOAD_PREFIX):
         if fmt is not None:
             raise ValueError("--format applies to trace files, not to workload: traces")
+        name = spec[len(WORKLOAD_PREFIX) :].partition("?")[0]
+        refuse_kernel_only_workload(name, f"pagesim run {name}")
         return from_spec(spec[len(WORKLOAD_PREFIX) :])
     if os.path.isdir(spec):
         raise ValueError(f"{spec} is a directory, not a trace file")

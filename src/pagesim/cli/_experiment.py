@@ -10,7 +10,7 @@ from typing import Any
 import typer
 from rich.console import Console
 
-from pagesim.analysis.experiments import EXPERIMENTS, SMALL_SCALE, YCSB_WORKLOADS
+from pagesim.analysis.experiments import BASELINE, EXPERIMENTS, SMALL_SCALE, YCSB_WORKLOADS
 from pagesim.cli._common import handled_errors, stderr_line
 from pagesim.engine.memory import DEVICES
 from pagesim.policies.registry import policy_class
@@ -27,6 +27,27 @@ def _scale(text: str) -> float:
     if not 0 < value <= 1:
         raise ValueError(f"scale must be within (0, 1], got {text!r}")
     return value
+
+
+def _require_baseline(name: str, policies: list[str]) -> None:
+    """Refuse a ``--policy`` list without the default, which every ratio of the table divides by.
+
+    Raises
+    ------
+    ValueError
+        Naming what is expected (for isolation, also how it reads names and ``A/B`` pairs).
+    """
+    if BASELINE in policies or f"{BASELINE}/{BASELINE}" in policies:
+        return
+    text = (
+        f"experiment {name}: the table's ratios are to the default, {BASELINE}: include it in "
+        f"--policy (e.g. -p {BASELINE},{','.join(policies)})"
+    )
+    if name == "isolation":
+        text += (
+            "; isolation runs a name as one policy in both cgroups and A/B as A for YCSB, B for the search"
+        )
+    raise ValueError(text)
 
 
 #: ``--layout`` keys of the ycsb experiment -> how their values are read
@@ -79,8 +100,9 @@ def experiment_command(
         "--policy",
         "-p",
         metavar="POLICY",
-        help="Policies to compare (comma-separated or repeated; isolation takes A/B pairs); "
-        "default: the experiment's suite with linux-lru and mglru.",
+        help="Policies to compare, linux-lru among them (comma-separated or repeated; isolation "
+        "takes names, one policy in both cgroups, and A/B pairs); default: the experiment's suite "
+        "with linux-lru and mglru.",
     ),
     workload: list[str] | None = typer.Option(
         None,
@@ -139,6 +161,7 @@ def experiment_command(
             for name_or_pair in kwargs["policies"]:  # unknown names fail before any run
                 for one in name_or_pair.split("/"):
                     policy_class(one)
+            _require_baseline(name, kwargs["policies"])
         if workload:
             if name != "ycsb":
                 raise ValueError("--workload applies to the ycsb experiment only")

@@ -1,8 +1,9 @@
 """``pagesim run``: the main job on a built-in default workload.
 
 Modes: ``cache`` (demand paging, the default policies at 1%, 5% and 10% of the workload's
-pages) and ``kernel`` (a simulated Linux node: ``stress-vm``, ``stream-ws``, ``mix``), chosen by
-the workload or by ``--mode``.
+pages) and ``kernel`` (a simulated Linux node: ``stress-vm``, ``stream-ws``, ``mix`` and the
+cache_ext workloads), chosen by the workload or by ``--mode``; a kernel-mode workload is refused
+in cache mode with a message that says so.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import Callable
 
 import typer
 
-from pagesim.cli._common import handled_errors, load_trace, run_comparison
+from pagesim.cli._common import handled_errors, load_trace, refuse_kernel_only_workload, run_comparison
 from pagesim.cli._compare import POLICY_HELP, SET_HELP, WARMUP_HELP
 from pagesim.cli._kernel import kernel_run
 from pagesim.engine.memory import DEVICES
@@ -140,6 +141,7 @@ def run_command(
             )  # fmt: skip
             return
         name = workload.removeprefix("workload:").partition("?")[0]
+        refuse_kernel_only_workload(name, "drop --mode cache or use --mode kernel")
         if name not in WORKLOADS and name not in KERNEL_WORKLOADS:
             raise ValueError(
                 f"unknown workload {name!r}; known: {', '.join(WORKLOADS)} (cache mode), "

@@ -12,7 +12,8 @@ Rules       admit: a miss by a compaction tag (``a[A_TAG]``) that is not a write
             other miss is inserted. A compaction thread's hit on a resident page is an ordinary
             hit (``admit_folio`` is only asked on a miss).
             added: insert at the head. accessed: move to the head. evict: propose the tail.
-Parameters  compaction_tags = "1" (comma-separated tags): the compaction threads.
+Parameters  compaction_tags = "4" (comma-separated tags): the compaction threads (the
+            ``compaction`` workload's compaction thread is tag 4, its foreground threads 0-3).
 Complexity  O(number of compaction tags) per miss; O(1) per hit and eviction. Per page: one list
             node.
 Deviations  1. cache_ext sets only ``admit_folio``: the kernel's default active/inactive LRU
@@ -87,7 +88,7 @@ class AdmitCompaction(Policy):
 
     name = "admit-compaction"
     description = "cache_ext admission filter: compaction threads' read misses bypass the cache (LRU)"
-    params = {"compaction_tags": "1"}
+    params = {"compaction_tags": "4"}
     int_globals = 2 + MAX_BYPASS_TAGS
     init = staticmethod(_init)
     admit = staticmethod(_admit)

@@ -20,7 +20,8 @@ Rules       added: a page brought in by a scan tag (``a[A_TAG]``) goes to SCAN's
             GENERAL, each with ``list_sample`` and sample size 5 (score = accesses, lowest of
             each group of 5 proposed, the sampled window rotates to the tail; no eligibility
             check).
-Parameters  scan_tags = "1" (comma-separated tags): the scan threads.
+Parameters  scan_tags = "0" (comma-separated tags): the scan threads (the ``get-scan``
+            workload's SCAN thread is tag 0, its GET threads 1-3).
             scan_quota = 5000 (pages): scan pages kept before SCAN is evicted from (cache_ext's
             hard-coded 1000 x 5, about 20 MB).
             sample_size = 5 (pages per group): cache_ext's S.
@@ -178,7 +179,7 @@ class GetScan(Policy):
     name = "get-scan"
     description = "GET-SCAN (cache_ext): scan threads' pages get a 5000-page quota, then go first"
     params = {
-        "scan_tags": "1",
+        "scan_tags": "0",
         "scan_quota": 5000,
         "sample_size": 5,
         "own_fallback": True,

@@ -30,6 +30,11 @@ def _ratio(value: float) -> str:
     return f"{value:.2f}x" if math.isfinite(value) else "-"
 
 
+def _paper_ratio(value: float | str) -> str:
+    """A paper's ratio, or its word for a run that failed (``OOM``)."""
+    return value if isinstance(value, str) else _ratio(value)
+
+
 def experiment_table(exp: Experiment) -> Table:
     """One row per (workload, policy): each metric, its ratio to the default, the paper's ratio.
 
@@ -38,8 +43,9 @@ def experiment_table(exp: Experiment) -> Table:
     rich.table.Table
     """
     table = Table(title=f"{exp.name}: relative to the default ({'linux-lru'})", title_justify="left")
-    table.add_column("workload")
-    table.add_column("policy")
+    # the names are never cut short: on a narrow terminal the metrics' headers wrap instead
+    table.add_column("workload", no_wrap=True, min_width=max((len(r.workload) for r in exp.runs), default=8))
+    table.add_column("policy", no_wrap=True, min_width=max((len(r.policy) for r in exp.runs), default=6))
     for label, _, _ in exp.metrics:
         table.add_column(label, justify="right")
         table.add_column("x default", justify="right")
@@ -52,7 +58,7 @@ def experiment_table(exp: Experiment) -> Table:
             cells.append(_fmt(r.metric(attr, group)))
             cells.append(_ratio(exp.ratio(r, attr, group)))
             if any(label in pol for w in exp.paper.values() for pol in w.values()):
-                cells.append(_ratio(paper[label]) if label in paper else "")
+                cells.append(_paper_ratio(paper[label]) if label in paper else "")
         table.add_row(*cells)
     return table
 
