@@ -239,13 +239,18 @@ def load_trace(spec: str, fmt: str | None = None, options: dict[str, Any] | None
     ------
     FileNotFoundError, ValueError, TraceFormatError
         As :func:`pagesim.trace.read_trace` and :func:`pagesim.workloads.from_spec`; a
-        ValueError also for a kernel-mode workload (:func:`refuse_kernel_only_workload`).
+        ValueError also for one of ``pagesim run``'s kernel-mode workloads.
     """
     if spec.startswith(WORKLOAD_PREFIX):
         if fmt is not None:
             raise ValueError("--format applies to trace files, not to workload: traces")
         name = spec[len(WORKLOAD_PREFIX) :].partition("?")[0]
-        refuse_kernel_only_workload(name, f"pagesim run {name}")
+        if name in KERNEL_WORKLOADS and name not in WORKLOADS:
+            raise ValueError(
+                f"workload {name!r} is one of pagesim run's kernel-mode workloads (its own threads "
+                f"and memory size), which compare cannot take in either mode; use: pagesim run {name}"
+                f" (compare takes trace files and the workloads {', '.join(WORKLOADS)})"
+            )
         return from_spec(spec[len(WORKLOAD_PREFIX) :])
     if os.path.isdir(spec):
         raise ValueError(f"{spec} is a directory, not a trace file")
