@@ -14,10 +14,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pagesim.core import shadow
 from pagesim.core.lists import list_pages
 from pagesim.engine import simulate
 from pagesim.engine.simulate import Run
-from pagesim.policies import arc as arc_module
 from pagesim.policies.arc import ARC, G_T1, G_T2, shadow_pages
 from pagesim.trace import Trace
 
@@ -151,7 +151,7 @@ def test_arc_tiny_cache(cap):
 @pytest.mark.parametrize("plain", [False, True])
 def test_arc_shadow_entry_packs_any_page_id(plain):
     # one int64 holds the list (2 bits) and both links (31 bits each), the highest page id too
-    fns = [getattr(arc_module, n) for n in ("_entry_next", "_entry_prev", "_with_next", "_with_prev")]
+    fns = [shadow.entry_next, shadow.entry_prev, shadow.with_next, shadow.with_prev]
     entry_next, entry_prev, with_next, with_prev = [getattr(f, "py_func", f) if plain else f for f in fns]
     top = 2**31 - 2  # core.state.make_state: fewer than 2**31 - 1 pages
     for which in (1, 2):

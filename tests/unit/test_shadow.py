@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from pagesim.core import shadow as SH
+from pagesim.core.state import make_state
 from pagesim.engine.build import interpreted
 
 
@@ -33,3 +34,26 @@ def test_push_and_unlink(plain: bool) -> None:
     unlink(nxt, prv, hdr, 2)
     unlink(nxt, prv, hdr, 4)
     assert walk() == [] and hdr.tolist() == [-1, -1, 0]
+
+
+@pytest.mark.parametrize("plain", [False, True])
+def test_packed_pair_by_hand(plain: bool) -> None:
+    """B1 and B2 in one column (headers at gi[2:5] and gi[5:8]): push 3, 1, 6 to B1 and 5 to B2;
+    unlink 1 (B1: 6 3), then 6 and 3 (B1 empty). Entries: list bits | (next + 1) << 2 |
+    (prev + 1) << 33, so 3's entry under 6 is 1 | 0 << 2 | 7 << 33; an unlinked page's is 0."""
+    push = SH.plain(SH.packed_push) if plain else SH.packed_push
+    unlink = SH.plain(SH.packed_unlink) if plain else SH.packed_unlink
+    s = make_state(8, 1, n_int_fields=1, n_int_globals=8)
+    s.gi[2:8] = [-1, -1, 0, -1, -1, 0]
+    for p in (3, 1, 6):
+        push(s, 2, 1, p)
+    push(s, 2, 2, 5)
+    assert SH.packed_pages(s, 2, 1) == [6, 1, 3] and SH.packed_pages(s, 2, 2) == [5]
+    assert s.gi[2:8].tolist() == [6, 3, 3, 5, 5, 1]
+    unlink(s, 2, 1)
+    assert SH.packed_pages(s, 2, 1) == [6, 3] and s.pm[1, SH.PACKED_ENTRY] == 0
+    assert int(s.pm[3, SH.PACKED_ENTRY]) == 1 | (0 << 2) | (7 << 33)
+    unlink(s, 2, 6)
+    unlink(s, 2, 3)
+    assert SH.packed_pages(s, 2, 1) == [] and s.gi[2:5].tolist() == [-1, -1, 0]
+    assert SH.packed_pages(s, 2, 2) == [5] and s.pm[:, SH.PACKED_ENTRY].tolist() == [0] * 5 + [2] + [0] * 2

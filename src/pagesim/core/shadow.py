@@ -12,11 +12,17 @@ columns and a three-slot header among its globals:
 The policy keeps its own membership flag (which list a page is on, if any). Pass column and
 slice views, e.g. ``shadow_push(s.pm[:, NXT], s.pm[:, PRV], s.gi[G_B1:G_B1 + 3], page)``.
 O(1) per operation.
+
+Two shadow lists B1, B2 (ARC, CAR) have a shared layout of three columns (``pair_*``) and a
+packed one of a single column (``packed_*``: which list and both links in one int64, a quarter
+of the memory, so that the rows the engine prefetches stay in cache more often).
 """
 
 from __future__ import annotations
 
-from pagesim.core.jit import kernel
+from typing import Any
+
+from pagesim.core.jit import kernel, kernel_inline
 
 SH_HEAD = 0
 SH_TAIL = 1
@@ -89,4 +95,92 @@ def pair_pages(s, hdr: int, which: int) -> list[int]:  # type: ignore[no-untyped
     while page >= 0:
         out.append(page)
         page = int(s.pm[page, PAIR_NEXT])
+    return out
+
+
+# ---- B1, B2 packed in one column (ARC; LIRS packs one list's links the same way)
+#
+# A page's entry in ``s.pm[:, PACKED_ENTRY]`` is one int64, 0 while it is on neither list:
+# bits 0-1 the list (1 B1, 2 B2), bits 2-32 the next (older) entry + 1, bits 33-63 the previous
+# (newer) entry + 1 (0: none). Page ids are below 2**31 - 1 (core.state.make_state). Headers in
+# ``s.gi`` as for the pair layout.
+
+PACKED_ENTRY = 0
+WHERE_MASK = 3  #: the entry's list bits
+ID_MASK = (1 << 31) - 1
+NEXT_SHIFT = 2
+PREV_SHIFT = 33
+KEEP_PREV = -1 ^ (ID_MASK << NEXT_SHIFT)  #: clears the next field
+KEEP_NEXT = (1 << PREV_SHIFT) - 1  #: clears the previous field
+
+
+@kernel_inline
+def entry_next(x):  # type: ignore[no-untyped-def]
+    """The next (older) page of packed entry ``x`` (int64), -1 if none."""
+    return ((x >> NEXT_SHIFT) & ID_MASK) - 1
+
+
+@kernel_inline
+def entry_prev(x):  # type: ignore[no-untyped-def]
+    """The previous (newer) page of packed entry ``x`` (int64), -1 if none."""
+    return ((x >> PREV_SHIFT) & ID_MASK) - 1
+
+
+@kernel_inline
+def with_next(x, page):  # type: ignore[no-untyped-def]
+    """Packed entry ``x`` with its next page set to ``page`` (-1: none); other bits kept."""
+    return (x & KEEP_PREV) | ((page + 1) << NEXT_SHIFT)
+
+
+@kernel_inline
+def with_prev(x, page):  # type: ignore[no-untyped-def]
+    """Packed entry ``x`` with its previous page set to ``page`` (-1: none); other bits kept."""
+    return (x & KEEP_NEXT) | ((page + 1) << PREV_SHIFT)
+
+
+@kernel_inline
+def packed_push(s, hdr, which, page):  # type: ignore[no-untyped-def]
+    """Put ``page`` (entry 0: on neither list) at the newest end of B1 (``which`` = 1) or B2 (2)."""
+    h = hdr + 3 * (which - 1)
+    head = s.gi[h + SH_HEAD]
+    s.pm[page, PACKED_ENTRY] = which | ((head + 1) << NEXT_SHIFT)
+    if head >= 0:
+        s.pm[head, PACKED_ENTRY] = with_prev(s.pm[head, PACKED_ENTRY], page)
+    else:
+        s.gi[h + SH_TAIL] = page
+    s.gi[h + SH_HEAD] = page
+    s.gi[h + SH_LEN] += 1
+
+
+@kernel_inline
+def packed_unlink(s, hdr, page):  # type: ignore[no-untyped-def]
+    """Take ``page`` off whichever of B1, B2 it is on; its entry becomes 0."""
+    x = s.pm[page, PACKED_ENTRY]
+    h = hdr + 3 * ((x & WHERE_MASK) - 1)
+    nxt = entry_next(x)
+    prv = entry_prev(x)
+    if prv >= 0:
+        s.pm[prv, PACKED_ENTRY] = with_next(s.pm[prv, PACKED_ENTRY], nxt)
+    else:
+        s.gi[h + SH_HEAD] = nxt
+    if nxt >= 0:
+        s.pm[nxt, PACKED_ENTRY] = with_prev(s.pm[nxt, PACKED_ENTRY], prv)
+    else:
+        s.gi[h + SH_TAIL] = prv
+    s.pm[page, PACKED_ENTRY] = 0
+    s.gi[h + SH_LEN] -= 1
+
+
+def plain(func: Any) -> Any:
+    """The plain-Python body of a compiled helper (cheap to call per entry from Python)."""
+    return getattr(func, "py_func", func)
+
+
+def packed_pages(s, hdr: int, which: int) -> list[int]:  # type: ignore[no-untyped-def]
+    """Pages of packed B1 (``which`` = 1) or B2 (2), newest first (tests, reports; not compiled)."""
+    out = []
+    page = int(s.gi[hdr + 3 * (which - 1) + SH_HEAD])
+    while page >= 0:
+        out.append(page)
+        page = plain(entry_next)(int(s.pm[page, PACKED_ENTRY]))
     return out

@@ -7,9 +7,9 @@ Structures  T1 (pages seen once since they entered) and T2 (seen at least twice)
             lists, most recent at the head. The shadow entries B1 and B2 (pages recently evicted
             from T1 / T2; the paper's "ghost" lists) are doubly linked lists in the policy's own
             column of ``s.pm``: a non-resident page cannot be on a framework list. A page's entry
-            is one int64 (``SH_ENTRY``: the list in 2 bits, the next and previous entries in 31
-            bits each) rather than core.shadow's pair layout (next, prev, where: 3 columns padded
-            to a 32-byte row): an 8-byte row makes ``pm`` a quarter the size, and the row the
+            is one int64 (``SH_ENTRY``, core.shadow's packed layout: the list in 2 bits, the next
+            and previous entries in 31 bits each) rather than its pair layout (next, prev, where:
+            3 columns padded to a 32-byte row): an 8-byte row makes ``pm`` a quarter the size, and the row the
             engine prefetches for every access and those of B1/B2's ends stay in cache more often
             (bench trace: 35 -> 28 ns per access). ``gf[F_P]`` is the target size of T1 (p).
 Rules       Hit (case I): the page moves to the head of T2 (from T1 or within T2).
@@ -32,8 +32,7 @@ Rules       Hit (case I): the page moves to the head of T2 (from T1 or within T2
 Parameters  none (as the paper and libCacheSim).
 Complexity  O(1) per access and per eviction. One int64 column per page (resident or shadow);
             at most c shadow entries (|T1|+|T2|+|B1|+|B2| <= 2c). Dropping B1's or B2's oldest
-            entry prefetches the row of the entry that will be dropped after the next one, and
-            an eviction prefetches the victim's list neighbour's flags and row (the next victim).
+            entry prefetches the row of the entry that will be dropped after the next one.
 Deviations  1. A shadow-entry hit when the cache is not full evicts nothing (the engine calls
             ``evict`` only when full); libCacheSim does the same (``evict`` only runs while the
             cache is full), the paper's case II/III would REPLACE. Unreachable in cache mode with
@@ -56,23 +55,24 @@ from pagesim.core.lists import (
     list_len,
     list_move,
     list_pages,
-    list_prev,
     list_tail,
 )
 from pagesim.core.prefetch import prefetch
+from pagesim.core.shadow import (
+    PACKED_ENTRY,
+    WHERE_MASK,
+    entry_next,
+    entry_prev,
+    packed_pages,
+    packed_push,
+    packed_unlink,
+    plain,
+)
 from pagesim.core.state import A_CGROUP, A_PAGE, A_REASON, GI_USER, REASON_POLICY
 from pagesim.policies.base import HOOK_NAMES, Policy
 
-# pm column: a page's shadow entry packed in one int64 (0 while the page has none):
-# bits 0-1 which list (1 B1, 2 B2), bits 2-32 the next (older) entry + 1, bits 33-63 the previous
-# (newer) entry + 1 (0: none). Page ids are below 2**31 - 1 (core.state.make_state).
-SH_ENTRY = 0
-WHERE_MASK = 3
-ID_MASK = (1 << 31) - 1
-NEXT_SHIFT = 2
-PREV_SHIFT = 33
-KEEP_PREV = -1 ^ (ID_MASK << NEXT_SHIFT)  #: clears the next field
-KEEP_NEXT = (1 << PREV_SHIFT) - 1  #: clears the previous field
+# pm column: a page's shadow entry, core.shadow's packed layout (0 while the page has none)
+SH_ENTRY = PACKED_ENTRY
 
 # gi slots
 G_T1 = GI_USER  #: framework list id of T1
@@ -113,59 +113,6 @@ def _init(s, a):  # type: ignore[no-untyped-def]
     return 0 if s.gi[G_T1] >= 0 and s.gi[G_T2] >= 0 else -1
 
 
-@kernel_inline
-def _entry_next(x):  # type: ignore[no-untyped-def]
-    return ((x >> NEXT_SHIFT) & ID_MASK) - 1
-
-
-@kernel_inline
-def _entry_prev(x):  # type: ignore[no-untyped-def]
-    return ((x >> PREV_SHIFT) & ID_MASK) - 1
-
-
-@kernel_inline
-def _with_next(x, page):  # type: ignore[no-untyped-def]
-    return (x & KEEP_PREV) | ((page + 1) << NEXT_SHIFT)
-
-
-@kernel_inline
-def _with_prev(x, page):  # type: ignore[no-untyped-def]
-    return (x & KEEP_NEXT) | ((page + 1) << PREV_SHIFT)
-
-
-@kernel_inline
-def _shadow_push(s, which, page):  # type: ignore[no-untyped-def]
-    """Put ``page`` (no shadow entry) at the newest end of B1 (``which`` = 1) or B2 (2)."""
-    h = G_B1_HEAD + 3 * (which - 1)
-    head = s.gi[h]
-    s.pm[page, SH_ENTRY] = which | ((head + 1) << NEXT_SHIFT)
-    if head >= 0:
-        s.pm[head, SH_ENTRY] = _with_prev(s.pm[head, SH_ENTRY], page)
-    else:
-        s.gi[h + 1] = page
-    s.gi[h] = page
-    s.gi[h + 2] += 1
-
-
-@kernel_inline
-def _shadow_unlink(s, page):  # type: ignore[no-untyped-def]
-    """Drop ``page``'s shadow entry from B1 or B2."""
-    x = s.pm[page, SH_ENTRY]
-    h = G_B1_HEAD + 3 * ((x & WHERE_MASK) - 1)
-    nxt = _entry_next(x)
-    prv = _entry_prev(x)
-    if prv >= 0:
-        s.pm[prv, SH_ENTRY] = _with_next(s.pm[prv, SH_ENTRY], nxt)
-    else:
-        s.gi[h] = nxt
-    if nxt >= 0:
-        s.pm[nxt, SH_ENTRY] = _with_prev(s.pm[nxt, SH_ENTRY], prv)
-    else:
-        s.gi[h + 1] = prv
-    s.pm[page, SH_ENTRY] = 0
-    s.gi[h + 2] -= 1
-
-
 @kernel
 def _admit(s, a):  # type: ignore[no-untyped-def]
     """Cases II and III: a miss on a shadow entry adapts p (``added`` drops the entry)."""
@@ -184,8 +131,8 @@ def _admit(s, a):  # type: ignore[no-untyped-def]
     if where != 0:
         # the entry's neighbours load while the eviction runs; nothing before ``added`` reads
         # B1's or B2's links or lengths but ``removed``'s push, which keeps them consistent
-        prefetch(s.pm, _entry_prev(x))
-        prefetch(s.pm, _entry_next(x))
+        prefetch(s.pm, entry_prev(x))
+        prefetch(s.pm, entry_next(x))
     s.gi[G_SHADOW_HIT] = where
     return 1
 
@@ -207,21 +154,10 @@ def _replace(s):  # type: ignore[no-untyped-def]
 @kernel_inline
 def _drop_oldest(s, tail_slot):  # type: ignore[no-untyped-def]
     """Drop B1's or B2's oldest entry; start loading the one after next (a later drop's work)."""
-    _shadow_unlink(s, s.gi[tail_slot])
+    packed_unlink(s, G_B1_HEAD, s.gi[tail_slot])
     tail = s.gi[tail_slot]
     if tail >= 0:
-        prefetch(s.pm, _entry_prev(s.pm[tail, SH_ENTRY]))
-
-
-@kernel_inline
-def _prefetch_next_victims(s, victim):  # type: ignore[no-untyped-def]
-    """Start loading the flags and shadow row of the victim's list neighbour, the next victim
-    from this list (not its neighbour's node: reading the neighbour's own node for that, before
-    the engine unlinks the victim, measured slower)."""
-    nxt = list_prev(s, victim)
-    if nxt >= 0:
-        prefetch(s.resident, nxt)
-        prefetch(s.pm, nxt)
+        prefetch(s.pm, entry_prev(s.pm[tail, SH_ENTRY]))
 
 
 @kernel
@@ -246,7 +182,6 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
             victim = _replace(s)
     if victim < 0:
         return 0
-    _prefetch_next_victims(s, victim)
     s.gi[G_VICTIM] = victim
     s.cand[0] = victim
     return 1
@@ -256,7 +191,7 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
 def _removed(s, r):  # type: ignore[no-untyped-def]
     page = r[A_PAGE]
     if r[A_REASON] == REASON_POLICY and page == s.gi[G_VICTIM] and s.gi[G_VICTIM_TO] != 0:
-        _shadow_push(s, s.gi[G_VICTIM_TO], page)
+        packed_push(s, G_B1_HEAD, s.gi[G_VICTIM_TO], page)
     s.gi[G_VICTIM] = -1
     s.gi[G_VICTIM_TO] = 0
     return 0
@@ -265,7 +200,7 @@ def _removed(s, r):  # type: ignore[no-untyped-def]
 @kernel
 def _added(s, a):  # type: ignore[no-untyped-def]
     if s.gi[G_SHADOW_HIT] != 0:
-        _shadow_unlink(s, a[A_PAGE])
+        packed_unlink(s, G_B1_HEAD, a[A_PAGE])
         list_add(s, s.gi[G_T2], a[A_PAGE])
     else:
         list_add(s, s.gi[G_T1], a[A_PAGE])
@@ -279,19 +214,9 @@ def _accessed(s, a):  # type: ignore[no-untyped-def]
     return 0
 
 
-def _py(func: Any) -> Any:
-    """The plain-Python body of a compiled helper (cheap to call per entry from Python)."""
-    return getattr(func, "py_func", func)
-
-
 def shadow_pages(s: Any, which: int) -> list[int]:
     """Pages of shadow list B1 (``which=1``) or B2 (2), most recent first (tests, reports)."""
-    out = []
-    page = int(s.gi[G_B1_HEAD + 3 * (which - 1)])
-    while page >= 0:
-        out.append(page)
-        page = _py(_entry_next)(int(s.pm[page, SH_ENTRY]))
-    return out
+    return packed_pages(s, G_B1_HEAD, which)
 
 
 class ARC(Policy):
@@ -335,7 +260,7 @@ class ARC(Policy):
             prev = -1
             for q in pages:
                 x = int(s.pm[q, SH_ENTRY])
-                assert x & WHERE_MASK == which and _py(_entry_prev)(x) == prev, f"B{which}: links"
+                assert x & WHERE_MASK == which and plain(entry_prev)(x) == prev, f"B{which}: links"
                 assert not s.resident[q], f"B{which}: page {q} is resident"
                 prev = q
             assert int(s.gi[tail]) == prev and (pages[0] if pages else -1) == int(s.gi[head]), f"B{which}"

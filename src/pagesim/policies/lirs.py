@@ -30,8 +30,8 @@ Rules       (libCacheSim's, L = c - H LIR pages, H = max(1, int(hir_share * c)) 
 Parameters  hir_share = 0.01 (fraction of c): H = max(1, int(hir_share * c)) resident HIR pages;
             libCacheSim's hard-coded ``hirs_ratio`` (the paper suggests 1 %).
 Complexity  O(1) amortised per access (each S entry is pruned or limited once); 8 int64 columns
-            per page, one 64-byte line (PEND's two links share a column: ids below 2**31,
-            core.state's bound), for resident pages and for the non-resident HIR entries of S (at most 2c
+            per page, one 64-byte line (PEND's two links share a column, core.shadow's
+            packed entry), for resident pages and for the non-resident HIR entries of S (at most 2c
             entries in S while NH is not empty).
 Deviations  1. libCacheSim evicts on a hit: a hit on a resident HIR page that is in Q but not in
             S demotes the bottom LIR page to Q, and with Q full Q's front page leaves memory
@@ -57,23 +57,23 @@ from typing import Any
 
 from pagesim.core.jit import kernel, kernel_inline
 from pagesim.core.prefetch import prefetch
+from pagesim.core.shadow import entry_next, entry_prev, plain, with_next, with_prev
 from pagesim.core.state import A_PAGE, GI_USER
 from pagesim.policies.base import Policy
 
 # lists (index l): S, Q and NH link through pm columns 1 + 2l (next, towards the tail) and
-# 2 + 2l (prev); PEND, short and rarely walked, packs both links in one column (id + 1 in each
-# 32-bit half, 0 = none) so that a row is 8 int64: one aligned cache line, which the engine
-# prefetches whole. FLAGS comes first, as every access reads it first. gi slots 3l + G_LISTS.
+# 2 + 2l (prev); PEND, short and rarely walked, packs both links in one column (core.shadow's
+# packed entry, its list bits unused; 0 = no links) so that a row is 8 int64: one aligned cache
+# line, which the engine prefetches whole. FLAGS comes first, as every access reads it first.
+# gi slots 3l + G_LISTS.
 LS = 0  #: stack S (tail = bottom)
 LQ = 1  #: list Q (tail = front, the next HIR victim)
 LNH = 2  #: non-resident HIR entries of S (tail = oldest)
 LPD = 3  #: pages in memory the rules no longer hold (tail = oldest, the next victim)
 FLAGS = 0  #: pm column: membership bits (1 << l) and the S entry's marks
-PD_LINKS = 7  #: pm column: PEND's links, (next + 1) | (prev + 1) << 32
+PD_LINKS = 7  #: pm column: PEND's links, a core.shadow packed entry
 S_LIR = 16  #: the S entry is LIR
 S_RES = 32  #: the S entry is marked resident
-LOW32 = 0xFFFFFFFF
-HIGH32 = -(1 << 32)  #: the upper half's mask as an int64
 
 G_LISTS = GI_USER  #: 12 slots: head, tail, length of each list
 G_LIRS = GI_USER + 12  #: libCacheSim's lirs_count
@@ -99,21 +99,21 @@ def _prev(lst):  # type: ignore[no-untyped-def]
 @kernel_inline
 def _get_next(s, lst, page):  # type: ignore[no-untyped-def]
     if lst == LPD:
-        return (s.pm[page, PD_LINKS] & LOW32) - 1
+        return entry_next(s.pm[page, PD_LINKS])
     return s.pm[page, _next(lst)]
 
 
 @kernel_inline
 def _get_prev(s, lst, page):  # type: ignore[no-untyped-def]
     if lst == LPD:
-        return (s.pm[page, PD_LINKS] >> 32) - 1
+        return entry_prev(s.pm[page, PD_LINKS])
     return s.pm[page, _prev(lst)]
 
 
 @kernel_inline
 def _set_next(s, lst, page, value):  # type: ignore[no-untyped-def]
     if lst == LPD:
-        s.pm[page, PD_LINKS] = (s.pm[page, PD_LINKS] & HIGH32) | (value + 1)
+        s.pm[page, PD_LINKS] = with_next(s.pm[page, PD_LINKS], value)
     else:
         s.pm[page, _next(lst)] = value
 
@@ -121,7 +121,7 @@ def _set_next(s, lst, page, value):  # type: ignore[no-untyped-def]
 @kernel_inline
 def _set_prev(s, lst, page, value):  # type: ignore[no-untyped-def]
     if lst == LPD:
-        s.pm[page, PD_LINKS] = (s.pm[page, PD_LINKS] & LOW32) | ((value + 1) << 32)
+        s.pm[page, PD_LINKS] = with_prev(s.pm[page, PD_LINKS], value)
     else:
         s.pm[page, _prev(lst)] = value
 
@@ -444,7 +444,7 @@ def list_entries(s: Any, lst: int) -> list[int]:
     page = int(s.gi[G_LISTS + 3 * lst])
     while page >= 0:
         out.append(page)
-        page = int(_get_next(s, lst, page))
+        page = int(plain(_get_next)(s, lst, page))
     return out
 
 
@@ -485,7 +485,7 @@ class LIRS(Policy):
             assert len(pages) == len(set(pages)) == int(s.gi[G_LISTS + 3 * lst + 2]), f"list {lst}"
             prev = -1
             for q in pages:
-                assert int(_get_prev(s, lst, q)) == prev, f"list {lst}: prev link of {q}"
+                assert int(plain(_get_prev)(s, lst, q)) == prev, f"list {lst}: prev link of {q}"
                 prev = q
             assert int(s.gi[G_LISTS + 3 * lst + 1]) == prev, f"list {lst}: tail"
             assert sorted(pages) == sorted(((flags & (1 << lst)) != 0).nonzero()[0].tolist()), lst
