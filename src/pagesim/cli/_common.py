@@ -217,15 +217,20 @@ def reader_options(items: Sequence[str] | None) -> dict[str, Any]:
     return out
 
 
+def is_kernel_only_workload(name: str) -> bool:
+    """True if ``name`` is a kernel-mode workload (``pagesim run``'s) that cache mode cannot generate."""
+    return name in KERNEL_WORKLOADS and name not in WORKLOADS
+
+
 def refuse_kernel_only_workload(name: str, remedy: str) -> None:
     """Say that workload ``name`` exists in kernel mode only, and ``remedy``, if it does.
 
     Raises
     ------
     ValueError
-        If ``name`` is a kernel-mode workload that cache mode cannot generate.
+        If :func:`is_kernel_only_workload`.
     """
-    if name in KERNEL_WORKLOADS and name not in WORKLOADS:
+    if is_kernel_only_workload(name):
         raise ValueError(
             f"workload {name!r} runs in kernel mode only ({remedy}); "
             f"cache-mode workloads: {', '.join(WORKLOADS)}"
@@ -245,7 +250,7 @@ def load_trace(spec: str, fmt: str | None = None, options: dict[str, Any] | None
         if fmt is not None:
             raise ValueError("--format applies to trace files, not to workload: traces")
         name = spec[len(WORKLOAD_PREFIX) :].partition("?")[0]
-        if name in KERNEL_WORKLOADS and name not in WORKLOADS:
+        if is_kernel_only_workload(name):
             raise ValueError(
                 f"workload {name!r} is one of pagesim run's kernel-mode workloads (its own threads "
                 f"and memory size), which compare cannot take in either mode; use: pagesim run {name}"
