@@ -41,8 +41,8 @@ def test_packed_pair_by_hand(plain: bool) -> None:
     """B1 and B2 in one column (headers at gi[2:5] and gi[5:8]): push 3, 1, 6 to B1 and 5 to B2;
     unlink 1 (B1: 6 3), then 6 and 3 (B1 empty). Entries: list bits | (next + 1) << 2 |
     (prev + 1) << 33, so 3's entry under 6 is 1 | 0 << 2 | 7 << 33; an unlinked page's is 0."""
-    push = SH.plain(SH.packed_push) if plain else SH.packed_push
-    unlink = SH.plain(SH.packed_unlink) if plain else SH.packed_unlink
+    push = interpreted(SH.packed_push) if plain else SH.packed_push
+    unlink = interpreted(SH.packed_unlink) if plain else SH.packed_unlink
     s = make_state(8, 1, n_int_fields=1, n_int_globals=8)
     s.gi[2:8] = [-1, -1, 0, -1, -1, 0]
     for p in (3, 1, 6):
