@@ -193,6 +193,32 @@ def test_twitter_on_the_sample(tmp_path: Path) -> None:
     assert out.stat().st_size > 1000
 
 
+def test_twitter_rows_name_their_cluster() -> None:
+    assert E._twitter_sources("t.csv", [24]) == [("twitter-24", {"path": "t.csv"})]
+    assert E._twitter_sources("t.csv", None) == [("twitter", {"path": "t.csv"})]
+    rows = [row for row, _ in E._twitter_sources(None, None)]
+    assert rows == [f"twitter-{c}" for c in (17, 18, 24, 34, 52)]
+    assert E._twitter_sources(None, [34]) == [("twitter-34", {"cluster": 34})]
+    with pytest.raises(ValueError, match="a trace is one cluster; got 2"):
+        E._twitter_sources("t.csv", [17, 18])
+    with pytest.raises(ValueError, match="no stand-in for Twitter cluster 7; known: 17, 18, 24, 34, 52"):
+        E._twitter_sources(None, [24, 7])
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["ycsb", "--cluster", "24"], "--cluster applies to the twitter experiment only"),
+        (["twitter", "--cluster", "x"], "cannot read cluster 'x'"),
+        (["twitter", "--cluster", "9"], "no stand-in for Twitter cluster 9"),
+    ],
+)
+def test_cli_experiment_cluster_errors(args: list[str], message: str) -> None:
+    result = CliRunner().invoke(app, ["experiment", *args])
+    assert result.exit_code != 0
+    assert message in result.output
+
+
 def test_cli_experiment_json_and_figure(tmp_path: Path, file_search: E.Experiment) -> None:
     fig = tmp_path / "fs.png"
     result = CliRunner().invoke(

@@ -31,6 +31,7 @@ from pagesim.policies.base import Policy
 from pagesim.policies.registry import make_policy
 from pagesim.trace import OP_FREE, Trace
 from pagesim.workloads.cache_ext import (
+    TWITTER_CLUSTERS,
     OpTrace,
     build_compaction,
     build_file_search,
@@ -502,9 +503,27 @@ PAPER_TWITTER: dict[str, dict[str, dict[str, float | str]]] = {
 }
 
 
+def _twitter_sources(path: str | None, clusters: Sequence[int] | None) -> list[tuple[str, dict[str, Any]]]:
+    """(row name, build_twitter keywords) per replay: the named clusters' stand-ins, or the CSV.
+
+    A CSV named as one cluster is the row ``twitter-<cluster>``, beside the paper's column.
+    """
+    if path is None:
+        unknown = [c for c in clusters or () if c not in TWITTER_CLUSTERS]
+        if unknown:
+            known = ", ".join(map(str, TWITTER_CLUSTERS))
+            raise ValueError(f"no stand-in for Twitter cluster {unknown[0]}; known: {known} (or a --trace)")
+        return [(f"twitter-{c}", {"cluster": c}) for c in (clusters or tuple(TWITTER_CLUSTERS))]
+    if not clusters:
+        return [("twitter", {"path": path})]
+    if len(clusters) != 1:
+        raise ValueError(f"a trace is one cluster; got {len(clusters)} clusters for {path}")
+    return [(f"twitter-{clusters[0]}", {"path": path})]
+
+
 def twitter_experiment(
     path: str | None = None,
-    clusters: Sequence[int] = (17, 18, 24, 34, 52),
+    clusters: Sequence[int] | None = None,
     policies: Sequence[str] = EXPERIMENT_POLICIES["twitter"],
     scale: float = SMALL_SCALE * 16,
     ops: int | None = None,
@@ -514,20 +533,22 @@ def twitter_experiment(
 ) -> Experiment:
     """Twitter cache traces replayed on LevelDB (paper Fig. 8).
 
-    With ``path``, that CSV; otherwise the synthetic stand-in of each cluster (its key and value
+    With ``path``, that CSV, its row named ``twitter-<c>`` when ``clusters`` is ``[c]`` (the
+    paper's ratios for cluster ``c`` beside it) and ``twitter`` otherwise; without ``path``, the
+    synthetic stand-in of each of ``clusters`` (default 17, 18, 24, 34, 52: its key and value
     sizes and its unique keys times ``scale``), which is not the real trace.
+
+    Raises ValueError for an unknown stand-in cluster, or more than one cluster with ``path``.
     """
     runs: list[Measured] = []
-    sources: list[tuple[str, dict[str, Any]]] = (
-        [("twitter", {"path": path})] if path else [(f"twitter-{c}", {"cluster": c}) for c in clusters]
-    )
-    for row, kw in sources:
+    for row, kw in _twitter_sources(path, clusters):
         o = build_twitter(scale=scale, ops=ops, seed=seed, **kw)
         runs += _each(o, row, policies, progress, latency_window=latency_window)
     return Experiment(
         "twitter", runs,
         list(_KV_METRICS), dict(PAPER_TWITTER),
-        {"scale": scale, "ops": ops, "seed": seed, "path": path, "policies": list(policies)},
+        {"scale": scale, "ops": ops, "seed": seed, "path": path,
+         "clusters": list(clusters or ()), "policies": list(policies)},
     )  # fmt: skip
 
 

@@ -29,6 +29,13 @@ def _scale(text: str) -> float:
     return value
 
 
+def _cluster(text: str) -> int:
+    """``"24"`` -> 24: a Twitter cluster number (a positive integer)."""
+    if not text.strip().isdigit() or int(text) <= 0:
+        raise ValueError(f"cannot read cluster {text!r}: give a Twitter cluster number like 24")
+    return int(text)
+
+
 def _require_baseline(name: str, policies: list[str]) -> None:
     """Refuse a ``--policy`` list without the default, which every ratio of the table divides by.
 
@@ -131,6 +138,13 @@ def experiment_command(
         metavar="CSV",
         help="twitter: a twitter/cache-trace CSV (default: synthetic clusters).",
     ),
+    cluster: list[str] | None = typer.Option(
+        None,
+        "--cluster",
+        metavar="N",
+        help="twitter: which clusters' stand-ins (17, 18, 24, 34, 52; default all), or with --trace "
+        "the one cluster the CSV is, so that the paper's ratios stand beside it.",
+    ),
     device: str | None = typer.Option(
         None,
         "--device",
@@ -178,6 +192,10 @@ def experiment_command(
             if name != "twitter":
                 raise ValueError("--trace applies to the twitter experiment only")
             kwargs["path"] = trace
+        if cluster:
+            if name != "twitter":
+                raise ValueError("--cluster applies to the twitter experiment only")
+            kwargs["clusters"] = [_cluster(c) for item in cluster for c in item.split(",") if c]
         if device is not None:
             if name not in ("get-scan", "admission"):
                 raise ValueError("--device applies to the get-scan and admission experiments only")
