@@ -55,6 +55,7 @@ from pagesim.core.lists import (
     list_len,
     list_move,
     list_pages,
+    list_prev,
     list_tail,
 )
 from pagesim.core.prefetch import prefetch
@@ -160,6 +161,16 @@ def _drop_oldest(s, tail_slot):  # type: ignore[no-untyped-def]
         prefetch(s.pm, entry_prev(s.pm[tail, SH_ENTRY]))
 
 
+@kernel_inline
+def _prefetch_after_next(s, victim):  # type: ignore[no-untyped-def]
+    """Start loading the list node that the eviction after the next one from ``victim``'s list
+    unlinks from: the next victim's neighbour. The next victim's own node is in cache (this
+    prefetch, one eviction before), so reading its link does not wait."""
+    nxt = list_prev(s, victim)
+    if nxt >= 0:
+        prefetch(s.lst, list_prev(s, nxt))
+
+
 @kernel
 def _evict(s, a):  # type: ignore[no-untyped-def]
     if s.gi[G_SHADOW_HIT] != 0:
@@ -182,6 +193,7 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
             victim = _replace(s)
     if victim < 0:
         return 0
+    _prefetch_after_next(s, victim)
     s.gi[G_VICTIM] = victim
     s.cand[0] = victim
     return 1
