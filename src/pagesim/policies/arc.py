@@ -50,10 +50,10 @@ from typing import Any
 
 from pagesim.core.jit import kernel, kernel_inline
 from pagesim.core.lists import (
-    list_add,
+    _link_head,
+    _unlink,
     list_create,
     list_len,
-    list_move,
     list_pages,
     list_prev,
     list_tail,
@@ -211,18 +211,24 @@ def _removed(s, r):  # type: ignore[no-untyped-def]
 
 @kernel
 def _added(s, a):  # type: ignore[no-untyped-def]
+    # the newcomer is resident and on no list, T1 and T2 are valid: list_add's checks would pass
+    page = a[A_PAGE]
     if s.gi[G_SHADOW_HIT] != 0:
-        packed_unlink(s, G_B1_HEAD, a[A_PAGE])
-        list_add(s, s.gi[G_T2], a[A_PAGE])
+        packed_unlink(s, G_B1_HEAD, page)
+        _link_head(s, s.gi[G_T2], page)
     else:
-        list_add(s, s.gi[G_T1], a[A_PAGE])
+        _link_head(s, s.gi[G_T1], page)
     s.gi[G_SHADOW_HIT] = 0
     return 0
 
 
 @kernel
 def _accessed(s, a):  # type: ignore[no-untyped-def]
-    list_move(s, s.gi[G_T2], a[A_PAGE], False)  # case I: from T1 or T2 to T2's head
+    # case I: from T1 or T2 to T2's head. A resident page is on T1 or T2 (both valid lists), so
+    # list_move's checks would pass; they are most of the work of the hit, every access's path.
+    page = a[A_PAGE]
+    _unlink(s, page)
+    _link_head(s, s.gi[G_T2], page)
     return 0
 
 
