@@ -32,7 +32,9 @@ Rules       Hit (case I): the page moves to the head of T2 (from T1 or within T2
 Parameters  none (as the paper and libCacheSim).
 Complexity  O(1) per access and per eviction. One int64 column per page (resident or shadow);
             at most c shadow entries (|T1|+|T2|+|B1|+|B2| <= 2c). Dropping B1's or B2's oldest
-            entry prefetches the row of the entry that will be dropped after the next one.
+            entry prefetches the row of the entry that will be dropped after the next one; an
+            eviction from T1 or T2 the list node that the eviction after the next one from that
+            list rewrites.
 Deviations  1. A shadow-entry hit when the cache is not full evicts nothing (the engine calls
             ``evict`` only when full); libCacheSim does the same (``evict`` only runs while the
             cache is full), the paper's case II/III would REPLACE. Unreachable in cache mode with
