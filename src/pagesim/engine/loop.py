@@ -307,10 +307,15 @@ def run_cache(  # type: ignore[no-untyped-def]
     # ``pm`` is line-aligned, rows of up to 8 int64 padded to 1, 2, 4 or 8 (core.state.row_width):
     # only a wider row spans two lines (or more: the first and the last are prefetched).
     pm_wide = prefetch_pm and s.pm.shape[1] > 8
+    start = cfg[CFG_START]
     end = cfg[CFG_END]
-    for t in range(cfg[CFG_START], end):
+    # Hits are counted as requests less misses: the hit path updates no counter.
+    misses_counted = 0
+    bytes_counted = 0
+    for t in range(start, end):
+        # Trace rows and page ids index unsigned: no negative-index fix-up per array read.
         if t + PREFETCH_AHEAD < end:
-            q = page[t + PREFETCH_AHEAD]
+            q = np.uint64(page[np.uint64(t + PREFETCH_AHEAD)])
             prefetch(s.resident, q)
             prefetch(s.lst, q)
             if prefetch_pm:
@@ -320,7 +325,7 @@ def run_cache(  # type: ignore[no-untyped-def]
         if (link_a >= 0 or link_list) and t + LINKS_AHEAD < end:
             # The rows a hit will write besides the page's own (its neighbours in a list it
             # leaves): their ids are in the page's row and node, prefetched some accesses ago.
-            q = page[t + LINKS_AHEAD]
+            q = np.uint64(page[np.uint64(t + LINKS_AHEAD)])
             if link_list:
                 prefetch(s.lst, s.lst[q, NEXT])
                 prefetch(s.lst, s.lst[q, PREV])
@@ -328,32 +333,29 @@ def run_cache(  # type: ignore[no-untyped-def]
                 prefetch(s.pm, s.pm[q, link_a])
             if link_b >= 0:
                 prefetch(s.pm, s.pm[q, link_b])
-        p = page[t]
-        cg = cgroup[t] if multi_cgroup else 0
-        sz = size[t] if bytes_mode else 1
+        ut = np.uint64(t)
+        p = page[ut]
+        up = np.uint64(p)
+        cg = cgroup[ut] if multi_cgroup else 0
+        sz = size[ut] if bytes_mode else 1
         counted = t >= warmup
         a[A_TIME] = t
         a[A_PAGE] = p
         a[A_CGROUP] = cg
         a[A_SIZE] = sz
-        a[A_TAG] = tag[t]
+        a[A_TAG] = tag[ut]
         if has_next:
-            a[A_NEXT] = nxt[t]
-        if counted:
-            out[C.REQUESTS] += 1
-            out[C.BYTES_REQUESTED] += sz
-        else:
-            out[C.WARMUP] += 1
-        if s.resident[p] != 0:
+            a[A_NEXT] = nxt[ut]
+        if bytes_mode and counted:
+            bytes_counted += sz
+        if s.resident[up] != 0:
             a[A_HIT] = 1
-            if counted:
-                out[C.HITS] += 1
-            s.resident[p] = RESIDENT | REFERENCED
-            accessed(ss, s.cgroup_of[p] if multi_cgroup else 0, a)
+            s.resident[up] = RESIDENT | REFERENCED
+            accessed(ss, s.cgroup_of[up] if multi_cgroup else 0, a)
             continue
         a[A_HIT] = 0
         if counted:
-            out[C.MISSES] += 1
+            misses_counted += 1
             out[C.BYTES_MISSED] += sz
             if p > max_seen:
                 out[C.COMPULSORY] += 1
@@ -371,13 +373,20 @@ def run_cache(  # type: ignore[no-untyped-def]
             o = out[: C.N_COUNTERS] if counted else out[C.N_COUNTERS :]
             if _evict_request(ss, fw, a, r, o, evict, removed, cg, 1, t, bytes_mode, multi_cgroup) == 0:
                 break
-        s.resident[p] = RESIDENT
+        s.resident[up] = RESIDENT
         if multi_cgroup:
-            s.cgroup_of[p] = cg
+            s.cgroup_of[up] = cg
         if bytes_mode:
-            fw.psize[p] = sz
+            fw.psize[up] = sz
         fw.used[cg] += sz
         added(ss, cg, a)
+    n_all = max(end - start, 0)
+    n_counted = min(max(end - warmup, 0), n_all)
+    out[C.REQUESTS] += n_counted
+    out[C.WARMUP] += n_all - n_counted
+    out[C.HITS] += n_counted - misses_counted
+    out[C.MISSES] += misses_counted
+    out[C.BYTES_REQUESTED] += bytes_counted if bytes_mode else n_counted
     cfg[CFG_MAX_SEEN] = max_seen
     done = cfg[CFG_END] - cfg[CFG_START]
     cfg[CFG_START] = cfg[CFG_END]

@@ -32,7 +32,9 @@ Rules       Hit (case I): the page moves to the head of T2 (from T1 or within T2
 Parameters  none (as the paper and libCacheSim).
 Complexity  O(1) per access and per eviction. One int64 column per page (resident or shadow);
             at most c shadow entries (|T1|+|T2|+|B1|+|B2| <= 2c). Dropping B1's or B2's oldest
-            entry prefetches the row of the entry that will be dropped after the next one.
+            entry prefetches the row of the entry that will be dropped after the next one; an
+            eviction from T1 or T2 the list node that the eviction after the next one from that
+            list rewrites.
 Deviations  1. A shadow-entry hit when the cache is not full evicts nothing (the engine calls
             ``evict`` only when full); libCacheSim does the same (``evict`` only runs while the
             cache is full), the paper's case II/III would REPLACE. Unreachable in cache mode with
@@ -50,11 +52,12 @@ from typing import Any
 
 from pagesim.core.jit import kernel, kernel_inline
 from pagesim.core.lists import (
-    list_add,
+    _link_head,
+    _unlink,
     list_create,
     list_len,
-    list_move,
     list_pages,
+    list_prev,
     list_tail,
 )
 from pagesim.core.prefetch import prefetch
@@ -160,6 +163,16 @@ def _drop_oldest(s, tail_slot):  # type: ignore[no-untyped-def]
         prefetch(s.pm, entry_prev(s.pm[tail, SH_ENTRY]))
 
 
+@kernel_inline
+def _prefetch_after_next(s, victim):  # type: ignore[no-untyped-def]
+    """Start loading the list node that the eviction after the next one from ``victim``'s list
+    unlinks from: the next victim's neighbour. The next victim's own node is in cache (this
+    prefetch, one eviction before), so reading its link does not wait."""
+    nxt = list_prev(s, victim)
+    if nxt >= 0:
+        prefetch(s.lst, list_prev(s, nxt))
+
+
 @kernel
 def _evict(s, a):  # type: ignore[no-untyped-def]
     if s.gi[G_SHADOW_HIT] != 0:
@@ -182,6 +195,7 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
             victim = _replace(s)
     if victim < 0:
         return 0
+    _prefetch_after_next(s, victim)
     s.gi[G_VICTIM] = victim
     s.cand[0] = victim
     return 1
@@ -199,18 +213,24 @@ def _removed(s, r):  # type: ignore[no-untyped-def]
 
 @kernel
 def _added(s, a):  # type: ignore[no-untyped-def]
+    # the newcomer is resident and on no list, T1 and T2 are valid: list_add's checks would pass
+    page = a[A_PAGE]
     if s.gi[G_SHADOW_HIT] != 0:
-        packed_unlink(s, G_B1_HEAD, a[A_PAGE])
-        list_add(s, s.gi[G_T2], a[A_PAGE])
+        packed_unlink(s, G_B1_HEAD, page)
+        _link_head(s, s.gi[G_T2], page)
     else:
-        list_add(s, s.gi[G_T1], a[A_PAGE])
+        _link_head(s, s.gi[G_T1], page)
     s.gi[G_SHADOW_HIT] = 0
     return 0
 
 
 @kernel
 def _accessed(s, a):  # type: ignore[no-untyped-def]
-    list_move(s, s.gi[G_T2], a[A_PAGE], False)  # case I: from T1 or T2 to T2's head
+    # case I: from T1 or T2 to T2's head. A resident page is on T1 or T2 (both valid lists), so
+    # list_move's checks would pass; they are most of the work of the hit, every access's path.
+    page = a[A_PAGE]
+    _unlink(s, page)
+    _link_head(s, s.gi[G_T2], page)
     return 0
 
 
