@@ -42,7 +42,7 @@ def ycsb_c() -> E.Experiment:
 
 @pytest.fixture(scope="module")
 def get_scan() -> E.Experiment:
-    return E.get_scan_experiment(policies=["linux-lru", "get-scan"], scale=SCALE, latency_window=10_000)
+    return E.get_scan_experiment(policies=["linux-lru", "get-scan"])  # its default scale, 1/1024
 
 
 @pytest.fixture(scope="module")
@@ -137,11 +137,12 @@ def test_ycsb_c_table_and_json(ycsb_c: E.Experiment) -> None:
     assert table.row_count == 2
 
 
-def test_get_scan_get_throughput_above_the_default(get_scan: E.Experiment) -> None:
+def test_get_scan_get_throughput_above_and_p99_below_the_default(get_scan: E.Experiment) -> None:
+    """The paper's direction (GET 1.70x, GET P99 0.43x); the model: 1.54x and 0.68x at 1/1024."""
     gs = get_scan.find("get-scan", "get-scan")
     base = get_scan.find("get-scan", "linux-lru")
-    assert get_scan.ratio(gs, "throughput", "get") > 1.0, (gs.throughput, base.throughput)
-    assert math.isfinite(gs.p99_ms["get"]) and math.isfinite(base.p99_ms["get"])
+    assert get_scan.ratio(gs, "throughput", "get") > 1.3, (gs.throughput, base.throughput)
+    assert get_scan.ratio(gs, "p99_ms", "get") < 0.8, (gs.p99_ms, base.p99_ms)
 
 
 def test_isolation_tailored_beats_the_default_for_search(isolation: E.Experiment) -> None:

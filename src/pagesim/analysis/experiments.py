@@ -580,7 +580,7 @@ def file_search_experiment(
 
 def get_scan_experiment(
     policies: Sequence[str] = EXPERIMENT_POLICIES["get-scan"],
-    scale: float = SMALL_SCALE,
+    scale: float = SMALL_SCALE * 4,
     gets: int | None = None,
     seed: int = 0,
     latency_window: int = 30_000,
