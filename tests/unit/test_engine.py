@@ -118,6 +118,21 @@ def test_warmup_accesses_not_counted() -> None:
     assert r.counters["warmup_accesses"] == 6
 
 
+@pytest.mark.parametrize("chunk", [1, 2, 3, 8])
+def test_counts_per_chunk_across_the_warmup_boundary(chunk: int) -> None:
+    """The loop derives requests, warm-up and hits per call from its range and its misses; chunks
+    that start before, at and after the warm-up's end must add up to the same counts.
+
+    LRU(2) over 0 1 0 1 2 0 1 2, warm-up 3: counted 1 (hit), 2 0 1 2 (misses) -> 5 requests,
+    1 hit, 4 misses; the counted misses 2 0 1 2 each evict one page -> 4 evictions.
+    """
+    t = Trace.from_ids([0, 1, 0, 1, 2, 0, 1, 2])
+    c = simulate(t, make_policy("lru"), 2, warmup=3, chunk=chunk).counters
+    assert (c["requests"], c["hits"], c["misses"], c["warmup_accesses"]) == (5, 1, 4, 3)
+    assert c["bytes_requested"] == 5 and c["bytes_missed"] == 4
+    assert c["evictions"] == 4
+
+
 def test_warmup_longer_than_trace() -> None:
     t = Trace.from_ids([1, 2, 3])
     r = simulate(t, make_policy("lru"), 2, warmup=10)
