@@ -175,6 +175,13 @@ def list_move(s, lid, page, tail):  # type: ignore[no-untyped-def]
     return 0
 
 
+#: The unchecked link operations, for code whose own invariants guarantee what the checked
+#: ones test (``lid`` valid, the page resident; in a list for the unlink, in none for the
+#: link): the engine's removal, a policy switch, ARC's hit. Wrong use corrupts the lists.
+list_unlink_unchecked = _unlink
+list_link_head_unchecked = _link_head
+
+
 @kernel
 def list_del(s, page):  # type: ignore[no-untyped-def]
     """Unlink ``page`` from its list; 0, or -1 if it is in none or out of range."""

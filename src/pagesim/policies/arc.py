@@ -52,13 +52,13 @@ from typing import Any
 
 from pagesim.core.jit import kernel, kernel_inline
 from pagesim.core.lists import (
-    _link_head,
-    _unlink,
     list_create,
     list_len,
+    list_link_head_unchecked,
     list_pages,
     list_prev,
     list_tail,
+    list_unlink_unchecked,
 )
 from pagesim.core.prefetch import prefetch
 from pagesim.core.shadow import (
@@ -217,9 +217,9 @@ def _added(s, a):  # type: ignore[no-untyped-def]
     page = a[A_PAGE]
     if s.gi[G_SHADOW_HIT] != 0:
         packed_unlink(s, G_B1_HEAD, page)
-        _link_head(s, s.gi[G_T2], page)
+        list_link_head_unchecked(s, s.gi[G_T2], page)
     else:
-        _link_head(s, s.gi[G_T1], page)
+        list_link_head_unchecked(s, s.gi[G_T1], page)
     s.gi[G_SHADOW_HIT] = 0
     return 0
 
@@ -229,8 +229,8 @@ def _accessed(s, a):  # type: ignore[no-untyped-def]
     # case I: from T1 or T2 to T2's head. A resident page is on T1 or T2 (both valid lists), so
     # list_move's checks would pass; they are most of the work of the hit, every access's path.
     page = a[A_PAGE]
-    _unlink(s, page)
-    _link_head(s, s.gi[G_T2], page)
+    list_unlink_unchecked(s, page)
+    list_link_head_unchecked(s, s.gi[G_T2], page)
     return 0
 
 
