@@ -507,7 +507,7 @@ def _mix_release_times(allocation: int, main: int, pace_ns: float) -> np.ndarray
 #: The changing conditions of :func:`mix_study_conditions` (``changing=True``): name -> the two
 #: stages it alternates between (keys of a ``mix`` stage over the base condition: zipf file, anon
 #: 40 % of memory, file 1.5x memory). Of the 90 stationary conditions the nearest to each stage
-#: had different best fixed splits (the stationary study at 2,000,000 accesses, docs/cast.md).
+#: had different best fixed splits (`python bench/cast_split_study.py --accesses 2000000`).
 MIX_CHANGES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     # anon's loop busy, then quiet (stationary zipf/loop/0.6: best 50 %; zipf/loop/0.1: 10 %)
     "anon-cools": (
