@@ -421,7 +421,7 @@ def ycsb_experiment(
     :func:`pagesim.workloads.cache_ext.build_ycsb` (defaults: LevelDB's leveled layout of the
     paper's 100 GiB, 5 levels, a 990-table cache, no Bloom filters; ``levels=0`` the two-level
     layout). ``compactions="seek"`` adds LevelDB's seek compactions (docs/experiments.md "Seek
-    compactions (session 9)"): rows ``ycsb-<w>-seek``, each policy's compactions released at
+    compactions"): rows ``ycsb-<w>-seek``, each policy's compactions released at
     its own client rate without them (:func:`pagesim.workloads.cache_ext.pace_compactions`, so
     each policy first runs without compactions, a row of its own), and the metrics are the
     client threads' (the background thread's work is not counted).

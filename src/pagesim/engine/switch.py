@@ -19,8 +19,8 @@ Here a switch of cgroup ``cg`` from policy P to policy Q, between two accesses:
    takes as ``folio_activate``: the seed's M "is the stock active list" and W "the stock
    inactive list", and MGLRU's ``drain_evictable`` likewise sets PG_active on the folios of its
    young generations before ``lruvec_add_folio``. These uses are no events: Q's vmstat counters
-   (``pgactivate``) are as before the handover. (Until 2026-12-01 M went to the inactive list
-   too, oldest of all: the legacy LRU's first reclaim took CAST's protected pages first.)
+   (``pgactivate``) are as before the handover. Were M on the inactive list, oldest of all,
+   the legacy LRU's first reclaim would take CAST's protected pages first.
 
 The order: pages P keeps on no framework list first (CAST's M), in page-id order, then each of
 P's lists (in list-id order) from its tail (oldest) to its head, so a list's newest pages end

@@ -14,8 +14,8 @@ node's zram ratio), and a share ``F`` of them are same-filled and cost nothing. 
 are same-filled is fixed, spread evenly over the task's pages in the order it first touched
 them: its ``k``-th page (from 0) is one iff ``floor((k + 1) F) > floor(k F)``, so its first
 ``n`` pages hold ``floor(n F)`` of them. Pages of tasks not listed compress at the node's ratio
-(``KernelConfig.zram_ratio``, default the device's 3:1), none same-filled: the default is
-pagesim's zram before this module, exactly.
+(``KernelConfig.zram_ratio``, default the device's 3:1), none same-filled: by default every
+stored page takes a third of a page, ``ceil(stored / 3)`` pages in all.
 
 Counting (what :func:`zram_costs` hands the engine): each ratio ``R`` is taken as the nearest
 fraction ``p/q`` with ``q <= 1000`` (3 -> 3/1, 6.5 -> 13/2), so a page costs ``q/p`` of a page

@@ -11,7 +11,7 @@ Structures  T1 (pages seen once since they entered) and T2 (seen at least twice)
             and previous entries in 31 bits each) rather than its pair layout (next, prev, where:
             3 columns padded to a 32-byte row): an 8-byte row makes ``pm`` a quarter the size, and the row the
             engine prefetches for every access and those of B1/B2's ends stay in cache more often
-            (bench trace: 35 -> 28 ns per access). ``gf[F_P]`` is the target size of T1 (p).
+            (docs/performance.md). ``gf[F_P]`` is the target size of T1 (p).
 Rules       Hit (case I): the page moves to the head of T2 (from T1 or within T2).
             Miss on a shadow entry in B1 (case II): p = min(p + max(|B2|/|B1|, 1), c); on B2
             (case III): p = max(p - max(|B1|/|B2|, 1), 0) -- real division, p a float

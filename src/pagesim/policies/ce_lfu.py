@@ -126,7 +126,7 @@ class CeLFU(Policy):
     int_fields = ("accesses", "ring", "slot")
     int_globals = 4 + INDEX_GLOBALS
     proposes_batches = True
-    inline_hooks = ("added", "accessed", "evict", "removed")  # docs/policies.md, Speed
+    inline_hooks = ("added", "accessed", "evict", "removed")  # docs/performance.md
     init = staticmethod(_init)
     added = staticmethod(_added)
     accessed = staticmethod(_accessed)

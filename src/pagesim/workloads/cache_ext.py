@@ -869,7 +869,7 @@ class SeekCompactions:
     would be after 128 each. A level with no table covering a key is not probed; a key lives in
     the first level at or below its layout level (:meth:`LevelDBLayout.level_of`) that covers it.
 
-    Simplifications (see docs/experiments.md, "Seek compactions (session 9)"): no size
+    Simplifications (see docs/experiments.md, "Seek compactions"): no size
     compactions (levels below grow past their targets, none is emptied by size), no level 0;
     the last level is never compacted; a compaction is installed at the GET that triggers it
     (the next GETs read its output) while its I/O runs on the background thread; metadata

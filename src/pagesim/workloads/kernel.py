@@ -507,7 +507,7 @@ def _mix_release_times(allocation: int, main: int, pace_ns: float) -> np.ndarray
 #: The changing conditions of :func:`mix_study_conditions` (``changing=True``): name -> the two
 #: stages it alternates between (keys of a ``mix`` stage over the base condition: zipf file, anon
 #: 40 % of memory, file 1.5x memory). Of the 90 stationary conditions the nearest to each stage
-#: had different best fixed splits (docs/cast.md, session 6's 2M table).
+#: had different best fixed splits (`python bench/cast_split_study.py --accesses 2000000`).
 MIX_CHANGES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     # anon's loop busy, then quiet (stationary zipf/loop/0.6: best 50 %; zipf/loop/0.1: 10 %)
     "anon-cools": (
@@ -539,7 +539,7 @@ MIX_CHANGES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
         {"anon_pattern": "loop", "anon_accesses": 0.5, "anon_ws": 1.0},
         {"anon_pattern": "loop", "anon_accesses": 0.5, "anon_ws": 0.25},
     ),
-    # (session 7, after the six above: stages whose wrong split costs more) anon's loop takes 90 %
+    # stages whose wrong split costs more than the six above: anon's loop takes 90 %
     # of the accesses beside a uniform file (400,000 accesses alone: fixed 10 % 1.12x fixed 50 %),
     # then a skewed file beside quiet anon (zipf/loop/0.05: fixed 50 % 1.19x fixed 10 %)
     "anon-loop-then-file": (

@@ -62,8 +62,7 @@ Choices     (seed details left open; each tested)
                then count every pass, and at a near-LFU decay their keys tie and the frame hash
                keeps the same part of the loop (a file loop read by read() has no young bits to
                give its pages a second read otherwise). ``history = False`` gives a refault a
-               fresh word, as a newcomer (pagesim's reading before 2026-11-30: stress-vm
-               swapped in 0.131 per access against 0.074 with history, seed 0; docs/cast.md).
+               fresh word, as a newcomer.
             7. The sweep's ``enough``: 32 (a reclaim batch), or |M| / 32 (half of what lies
                below the 1/16 quantile) when M is smaller; "below" counts keys equal to the
                quantile (keys are coarse; ties at the quantile are common).
@@ -80,15 +79,15 @@ Choices     (seed details left open; each tested)
                and still mapped a tick later thus has two reads, whether the young bit is its
                fault's or a later access's (the walker cannot tell them apart). Reclaim's check
                and the look-around take every young bit they find (a read only if it adds one).
-               ``walker_leave = False`` takes and clears the bit (pagesim's reading before
-               2026-11-30): then a page read once per pass of a loop larger than memory never
-               reaches two reads (no page of it survives a pass), W's newcomer wins against M's
-               oldest every time and the loop is served as LRU serves it (docs/cast.md).
+               ``walker_leave = False`` takes and clears the bit: then a page read once per
+               pass of a loop larger than memory never reaches two reads (no page of it
+               survives a pass), W's newcomer wins against M's oldest every time and the loop
+               is served as LRU serves it (docs/cast.md).
             11. The seed's ``decay`` and ``w_permille`` are "per type" without a written form:
                two values, anon's then file's, space-separated as its two-value ``prefetch``
-               knob ("0 0"), or a type by name ("file 8"); one value sets both (pagesim's form
-               before 2026-12-01). The readouts give each type's (``decay_anon``,
-               ``decay_file``, ``w_permille_anon``, ``w_permille_file``).
+               knob ("0 0"), or a type by name ("file 8"); one value sets both. The readouts
+               give each type's (``decay_anon``, ``decay_file``, ``w_permille_anon``,
+               ``w_permille_file``).
 Parameters  (the seed's knobs, tune.py for the controllers)
             enabled = "1" (0: the legacy LRU runs in CAST's place; "0@N,1@M": off after N
             accesses, on again after M -- kernel mode, each switch passing the pages through
@@ -140,8 +139,7 @@ Deviations  1. One clock per lruvec (instances share nothing); it ticks on the n
                of 8 GB), so the faults cost CAST more model time than on the seed's machine.
                The cost of writing anon out is what the engine charges its writer: zram's
                compression (2.5 us, the parameter's default, so on zram the cost stays 2,500 ns),
-               a disk's submission (0 for a queued write: ssd, hdd). Until 2026-12-01 it was the
-               parameter alone.
+               a disk's submission (0 for a queued write: ssd, hdd).
             3. The sweep reads page ids 0..n-1 of the trace, not the node's PFNs; the bitmap's
                256 blocks cover them.
             4. The walker reads every page id for young bits (no mm list, no Bloom filter,

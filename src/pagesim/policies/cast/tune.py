@@ -17,22 +17,20 @@ As the seed does, a sampled anon page is made PROT_NONE (the engine's ``PROT_NON
 when it is faulted in): every access to it is a hinting fault (``numa_hint_faults``, the
 node's ``hint_fault_ns``) that calls ``accessed``, a read for the sample only; the young bit
 the access sets stays the main cache's, for the walker and reclaim. ``sample_faults = False``
-keeps pagesim's earlier stand-in: the sampled pages' young bits harvested 16 times a tick (1/64
+keeps a stand-in: the sampled pages' young bits harvested 16 times a tick (1/64
 of memory taken in; reads between two harvests count as one), held for the walker and reclaim.
 The tests decide once a tick and every 256 sample events.
 
-The fault's young bit (session 7). The main cache counts a fault as two reads once the page is
+The fault's young bit. The main cache counts a fault as two reads once the page is
 still mapped a tick later: the fault, and its young bit, which the walker leaves in the fault's
 tick and takes at the next (policy.py Choice 10; it cannot tell a fault's bit from an access's).
 So that each sim is "the main cache in small", the sample counts it too: the fault's bit is left
 unseen (no SAMPLE_PENDING), and when the walker or reclaim takes it the slot's record and every
 sim holding the page get a read (:data:`REREAD`: no access, so no hit or miss, nothing comes in,
-nothing placed in the curve). Until 2026-12-01 the sample counted a fault once: on stress-vm,
-where each page is written once a pass, a loop's pages then had one read a pass in the sims
-against two in the main cache, and pages read once are ranked oldest first at every decay (key
-``E * 2^(le - 6)``, ties by the order of joining M): the nine decay sims made the same evictions
-and had the same misses (2,944 of 7,935 reads, seed 0), and the decay stayed at 8 where 1
-swapped in 20-30 % less (docs/cast.md, "Controllers' sims (session 7)").
+nothing placed in the curve). Counted once, a fault would leave a loop's pages (stress-vm writes
+each page once a pass) with one read a pass in the sims against two in the main cache; pages
+read once rank oldest first at every decay (key ``E * 2^(le - 6)``, ties by the order of joining
+M), so the nine decay sims would make the same evictions and could not tell the decays apart.
 
 The simulated caches (per type, 11): each is the main cache in small -- W a FIFO of newcomers (a
 ring of lazy entries), M the rest ranked by the real :func:`~pagesim.policies.cast.core.key_of`
@@ -41,16 +39,15 @@ with), ties by :func:`~pagesim.policies.cast.core.rank_tb` (read once: the order
 clock; read more: the frame hash) and W's newcomer winning a tie; W's tail meets M's lowest
 while W is over its share, W's excess beyond one page joins M unopposed (Choice 9 with a slack
 of one page). Their capacity is the type's pages on the real lists now times the rate
-(:func:`sim_capacity`; until 2026-12-01 the pages at the last tick, so while memory filled the
-sims were far smaller than the main cache -- 1 page before the first tick -- and evicted what it
-kept). Words use the real clock's tick, so H is the same in pages taken in. With ``history`` on
-(the default, policy.py Choice 6) a page that comes into a sim gets back its history, the
+(:func:`sim_capacity`, at every event: sized by the pages at the last tick, the sims would be
+far smaller than the main cache while memory fills, and evict what it keeps). Words use the
+real clock's tick, so H is the same in pages taken in. With ``history`` on (the default,
+policy.py Choice 6) a page that comes into a sim gets back its history, the
 sample's record of its word (every read of it so far), as a refault in the main cache gets back
 its shadow's word; a page read ahead comes in unread, a newcomer at W's head as in the main
-cache, with its history if it has one (until 2026-12-01 a page read ahead again was not taken
-in, so its read was a miss in every sim whatever W's share: W's sims never saw W keep a window
-until it was read, and on the study's file loops the share fell to 0, after which windows were
-evicted unread, ~7,700 waits per 2,000,000 accesses; docs/cast.md). Sims 0..8 rank
+cache, with its history if it has one (kept out, its read would be a miss in every sim whatever
+W's share: W's sims would never see W keep a window until it is read, and on file loops the
+share would fall to 0, after which windows are evicted unread). Sims 0..8 rank
 at the centre decay and at -1, +1, -2, +2, -4, +4, -8, +8 steps held within 1..14 (the seed: the
 nine reach "from le 1 ... to le 14"; a level the centre or a nearer sim has already is off):
 from the default le 8 the nine reach le 1 and 14, so a loop larger than memory, which only the
@@ -76,9 +73,9 @@ from the sample's record of their words (history: every read, whether or not a c
 page) at the type's decay, is higher, or equal with a higher tie rank (read once: the newer; read
 more: the frame hash), and pages read ahead and never read since its last read. The curve holds
 the hits first reached at sizes (k+1)/10 of what the split divides -- the pages on the lists at
-the last tick (memory before the first; until 2026-11-30 memory, though the press holds a share
-of the lists, which the free pages leave about 2 % smaller: a type whose pages were 40 % of
-memory showed no misses at 4/10 and swapped at the split 40 %) -- times the rate, k = 0..9. At a
+the last tick (memory before the first; the press holds a share of the lists, which the free
+pages leave about 2 % smaller than memory: read at tenths of memory, a type holding 40 % of
+memory would show no misses at 4/10 and swap at the split 40 %) -- times the rate, k = 0..9. At a
 decay near LRU this is the order of last reads; at a near-LFU decay a loop larger than memory
 ties and gains with size, as the main cache does.
 
@@ -98,28 +95,24 @@ each larger size that would not have kept the unread page either (a choice, the 
 while W holds it): a hit at a size whose W (the type's share of it) holds more than the ``d``
 sampled pages read or read ahead since the read ahead, or that holds every sampled page of the type
 (nothing is evicted). With W's share 0 and a type larger than the curve's 10/10 it is a miss at
-every size: a wait memory does not remove moves no split. Until 2026-12-01 it was a hit at every
-size above the real one: on the study's file loops (1.5x memory) the file's W share falls to 0
-after ~600,000 accesses, windows are lost at every split (condition 4: ~550 file waits per 100,000
-accesses, against 2-4 before), and the curve read them as memory the file lacked, weighed at ~201
-us against anon's 6.2: the split fell from 80 % to 10 % (+25.9 % mean on conditions 0-17 at
-2,000,000 accesses; now +0.1 %, docs/cast.md). A stream is detected by the reader's order, not by
-the cache's size, so every size reads it ahead as the real cache did; an asynchronous window costs
-the reader nothing in pagesim (docs/kernel-mode.md: no device queue) unless it is lost before it is
-read. Until 2026-12-01 every read readahead served was a hit at every size: on ``mix`` (its
-32,768-page trace on a 65,536-page node, readahead 32) the file curve was flat, the split stayed at
-90 % (the share at the first decision) and the windows thrashed: 161,602 file pages read in against
-49,272 at the split 10 %, 114.5 ms against 38.6 (docs/cast.md); now the split moves to 10 %. On a
+every size: a wait memory does not remove moves no split. (Counted a hit at every size above
+the real one, windows lost for want of W would read as memory the file lacks: on the split
+study's file loops, 1.5x memory, W's share falls to 0 and the split would fall to anon's floor.)
+A stream is detected by the reader's order, not by the cache's size, so every size reads it
+ahead as the real cache did; an asynchronous window costs the reader nothing (docs/kernel-mode.md:
+``ssd`` and ``hdd`` have no device queue) unless it is lost before it is read. (Were every read
+readahead served a hit at every size, the file curve would stay flat where small sizes lose
+their windows: ``mix``'s 32,768-page trace on a 65,536-page node, readahead 32,
+would keep the split at 90 %, the share at the first decision, while the windows thrash.) On a
 node of the trace's 32,768 pages the windows are not lost, the curve stays flat and the split stays
 (at a cost 0.3 % above the best fixed split). A read the real cache missed, or one out of sequence,
-is placed by its depth. Until 2026-11-30 a page with a history that was read ahead counted as a
-miss wherever its history put it: a file loop 1.5x memory beside active anon showed a curve falling
-with size, weighed at ~80-118 us per page, while its reader waited 6-12 times in a whole
-200,000-access run (100,343 of 100,349 pages read in were readahead's); the split went to anon's
-floor where the best fixed split kept anon whole (study condition 0: +49 %). A sequential loop
-served by readahead thus gains nothing from memory here, and cold anon beside it keeps its share
-(the split does not move: every split costs the same); beside reads a task waits for it goes to its
-floor (tests/unit/test_cast_tune.py).
+is placed by its depth. A page with a history that was read ahead is not placed by its history:
+otherwise a file loop 1.5x memory beside active anon, whose reader almost never waits (readahead
+brings in nearly every page), shows a curve falling with size, and the split goes to anon's floor
+where the best fixed split keeps anon whole. A sequential loop served by readahead thus gains
+nothing from memory here, and cold anon beside it keeps its share (the split does not move:
+every split costs the same); beside reads a task waits for it goes to its floor
+(tests/unit/test_cast_tune.py).
 
 Counting a depth reads every sampled page of the type, so one read in ``MRC_EVERY`` = 16 (by a
 hash of its stamp) is placed, at weight 16 (with every sampled anon access a hinting fault, one
@@ -129,34 +122,33 @@ least is taken when it is below the current split's by more than two standard de
 misses are Poisson in the placed reads: each placed read adds 16 to its count and 256 to the
 count's variance (``gf[F_MRCVAR:]``), and halving a curve halves its counts and quarters their
 variance, so the difference's variance is ``cost_anon^2 var_anon + cost_file^2 var_file`` over
-the counts between the two sizes (until 2026-11-30 ``16 |d misses|``, which after halvings
-overstated it up to twice). The first split is the share the lists have at the first decision.
+the counts between the two sizes (``16 |d misses|`` would overstate it up to twice after
+halvings). The first split is the share the lists have at the first decision.
 The curves halve once they hold ``curve_memory`` sample memories of reads (the sample's pages
 at the size of the lists: 2,048 reads at the scaled node; parameter, default 1; 0: as many as
 the LRUs hold pages, the costs' rule). The choice was measured on 13 of the study's 90
-conditions (200,000 accesses): 1 gave +4.3 % mean / +26.7 % worst, 2 (the rule before)
-+5.0 % / +25.2 %, 0 +6.8 % / +23.0 %. In most study conditions the anon task ends within the
-first ~8 ms of a run of seconds (it is not paced: docs/cast.md), and its reads, weighed at anon's
-prior while it never refaults, must fade from the curves for the split to follow; a longer
-memory keeps them.
+conditions (200,000 accesses, tasks not paced): 1 gave +4.3 % mean / +26.7 % worst, 2
++5.0 % / +25.2 %, 0 +6.8 % / +23.0 %: a task's reads, weighed at anon's prior while it never
+refaults, must fade from the curves once it stops for the split to follow, and a longer memory
+keeps them. On the paced study at 2,000,000 accesses, 4 mends three of the four anon-0.4 rows
+and loses on others (docs/cast.md).
 
 The press (seed: "a page of each type is pressed by how far its type is over its share, as a
 swappiness held within 1-199"): with anon's share ``a`` and the split ``x`` (permille),
 ``oa = (a / x)^P``, ``of = ((1000 - a) / (1000 - x))^P``, ``sw = 200 oa / (oa + of)`` held within
 1..199: 100 at the split (both pressed in proportion to their pages), rising steeply as anon goes
 over. ``P`` = ``PRESS_POWER`` = 64 (parameter ``press_power``): a type 2.5 % of its share under
-it is pressed at 13 instead of 100. At the power 8 (the choice before 2026-11-30) a type with
-little intake (anon beside a file loop's readahead) sat 7-8 % of its share under the split (37 %
-at 40 %: 11,158 swap-ins where 50 % had 484); at 64 the share holds within ~2 %, and the
-13-condition subset went from +8.5 % / +36.8 % (P = 32) to +6.9 % / +26.7 %. (With the power 2
-a type whose pages are evicted for good sank far below its share while every other type
-churned.)
+it is pressed at 13 instead of 100. At the power 8 a type with little intake (anon beside a
+file loop's readahead) sits 7-8 % of its share under the split (37 % at 40 %: 11,158 swap-ins
+where 50 % has 484); at 64 the share holds within ~2 %, and on the 13-condition subset P = 32
+gives +8.5 % / +36.8 %, 64 +6.9 % / +26.7 %. (With the power 2 a type whose pages are evicted
+for good sinks far below its share while every other type churns.)
 
 The costs (seed: "cost = (prior + sum of waits) / (1 + waits) [+ the cost of writing a page
 out, for anon]"): per type the waits' sum and number (``a[A_WAIT_NS]`` of each refault),
 halved once there have been as many as the LRUs hold pages; the prior one sample in the ratio
 ``(200 - s) : s`` of vm.swappiness, scaled so the two priors average 100 us (a choice). The cost
-of writing anon out is measured (since 2026-12-01): kernel mode tells ``removed`` what writing
+of writing anon out is measured: kernel mode tells ``removed`` what writing
 the page out cost its writer (``r[A_WAIT_NS]``: zram's compression, 0 for a write queued to a
 disk), and :func:`miss_cost` adds ``(swapout_ns + sum) / (1 + n)`` to anon's, the parameter
 ``swapout_ns`` (default 2,500 ns, zram's documented compression time) being its prior. What a

@@ -21,8 +21,8 @@ In kernel mode a read of a mapped (anon) page only sets its young bit (``YOUNG``
 The sample (tune.py). The seed makes sampled mapped pages PROT_NONE so that every read of them
 faults and is seen; so does CAST here (``sample_faults``, the default: each access a hinting
 fault that feeds the sample, tune.py). A young bit an access of a sampled page leaves is marked
-as seen by the sample (SAMPLE_PENDING) and is the main cache's. Its fault's bit is not (session
-7): when the walker or reclaim takes it as a read of the main cache, the sample gets the same
+as seen by the sample (SAMPLE_PENDING) and is the main cache's. Its fault's bit is not:
+when the walker or reclaim takes it as a read of the main cache, the sample gets the same
 read (tune.py ``REREAD``: no access, so no hit or miss in the sims), as the main cache counts a
 fault twice once the page is still mapped a tick later (policy.py Choice 10).
 With ``sample_faults = False`` the sampled anon pages' young bits are harvested 16 times a tick
