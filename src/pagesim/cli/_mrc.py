@@ -34,7 +34,7 @@ SIZE_HELP = (
 )
 POLICY_HELP = (
     "Policies, comma-separated or repeated: registry names (pagesim policies) or "
-    "path/to/file.py:ClassName. Default: lru,opt."
+    "path/to/file.py:ClassName. Default: lru,opt (lru with --method shards)."
 )
 METHOD_HELP = (
     "exact (one pass; stack algorithms: lru, opt), shards (LRU only, sampled), minisim (any policy, "
@@ -132,7 +132,7 @@ def mrc_command(
             raise ValueError("give --rate or --samples, not both")
         for text in size:
             split_range(text)  # fail on a bad size before reading a large trace
-        configured = load_policies(policy or ["lru,opt"], sets)
+        configured = load_policies(policy or (["lru"] if method == "shards" else ["lru,opt"]), sets)
         t = load_trace(trace, fmt, reader_options(reader))
         n_warmup = resolve_warmup(warmup, t.n_requests)
         if t.n_requests == 0:

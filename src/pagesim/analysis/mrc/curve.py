@@ -194,7 +194,7 @@ def mrc(
         else:
             if sample is None:
                 sample = _minisim_sample(trace, caps, rate, samples, seed, warmup)
-            run = minisim(trace, sample, policy, caps, warmup=warmup, small=small, progress=progress)
+            run = minisim(trace, sample, policy, caps, small=small, progress=progress)
             ratios, methods, r = run.miss_ratio, run.method, sample.rate
             sampled = sample.trace.n_requests - sample.warmup
         runs[label] = {

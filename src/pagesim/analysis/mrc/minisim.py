@@ -45,11 +45,13 @@ MIN_SAMPLED_CAPACITY = 100
 
 
 class Sample(NamedTuple):
-    """A spatially sampled trace: the trace, its rate R and its warm-up in sampled accesses."""
+    """A spatially sampled trace: the trace, its rate R, its warm-up in sampled accesses and the
+    warm-up of the full trace it was drawn with (accesses)."""
 
     trace: Trace
     rate: float
     warmup: int
+    full_warmup: int
 
 
 def sample_trace(
@@ -98,7 +100,7 @@ def sample_trace(
         r = limit / HASH_SPACE
     rows = np.flatnonzero(chosen[trace.page])
     sub = Trace.from_ids(trace.page[rows], source={"sampled_from": trace.source.get("path", ""), "rate": r})
-    return Sample(sub, r, int(np.searchsorted(rows, warmup)))
+    return Sample(sub, r, int(np.searchsorted(rows, warmup)), int(warmup))
 
 
 class MiniRun(NamedTuple):
@@ -114,7 +116,6 @@ def minisim(
     policy: type[Policy] | Policy,
     capacities: Sequence[int],
     *,
-    warmup: int = 0,
     small: str = "full",
     progress: Callable[[int, int], None] | None = None,
 ) -> MiniRun:
@@ -125,12 +126,10 @@ def minisim(
     trace : Trace
         The full trace (for sizes simulated in full).
     sample : Sample
-        From :func:`sample_trace`.
+        From :func:`sample_trace` (which fixes the warm-up).
     policy : Policy subclass or instance
     capacities : sequence of int
         Full cache sizes in pages (>= 1).
-    warmup : int
-        Warm-up of the full trace, in accesses.
     small : {"full", "refuse"}
         What to do with a size whose miniature is below :data:`MIN_SAMPLED_CAPACITY`.
     progress : callable, optional
@@ -149,6 +148,7 @@ def minisim(
         If a hook raises.
     """
     caps = [int(c) for c in capacities]
+    warmup = sample.full_warmup
     mini = [max(1, int(round(c * sample.rate))) for c in caps]
     is_small = [sample.rate < 1 and m < MIN_SAMPLED_CAPACITY for m in mini]
     if small == "refuse" and any(is_small):

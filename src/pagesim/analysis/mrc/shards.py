@@ -6,7 +6,8 @@ A page is sampled when ``hash(page) mod P < T``, so every access to a sampled pa
 about a fraction ``R = T / P`` of the pages is; LRU stack distances computed on the sampled
 accesses alone are scaled by ``1 / R`` to stand for distances in the whole trace. Here ``P =
 2**32`` and the hash is the splitmix64 finaliser (Steele, Lea, Flood, "Fast splittable
-pseudorandom number generators", OOPSLA'14) of the dense page id xor a seed: deterministic
+pseudorandom number generators", OOPSLA'14) of the dense page id xor the seed times an odd
+constant: deterministic
 across runs and machines, unlike Python's ``hash()``.
 
 Fixed rate (``rate=R``), adjusted
@@ -19,7 +20,10 @@ Fixed size (``samples=S``)
     would make S + 1, drops to the largest tracked hash, whose page is forgotten: R = T / P
     shrinks as the trace goes on. Each sampled access is scaled by the rate of its moment;
     when R drops from R0 to R1 the counts so far are scaled by R1 / R0 (the paper's histogram
-    rescaling), i.e. an access sampled at rate R_i weighs ``R_final / R_i`` in the end.
+    rescaling), i.e. an access sampled at rate R_i weighs ``R_final / R_i`` in the end. The
+    adjustment as for a fixed rate: weighted misses over ``R_final * N``. (Measured on a Zipf(0.9)
+    trace of 300,000 accesses over 30,000 pages, S = 2000, three seeds: MAE 0.003-0.008 so,
+    0.034-0.070 normalised by the total weight instead.)
 
 The paper reports a mean absolute error below 0.01 (fixed size, S = 8K) on its block traces;
 the error is largest at small sizes (a few popular pages in or out of the sample, Carra and
@@ -46,7 +50,8 @@ HASH_SPACE = 1 << 32
 @kernel
 def _splitmix_hashes(n_pages, seed):  # type: ignore[no-untyped-def]
     out = np.empty(n_pages, dtype=np.int64)
-    s = np.uint64(seed)
+    # the seed times an odd constant: a small seed changes the high bits of every key too
+    s = np.uint64(seed) * np.uint64(0xD1B54A32D192ED03)
     for p in range(n_pages):
         z = np.uint64(p) ^ s
         z = z + np.uint64(0x9E3779B97F4A7C15)
@@ -256,11 +261,12 @@ def shards_fixed_size(
     final = limit / HASH_SPACE
     weight = final / rates
     caps = np.asarray(capacities, dtype=np.float64)
-    total = float(weight.sum())
+    n_counted = max(trace.n_requests - warmup, 0)
+    total = final * n_counted
     cold = dist == INFINITE
     scaled = np.where(cold, np.inf, dist / rates)
     order = np.argsort(scaled, kind="stable")
     cum = np.concatenate(([0.0], np.cumsum(weight[order])))
-    hits = cum[np.searchsorted(scaled[order], caps, side="right")]
-    ratio = (total - hits) / total if total > 0 else np.zeros(caps.shape[0])
+    misses = cum[-1] - cum[np.searchsorted(scaled[order], caps, side="right")]
+    ratio = misses / total if total > 0 else np.zeros(caps.shape[0])
     return ShardsEstimate(np.clip(ratio, 0.0, 1.0), float(final), int(dist.shape[0]), int(tracked))
