@@ -8,12 +8,14 @@ misses exactly the accesses with d > c: one pass over the trace gives the misses
 
 LRU
     Priority = recency. The stack distance of an access is 1 + the number of distinct pages
-    accessed since the previous access to the same page. Computed with a Fenwick tree over
-    access times holding a 1 at the latest access of every page (Bennett and Kruskal, "LRU
-    stack processing", IBM J. R&D 19(4), 1975): the distance is the count of marks after the
-    page's previous access, plus one. O(log) per access. The tree spans twice the number of
-    distinct pages and is compacted (live marks renumbered in order) when full, so it stays in
-    cache for long traces: O(n log m) time, O(m) memory for n accesses over m pages.
+    accessed since the previous access to the same page. Computed from marks over access times,
+    a 1 at the latest access of every page (Bennett and Kruskal, "LRU stack processing", IBM
+    J. R&D 19(4), 1975): the distance is the count of marks after the page's previous access,
+    plus one. The marks are bits in 64-bit words with a Fenwick tree over the words' counts
+    (a popcount inside the word, O(log(m / 64)) across words). The positions span twice the
+    number of distinct pages and are compacted (live marks renumbered in order) when full, so
+    the structure stays small and in cache: O(n log m) time, O(m) memory for n accesses over m
+    pages.
 OPT (MIN)
     Priority = next use (sooner is higher). Mattson's update: on an access to page x at depth d
     the page goes to the top; the old top is carried down and, at each depth i < d, swapped
@@ -59,55 +61,76 @@ INFINITE = -1
 
 
 @kernel
+def _popcount(x):  # type: ignore[no-untyped-def]
+    """Set bits of a uint64 (SWAR)."""
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@kernel
+def _word_add(tree, w, delta):  # type: ignore[no-untyped-def]
+    k = w + 1
+    while k < tree.shape[0]:
+        tree[k] += delta
+        k += k & -k
+
+
+@kernel
 def _lru_distances(page, n_pages):  # type: ignore[no-untyped-def]
     n = page.shape[0]
-    span = 2 * max(n_pages, 1) + 2
-    tree = np.zeros(span + 1, dtype=np.int32)  # Fenwick over positions 1..span
-    owner = np.full(span + 1, -1, dtype=np.int64)
-    last = np.full(max(n_pages, 1), 0, dtype=np.int64)  # position of the page's mark, 0 = none
+    n_words = (2 * max(n_pages, 1) + 63) // 64 + 1
+    span = 64 * n_words  # positions 0..span-1, one bit each
+    bits = np.zeros(n_words, dtype=np.uint64)  # marks: the latest access of every page
+    tree = np.zeros(n_words + 1, dtype=np.int32)  # Fenwick over the marks per word
+    owner = np.full(span, -1, dtype=np.int64)
+    last = np.full(max(n_pages, 1), -1, dtype=np.int64)  # position of the page's mark
     out = np.empty(n, dtype=np.int64)
+    one = np.uint64(1)
     live = 0
-    top = 0  # highest position used
+    top = 0  # next free position
     for t in range(n):
         p = page[t]
         at = last[p]
-        if at == 0:
+        if at < 0:
             out[t] = -1
             live += 1
         else:
-            below = 0  # marks at positions <= at
-            k = at
+            w = at >> 6
+            bit = one << np.uint64(at & 63)
+            below = _popcount(bits[w] & (bit | (bit - one)))  # marks at positions <= at
+            k = w
             while k > 0:
                 below += tree[k]
                 k -= k & -k
             out[t] = live - below + 1
-            k = at
-            while k <= span:
-                tree[k] -= 1
-                k += k & -k
-        if top == span:  # compact: renumber live marks 1..live in order, rebuild the tree
+            bits[w] &= ~bit
+            _word_add(tree, w, -1)
+        if top == span:  # compact: renumber the live marks 0.. in order, rebuild
             new = 0
-            for q in range(1, span + 1):
+            for q in range(span):
                 o = owner[q]
                 owner[q] = -1
                 if o >= 0 and last[o] == q and o != p:
-                    new += 1
                     last[o] = new
                     owner[new] = o
-            for q in range(1, span + 1):
-                tree[q] = 1 if q <= new else 0
-            for q in range(1, span + 1):  # O(span) Fenwick build from the marks
-                r = q + (q & -q)
-                if r <= span:
-                    tree[r] += tree[q]
+                    new += 1
+            bits[:] = 0
+            tree[:] = 0
+            for q in range(new):
+                bits[q >> 6] |= one << np.uint64(q & 63)
+            for w in range(n_words):
+                tree[w + 1] += _popcount(bits[w])
+                r = (w + 1) + ((w + 1) & -(w + 1))
+                if r <= n_words:
+                    tree[r] += tree[w + 1]
             top = new
-        top += 1
         owner[top] = p
         last[p] = top
-        k = top
-        while k <= span:
-            tree[k] += 1
-            k += k & -k
+        bits[top >> 6] |= one << np.uint64(top & 63)
+        _word_add(tree, top >> 6, 1)
+        top += 1
     return out
 
 
@@ -263,11 +286,15 @@ def misses_at(distances: np.ndarray, capacities: Sequence[int], warmup: int = 0)
         Accesses ``warmup..n-1`` with distance INFINITE or > capacity.
     """
     counted = distances[warmup:]
-    finite = np.sort(counted[counted != INFINITE])
-    cold = counted.shape[0] - finite.shape[0]
     caps = np.asarray(capacities, dtype=np.int64)
-    hits = np.searchsorted(finite, caps, side="right")
-    return (cold + finite.shape[0] - hits).astype(np.int64)
+    if counted.shape[0] == 0:
+        return np.zeros(caps.shape[0], dtype=np.int64)
+    # histogram of depths (INFINITE counted in bin 0, then dropped), O(n) rather than a sort
+    per_depth = np.bincount(np.maximum(counted, 0))
+    per_depth[0] = 0
+    hits_within = np.cumsum(per_depth)  # hits_within[c] = accesses at depth 1..c
+    hits = hits_within[np.minimum(caps, hits_within.shape[0] - 1)]
+    return (counted.shape[0] - hits).astype(np.int64)
 
 
 def _check_exact_input(trace: Trace, policy_name: str, capacities: Sequence[int], warmup: int) -> None:
