@@ -79,6 +79,34 @@ def page_hashes(n_pages: int, seed: int = 0) -> np.ndarray:
     return _splitmix_hashes(int(n_pages), int(seed) % (1 << 64))
 
 
+@kernel
+def _sampled_accesses(page, hashes, limit, warmup):  # type: ignore[no-untyped-def]
+    """Dense ids (first-occurrence order) of the accesses to pages with hash < limit; their
+    count before ``warmup``; the number of distinct pages sampled."""
+    n_pages = hashes.shape[0]
+    sub_id = np.full(n_pages, -1, dtype=np.int32)  # 4 bytes a page: the table stays in cache
+    for p in range(n_pages):
+        if hashes[p] < limit:
+            sub_id[p] = -2  # sampled, not seen yet
+    out = np.empty(page.shape[0], dtype=np.int64)
+    m = 0
+    seen = 0
+    before = 0
+    for t in range(page.shape[0]):
+        q = np.int64(sub_id[page[t]])
+        if q == -1:
+            continue
+        if q == -2:
+            q = seen
+            sub_id[page[t]] = np.int32(q)
+            seen += 1
+        out[m] = q
+        m += 1
+        if t < warmup:
+            before += 1
+    return out[:m], before, seen
+
+
 def threshold_for(rate: float) -> int:
     """T for a sampling rate: pages with ``hash < T`` are sampled (raises ValueError unless 0 < rate <= 1)."""
     if not 0 < rate <= 1:
@@ -128,12 +156,9 @@ def shards_fixed_rate(
     limit = threshold_for(rate)
     r = limit / HASH_SPACE
     hashes = page_hashes(trace.n_pages, seed)
-    keep = hashes[trace.page] < limit
-    rows = np.flatnonzero(keep)
-    sub_pages, dense = np.unique(trace.page[rows], return_inverse=True)
-    # dense ids by first occurrence are not needed for distances: any dense numbering works
-    distances = lru_stack_distances(dense.astype(np.int64), int(sub_pages.shape[0]))
-    counted = distances[np.searchsorted(rows, warmup) :]
+    sub, before, n_sampled = _sampled_accesses(trace.page, hashes, limit, int(warmup))
+    distances = lru_stack_distances(sub, int(n_sampled))
+    counted = distances[before:]
     n_counted = max(trace.n_requests - warmup, 0)
     expected = r * n_counted
     caps = np.asarray(capacities, dtype=np.float64)
@@ -141,7 +166,7 @@ def shards_fixed_rate(
     cold = counted.shape[0] - scaled.shape[0]
     misses = cold + scaled.shape[0] - np.searchsorted(scaled, caps, side="right")
     ratio = np.minimum(misses / expected, 1.0) if expected > 0 else np.zeros(caps.shape[0])
-    return ShardsEstimate(ratio, r, int(counted.shape[0]), int(sub_pages.shape[0]))
+    return ShardsEstimate(ratio, r, int(counted.shape[0]), int(n_sampled))
 
 
 @kernel
