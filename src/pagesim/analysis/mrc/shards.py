@@ -84,21 +84,25 @@ def _sampled_accesses(page, hashes, limit, warmup):  # type: ignore[no-untyped-d
     """Dense ids (first-occurrence order) of the accesses to pages with hash < limit; their
     count before ``warmup``; the number of distinct pages sampled."""
     n_pages = hashes.shape[0]
-    sub_id = np.full(n_pages, -1, dtype=np.int32)  # 4 bytes a page: the table stays in cache
+    # one bit a page says "sampled" (a 1 M-page trace: 128 KB, in cache); the id table
+    # (int32) is read only for the sampled accesses
+    bits = np.zeros((n_pages + 63) // 64, dtype=np.uint64)
+    sub_id = np.full(n_pages, -1, dtype=np.int32)
     for p in range(n_pages):
         if hashes[p] < limit:
-            sub_id[p] = -2  # sampled, not seen yet
+            bits[p >> 6] |= np.uint64(1) << np.uint64(p & 63)
     out = np.empty(page.shape[0], dtype=np.int64)
     m = 0
     seen = 0
     before = 0
     for t in range(page.shape[0]):
-        q = np.int64(sub_id[page[t]])
-        if q == -1:
+        p = page[t]
+        if (bits[p >> 6] >> np.uint64(p & 63)) & np.uint64(1) == 0:
             continue
-        if q == -2:
+        q = np.int64(sub_id[p])
+        if q < 0:
             q = seen
-            sub_id[page[t]] = np.int32(q)
+            sub_id[p] = np.int32(q)
             seen += 1
         out[m] = q
         m += 1
