@@ -9,7 +9,7 @@ accesses over 1 M pages (pagesim's ``workload:zipf``) and the real traces given,
 2. exact OPT: the priority stack at the same 100 sizes against 4 single-size OPT runs (traces
    of up to 2 M requests: the stack carries hundreds of pages per access);
 3. SHARDS at rate 0.01 (fixed rate, adjusted), seeds 0..2: MAE against exact (mean over the
-   seeds), speed-up (exact's best of 2 over SHARDS' best of the 3);
+   seeds), speed-up (exact's best of 2 over SHARDS' best of the 3); fixed size (8K pages) beside;
 4. miniature simulation at rate 0.01 (fixed size, 10,000 pages, where the trace has fewer than
    500,000 pages; at rate 0.01 the 1 % size's miniature is below 100 pages and runs in full)
    for fifo, clock, arc, s3fifo, lirs, sieve, 2q, w-tinylfu: MAE against full simulation at
@@ -41,6 +41,7 @@ MINISIM_POLICIES = "fifo,clock,arc,s3fifo,lirs,sieve,2q,w-tinylfu"
 DEFAULT_TRACES = "arc/OLTP.lis.zst,libcachesim/cloudPhysicsIO.oracleGeneral.bin"
 SMALL_TRACE_PAGES = 500_000  # below: minisim samples a fixed number of pages
 FIXED_SAMPLES = 10_000
+FIXED_SHARDS = 8192  # the paper's fixed-size SHARDS budget
 OPT_MAX_REQUESTS = 2_000_000  # the priority stack is timed on traces up to this length
 
 
@@ -103,7 +104,7 @@ def bench_opt(trace, sizes) -> None:  # type: ignore[no-untyped-def]
 
 def bench_shards(trace, sizes, t_exact) -> None:  # type: ignore[no-untyped-def]
     from pagesim.analysis.mrc import exact_misses
-    from pagesim.analysis.mrc.shards import shards_fixed_rate
+    from pagesim.analysis.mrc.shards import shards_fixed_rate, shards_fixed_size
 
     exact = exact_misses(trace, "lru", sizes) / trace.n_requests
     maes, times = [], []
@@ -115,6 +116,13 @@ def bench_shards(trace, sizes, t_exact) -> None:  # type: ignore[no-untyped-def]
             f"  SHARDS rate 0.01 seed {seed}: MAE {maes[-1]:.4f}, max abs "
             f"{np.abs(est.miss_ratio - exact).max():.4f}, {est.sampled_requests:,} sampled requests, "
             f"{dt:.3f} s"
+        )
+    for seed in range(3):
+        est, dt = timed(shards_fixed_size, trace, sizes, FIXED_SHARDS, seed)
+        print(
+            f"  SHARDS fixed size {FIXED_SHARDS:,} seed {seed}: "
+            f"MAE {float(np.abs(est.miss_ratio - exact).mean()):.4f}, "
+            f"final rate {est.rate:.4f}, {dt:.3f} s (no target)"
         )
     mae, speed = float(np.mean(maes)), t_exact / min(times)
     print(

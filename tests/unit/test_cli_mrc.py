@@ -45,6 +45,8 @@ def test_json_curve_equals_simulation_and_carries_the_sample():
     # miniatures of 50 pages are below the minimum (100): simulated in full, so exact
     assert fifo["points"][0]["method"] == "full"
     assert fifo["points"][0]["misses"] == simulate(trace, make_policy("fifo"), 100).misses
+    table = invoke("mrc", SMALL, "--size", "100:400:4", "--policy", "fifo", "--rate", "0.5")
+    assert "note fifo: sizes up to 100 pages (1 of 4) would make miniatures under 100 pages" in table.stdout
 
 
 def test_check_prints_errors_and_figure_is_written(tmp_path):

@@ -169,6 +169,16 @@ def _print(curve: pd.DataFrame, trace: str, checks: dict[str, dict[str, Any]] | 
     console = stdout()
     for table in mrc_tables(curve, shown_label(trace), checks):
         console.print(table)
+    for label, run in curve.attrs.get("runs", {}).items():
+        rows = curve[(curve["policy"] == label) & (curve["method"] == "full")]
+        if run["method"] == "minisim" and not rows.empty:
+            console.print(
+                f"note {label}: sizes up to {int(rows['size_pages'].max()):,} pages ({len(rows)} of "
+                f"{int((curve['policy'] == label).sum())}) would make "
+                f"miniatures under {run['min_sampled_capacity']} pages at rate {run['rate']:.4g}: "
+                "simulated in full (marked 'full')",
+                highlight=False,
+            )
     if checks:
         for label, c in checks.items():
             console.print(
