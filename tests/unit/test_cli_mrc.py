@@ -68,6 +68,9 @@ def test_check_prints_errors_and_figure_is_written(tmp_path):
     assert result.exit_code == 0, result.output
     assert "check lru: against simulation at 5 sizes: MAE 0.0000, max abs error 0.0000" in result.stdout
     assert png.stat().st_size > 1000
+    svg = tmp_path / "curve.svg"
+    assert invoke("mrc", SMALL, "-s", "100:400:2", "-p", "fifo", "--figure", str(svg)).exit_code == 0
+    assert svg.read_text().lstrip().startswith("<?xml") and "fifo (minisim, R" in svg.read_text()
     doc = json.loads(
         invoke("mrc", SMALL, "-s", "500", "-m", "shards", "--samples", "300", "--check", "--json").stdout
     )

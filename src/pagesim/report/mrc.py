@@ -146,6 +146,8 @@ def plot_mrc(curve: pd.DataFrame, path: str | Path, title: str, *, log: bool = F
         rows = rows.sort_values("size_pages")
         sampled = rows[rows["method"] != "full"]
         how = str(sampled["method"].iloc[0]) if not sampled.empty else "full"
+        if how in ("shards", "minisim"):
+            how += f", R {float(sampled['rate'].iloc[0]):.3g}"
         if str(label) == OPT_NAME:
             ax.plot(
                 rows["size_pages"],

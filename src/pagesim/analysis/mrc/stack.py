@@ -63,8 +63,8 @@ STACK_POLICIES = frozenset({"lru", "opt"})
 #: From this many distinct capacities on, ``exact_misses`` computes OPT by the priority stack
 #: rather than one engine run per size. Measured (OLTP, cloudPhysicsIO): the stack costs as
 #: much as 50-300 single-size OPT runs (150-650 carried pages per access, more for deeper
-#: stacks), so below about 100 sizes the runs are faster; both are exact.
-OPT_ONE_PASS_MIN_SIZES = 100
+#: stacks), so below about 300 sizes the runs are faster; both are exact.
+OPT_ONE_PASS_MIN_SIZES = 300
 
 #: Stack distance of an access that misses at every size (a first access, or an OPT access
 #: deeper than the truncated stack).
