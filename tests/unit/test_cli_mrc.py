@@ -1,0 +1,113 @@
+"""``pagesim mrc``: curves equal the library's, ranges expand, errors are one line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from pagesim.cli import app
+from pagesim.engine import simulate
+from pagesim.policies import make_policy
+from pagesim.workloads import from_spec
+
+SMALL = "workload:zipf?n_requests=20000&n_pages=2000&alpha=0.9&seed=3"
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(app, list(args))
+
+
+def one_line_error(result, *needles: str) -> None:
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    for needle in needles:
+        assert needle in lines[0]
+
+
+def test_json_curve_equals_simulation_and_carries_the_sample():
+    result = invoke("mrc", SMALL, "--size", "100:400:4", "--policy", "lru,fifo", "--rate", "0.5", "--json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["seed"] == 0
+    lru, fifo = doc["policies"]
+    trace = from_spec(SMALL.partition(":")[2])
+    assert [p["size_pages"] for p in lru["points"]] == [100, 200, 300, 400]
+    assert [p["misses"] for p in lru["points"]] == [
+        simulate(trace, make_policy("lru"), c).misses for c in (100, 200, 300, 400)
+    ]
+    assert lru["method"] == "exact" and lru["rate"] == 1.0
+    assert fifo["method"] == "minisim" and fifo["rate"] == pytest.approx(0.5, rel=1e-6)
+    assert 0 < fifo["sampled_requests"] < trace.n_requests
+    # miniatures of 50 pages are below the minimum (100): simulated in full, so exact
+    assert fifo["points"][0]["method"] == "full"
+    assert fifo["points"][0]["misses"] == simulate(trace, make_policy("fifo"), 100).misses
+    table = invoke("mrc", SMALL, "--size", "100:400:4", "--policy", "fifo", "--rate", "0.5")
+    assert "note fifo: sizes up to 100 pages (1 of 4) would make miniatures under 100 pages" in table.stdout
+
+
+def test_check_prints_errors_and_figure_is_written(tmp_path):
+    png = tmp_path / "curve.png"
+    result = invoke(
+        "mrc",
+        SMALL,
+        "-s",
+        "1%:50%:5",
+        "--log",
+        "-p",
+        "lru,opt",
+        "--method",
+        "exact",
+        "--check",
+        "--figure",
+        str(png),
+    )
+    assert result.exit_code == 0, result.output
+    assert "check lru: against simulation at 5 sizes: MAE 0.0000, max abs error 0.0000" in result.stdout
+    assert png.stat().st_size > 1000
+    svg = tmp_path / "curve.svg"
+    assert invoke("mrc", SMALL, "-s", "100:400:2", "-p", "fifo", "--figure", str(svg)).exit_code == 0
+    assert svg.read_text().lstrip().startswith("<?xml") and "fifo (minisim, R" in svg.read_text()
+    doc = json.loads(
+        invoke("mrc", SMALL, "-s", "500", "-m", "shards", "--samples", "300", "--check", "--json").stdout
+    )
+    (lru,) = doc["policies"]
+    assert lru["method"] == "shards" and lru["samples"] == 300 and lru["check"]["against"] == "exact"
+    assert set(lru["check"]) >= {"mae", "max_abs_error", "sizes"}
+
+
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        (("--method", "exact", "--policy", "fifo"), ("fifo", "exact works for lru, opt")),
+        (("--method", "shards", "--policy", "opt"), ("SHARDS models LRU only", "minisim")),
+        (
+            (
+                "--capacity-unit",
+                "bytes",
+            ),
+            ("works in pages",),
+        ),
+        (("--rate", "0.1", "--samples", "10"), ("not both",)),
+        (
+            (
+                "--size",
+                "1:2",
+            ),
+            ("FROM:TO:COUNT",),
+        ),
+        (
+            (
+                "--size",
+                "500:100:3",
+            ),
+            ("ends below its start",),
+        ),
+    ],
+)
+def test_bad_input_is_one_line(args, needles):
+    sizes = () if "--size" in args else ("--size", "100")
+    one_line_error(invoke("mrc", SMALL, *sizes, *args), *needles)
