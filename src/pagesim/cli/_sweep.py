@@ -185,4 +185,4 @@ def report_command(
 
             written = write_figures(frame, figures, baseline=baseline)
             stderr_line(f"wrote {len(written)} figure file(s) to {figures}")
-    stdout()
+
