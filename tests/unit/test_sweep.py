@@ -23,7 +23,7 @@ from pagesim.policies.registry import make_policy
 from pagesim.sweep.driver import run_sweep
 from pagesim.sweep.grid import expand_sizes, grid_from_options, grid_from_toml, parse_policies
 from pagesim.sweep.keys import run_key, trace_digest
-from pagesim.sweep.results import export_results, load_results
+from pagesim.sweep.results import load_results
 from pagesim.trace import Trace
 from pagesim.workloads import from_spec
 
@@ -188,7 +188,8 @@ def test_absent_dask_is_one_clean_line(tmp_path, monkeypatch) -> None:  # type: 
                     "--cluster", "local:2")  # fmt: skip
     assert result.exit_code == 2
     assert result.stderr.strip().splitlines() == [
-        "pagesim: error: dask is not installed: pip install 'pagesim[cluster]' (or pip install 'dask[distributed]')"
+        "pagesim: error: dask is not installed: pip install 'pagesim[cluster]' "
+        "(or pip install 'dask[distributed]')"
     ]
 
 
@@ -276,8 +277,10 @@ def reference(tmp_path_factory):  # type: ignore[no-untyped-def]
 def _interrupt(db: str, sig: int) -> int:
     """Start the sweep as its own process, send ``sig`` once some rows (not all) are stored."""
     env = {**os.environ, "PYTHONPATH": SRC}
-    proc = subprocess.Popen([sys.executable, "-c", "from pagesim.cli import app; app()", "sweep", *INTERRUPTED, "-o", db, "--workers",
-                             "2"], env=env, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    command = [sys.executable, "-c", "from pagesim.cli import app; app()", "sweep", *INTERRUPTED]
+    proc = subprocess.Popen(
+        [*command, "-o", db, "--workers", "2"], env=env, stderr=subprocess.PIPE, text=True
+    )
     stored = 0
     deadline = time.monotonic() + 120
     while proc.poll() is None and time.monotonic() < deadline:

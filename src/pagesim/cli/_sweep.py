@@ -7,7 +7,7 @@ import sys
 
 import typer
 
-from pagesim.cli._common import EXIT_POLICY_FAILED, handled_errors, stderr_line, stdout
+from pagesim.cli._common import EXIT_POLICY_FAILED, handled_errors, stderr_line
 from pagesim.sweep.cluster import ClusterUnavailable
 from pagesim.sweep.driver import run_sweep
 from pagesim.sweep.grid import Grid, grid_from_options, grid_from_toml
@@ -185,4 +185,3 @@ def report_command(
 
             written = write_figures(frame, figures, baseline=baseline)
             stderr_line(f"wrote {len(written)} figure file(s) to {figures}")
-

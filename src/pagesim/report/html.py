@@ -54,7 +54,10 @@ _JS = r"""
   }
   function ticks(lo, hi, n) {
     var span = hi - lo, step = Math.pow(10, Math.floor(Math.log10(span / n)));
-    [1, 2, 5, 10].some(function (m) { if (span / (step * m) <= n) { step *= m; return true; } return false; });
+    [1, 2, 5, 10].some(function (m) {
+      if (span / (step * m) <= n) { step *= m; return true; }
+      return false;
+    });
     var out = [];
     for (var v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) { out.push(v); }
     return out;
@@ -84,7 +87,8 @@ _JS = r"""
     });
     el('line', {x1: L, x2: W - R, y1: H - B, y2: H - B, stroke: '#444'}, axes);
     el('line', {x1: L, x2: L, y1: T, y2: H - B, stroke: '#444'}, axes);
-    el('text', {x: (L + W - R) / 2, y: H - 6, 'text-anchor': 'middle'}, axes).textContent = 'cache size (pages)';
+    el('text', {x: (L + W - R) / 2, y: H - 6, 'text-anchor': 'middle'}, axes).textContent =
+      'cache size (pages)';
     el('text', {x: 14, y: (T + H - B) / 2, 'text-anchor': 'middle',
                 transform: 'rotate(-90 14 ' + (T + H - B) / 2 + ')'}, axes).textContent = 'miss ratio';
     var drawn = 0, legend = document.createElement('div');
@@ -92,7 +96,9 @@ _JS = r"""
     section.labels.forEach(function (lab, i) {
       var pts = section.curves[lab], isOpt = lab === 'opt';
       var color = isOpt ? '#000' : COLORS[i % COLORS.length];
-      var d = pts.map(function (p, j) { return (j ? 'L' : 'M') + X(p[0]).toFixed(1) + ',' + Y(p[1]).toFixed(1); });
+      var d = pts.map(function (p, j) {
+        return (j ? 'L' : 'M') + X(p[0]).toFixed(1) + ',' + Y(p[1]).toFixed(1);
+      });
       if (isOpt && pts.length > 1 && section.mode === 'cache') {
         var floor = d.join(' ') + ' L' + X(pts[pts.length - 1][0]).toFixed(1) + ',' + Y(0) +
                     ' L' + X(pts[0][0]).toFixed(1) + ',' + Y(0) + ' Z';
@@ -164,7 +170,9 @@ def _vmstat_table(vmstat: dict[str, Any]) -> str:
     out = [f'<table class="vmstat"><tr><th class="l">policy</th><th>pages</th>{head}</tr>']
     for row in vmstat["rows"]:
         vals = "".join(f"<td>{'–' if v is None else f'{v:,}'}</td>" for v in row["values"])
-        out.append(f'<tr><td class="l">{html.escape(row["label"])}</td><td>{row["size_pages"]:,}</td>{vals}</tr>')
+        out.append(
+            f'<tr><td class="l">{html.escape(row["label"])}</td><td>{row["size_pages"]:,}</td>{vals}</tr>'
+        )
     out.append("</table>")
     return "\n".join(out)
 
@@ -204,15 +212,15 @@ def render_report(frame: pd.DataFrame, baseline: str = "fifo", title: str = "swe
         body += ["<h2>Best policy per trace and size</h2>", _best_table(sections)]
     for i, section in enumerate(sections):
         body.append(f"<h2>{html.escape(section['title'])}</h2>")
-        body.append(f'<svg id="plot-{i}" class="plot" data-points="{sum(len(c) for c in section["curves"].values())}"'
-                    ' role="img"></svg>')  # fmt: skip
+        points = sum(len(c) for c in section["curves"].values())
+        body.append(f'<svg id="plot-{i}" class="plot" data-points="{points}" role="img"></svg>')
         body.append(_table(section, baseline))
         if section["vmstat"]:
             body.append("<h3>vmstat counters (kernel mode)</h3>")
             body.append(_vmstat_table(section["vmstat"]))
     data = json.dumps({"sections": sections}, allow_nan=False).replace("</", "<\\/")
     page = (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>pagesim sweep: {html.escape(title)}</title><style>{_CSS}</style></head><body>\n"
         + "\n".join(body)
         + f'\n<script type="application/json" id="sweep-data">{data}</script>\n<script>{_JS}</script>\n'

@@ -73,7 +73,11 @@ def _sizes_table(group: pd.DataFrame, labels: list[str], baseline: str) -> list[
             if label not in ratios:
                 continue
             mr = ratios[label]
-            cells[label] = {"mr": mr, "vs_base": _ratio(mr, base, "reduction"), "vs_opt": _ratio(mr, opt, "excess")}
+            cells[label] = {
+                "mr": mr,
+                "vs_base": _ratio(mr, base, "reduction"),
+                "vs_opt": _ratio(mr, opt, "excess"),
+            }
         contenders = {k: v for k, v in ratios.items() if k != OPT}
         best_mr = min(contenders.values()) if contenders else None
         best = sorted(k for k, v in contenders.items() if best_mr is not None and v <= best_mr + 1e-12)
@@ -118,11 +122,9 @@ def report_sections(frame: pd.DataFrame, baseline: str = "fifo") -> tuple[list[d
     for values, group in ok.groupby(keys, sort=True, dropna=False):
         key = dict(zip(keys, values))
         labels = sorted({_label(r) for _, r in group.iterrows()}, key=lambda s: (s == OPT, s))
-        curves = {
-            label: [[int(r["size_pages"]), float(r["miss_ratio"])] for _, r in
-                    group[[_label(r) == label for _, r in group.iterrows()]].sort_values("size_pages").iterrows()]
-            for label in labels
-        }  # fmt: skip
+        curves: dict[str, list[list[float]]] = {label: [] for label in labels}
+        for _, r in group.sort_values("size_pages").iterrows():
+            curves[_label(r)].append([int(r["size_pages"]), float(r["miss_ratio"])])
         sections.append({
             "title": section_title(key), "mode": key["mode"], "labels": labels, "curves": curves,
             "table": _sizes_table(group, labels, baseline), "vmstat": _vmstat(group),
