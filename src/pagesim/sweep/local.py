@@ -70,7 +70,13 @@ class _Worker:
     def __init__(self, ctx: Any) -> None:
         self.conn, child = ctx.Pipe()
         self.proc = ctx.Process(target=_serve, args=(child,), daemon=True)
-        self.proc.start()
+        # Ctrl-C reaches the whole process group: a worker ignores it from its first instruction
+        # (a spawned Python keeps an inherited SIG_IGN), and the parent stops the workers itself.
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            self.proc.start()
+        finally:
+            signal.signal(signal.SIGINT, previous)
         child.close()
         self.job: int | None = None
         self.started = 0.0
