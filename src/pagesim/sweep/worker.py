@@ -106,7 +106,18 @@ class Task:
 
 
 def _peak_rss() -> int:
-    """Peak resident set of this process, bytes (Linux reports KiB)."""
+    """Peak resident set of this process, bytes.
+
+    Linux: ``VmHWM`` of ``/proc/self/status`` (this process's own address space; ``ru_maxrss``
+    would carry the parent's peak over fork and exec). Elsewhere ``ru_maxrss``.
+    """
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return int(peak) * (1 if sys.platform == "darwin" else 1024)
 
