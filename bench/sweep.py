@@ -60,8 +60,9 @@ def speedup(folder: str, accesses: int) -> None:
             cpu[n] = _timed_run.loop_cpu  # type: ignore[attr-defined]
         finally:
             ex.close()
-    print(f"speed-up: 40 runs of {accesses:,} accesses: 1 worker {times[1]:.2f} s, 2 workers {times[2]:.2f} s, "
-          f"{times[1] / times[2]:.2f}x (target >= 1.8x); the runs' loop CPU time {cpu[1]:.2f} s and "
+    print(f"speed-up: 40 runs of {accesses:,} accesses: 1 worker {times[1]:.2f} s, 2 workers "
+          f"{times[2]:.2f} s, {times[1] / times[2]:.2f}x (target >= 1.8x); the runs' loop CPU time "
+          f"{cpu[1]:.2f} s and "
           f"{cpu[2]:.2f} s")  # fmt: skip
 
 

@@ -84,6 +84,23 @@ def test_toml_grid(tmp_path) -> None:  # type: ignore[no-untyped-def]
         grid_from_toml(str(path))
 
 
+def test_uncompressed_pgt_is_mapped_not_read(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from pagesim.trace import read_trace, write_trace
+
+    t = from_spec("zipf?n_requests=5000&n_pages=300")
+    path = str(tmp_path / "t.pgt")
+    write_trace(t, path, compress=False)
+    mapped = read_trace(path, mmap=True)
+    for name in ("page", "original_id", "kind", "op", "cgroup", "tag"):
+        assert np.array_equal(getattr(mapped, name), getattr(t, name))
+        assert getattr(mapped, name).dtype == getattr(t, name).dtype
+    base = mapped.page
+    while not isinstance(base, np.memmap) and base.base is not None:
+        base = base.base
+    assert isinstance(base, np.memmap) and base.mode == "c"  # copy-on-write over the file
+    assert simulate(mapped, make_policy("lru"), 30).misses == simulate(t, make_policy("lru"), 30).misses
+
+
 def test_keys_name_content_and_defaults() -> None:
     t = from_spec("zipf?n_requests=100&n_pages=10")
     same = Trace(page=t.page.copy(), original_id=t.original_id.copy(), source={"other": 1})

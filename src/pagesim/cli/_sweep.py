@@ -10,7 +10,7 @@ import typer
 from pagesim.cli._common import EXIT_POLICY_FAILED, handled_errors, stderr_line
 from pagesim.sweep.cluster import ClusterUnavailable
 from pagesim.sweep.driver import run_sweep
-from pagesim.sweep.grid import Grid, grid_from_options, grid_from_toml
+from pagesim.sweep.grid import Grid, expand_sizes, grid_from_options, grid_from_toml, parse_policies
 from pagesim.sweep.results import export_results, load_results
 
 SWEEP_SIZE_HELP = (
@@ -38,9 +38,9 @@ def _grid(
     if len(inputs) == 1 and inputs[0].lower().endswith(".toml"):
         grid = grid_from_toml(inputs[0])
         if policy:
-            grid.policies = grid_from_options(["-"], policy, ["1"], sets=sets).policies
+            grid.policies = parse_policies(policy, sets)
         if size:
-            grid.sizes = grid_from_options(["-"], ["lru"], size, log=log).sizes
+            grid.sizes = expand_sizes(size, log)
         grid.modes = list(mode) if mode else grid.modes
         grid.warmups = list(warmup) if warmup else grid.warmups
         grid.seeds = list(seed) if seed else grid.seeds

@@ -81,9 +81,13 @@ def _trace_ref(spec: str, store: Store) -> TraceRef:
     return ref
 
 
+def _unreadable_key(spec: str) -> str:
+    return run_key("unreadable:" + spec, "", {}, 0, "", 0, None)
+
+
 def _unreadable_row(spec: str, error: BaseException) -> dict[str, Any]:
     message = " ".join(str(error).split()) or type(error).__name__
-    key = run_key("unreadable:" + spec, "", {}, 0, "", 0, None)
+    key = _unreadable_key(spec)
     return {"key": key, "status": "failed", "error": f"cannot read trace: {message}", "trace": spec,
             "policy": "", "params": "{}", "label": "", "method": "read"}  # fmt: skip
 
@@ -166,6 +170,7 @@ def make_plan(grid: Grid, store: Store, *, on_trace: Any = None) -> Plan:
                 continue
             if ref not in plan.refs:
                 plan.refs.append(ref)
+                store.forget(_unreadable_key(concrete))  # it reads now: drop an earlier failure
             runs = [r for r in _runs(ref, grid, spec, seed) if r.key not in seen]
             seen.update(r.key for r in runs)
             plan.total += len(runs)

@@ -125,6 +125,11 @@ class Store:
         self.conn.execute("COMMIT")
         return len(values)
 
+    def forget(self, key: str) -> None:
+        """Delete the row of ``key`` if there is one (one transaction)."""
+        with self.conn:
+            self.conn.execute("DELETE FROM runs WHERE key = ?", (key,))
+
     def known_trace(self, spec: str) -> dict[str, Any] | None:
         """The stored facts of trace file ``spec`` if the file is unchanged and its copy exists."""
         row = self.conn.execute(

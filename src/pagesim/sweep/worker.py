@@ -13,7 +13,7 @@ import resource
 import socket
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from pagesim.engine import PolicyError
@@ -102,7 +102,6 @@ class Task:
     runs: tuple[RunSpec, ...]
     one_pass: bool = False
     timeout: float | None = None
-    meta: dict[str, Any] = field(default_factory=dict, compare=False)
 
 
 def _peak_rss() -> int:
