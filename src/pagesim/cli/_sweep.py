@@ -57,7 +57,7 @@ def _grid(
 def sweep_command(
     inputs: list[str] = typer.Argument(
         ...,
-        metavar="GRID.toml | TRACES...",
+        metavar="GRID.toml | TRACES",
         help="A grid file, or trace files / globs / workload:NAME?... specs.",
     ),
     policy: list[str] | None = typer.Option(None, "--policy", "-p", metavar="POLICY", help=SWEEP_POLICY_HELP),
