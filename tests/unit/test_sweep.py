@@ -120,7 +120,7 @@ def test_keys_name_content_and_defaults() -> None:
 
 def test_rows_equal_direct_simulation_and_resume(tmp_path) -> None:  # type: ignore[no-untyped-def]
     db = str(tmp_path / "r.db")
-    grid = grid_from_options([SMALL], ["lru,fifo"], ["5%", "20%"])
+    grid = grid_from_options([SMALL], ["clock,fifo"], ["5%", "20%"])  # not stack policies: simulated
     said: list[str] = []
     summary = run_sweep(grid, db, workers=2, say=said.append)
     assert (summary.ok, summary.failed, summary.total) == (4, 0, 4)
@@ -133,7 +133,7 @@ def test_rows_equal_direct_simulation_and_resume(tmp_path) -> None:  # type: ign
         assert (row["misses"], row["hits"], row["evictions"]) == (direct.misses, direct.hits,
                                                                    direct.counters["evictions"])  # fmt: skip
         assert row["status"] == "ok" and row["method"] == "simulate"
-    bigger = grid_from_options([SMALL], ["lru,fifo,clock"], ["5%", "20%"])
+    bigger = grid_from_options([SMALL], ["clock,fifo,sieve"], ["5%", "20%"])
     said.clear()
     summary = run_sweep(bigger, db, workers=1, say=said.append)
     assert "resumed: 4 of 6 already done" in said and summary.ok == 2
@@ -164,7 +164,7 @@ def test_failures_are_rows_and_the_rest_completes(tmp_path) -> None:  # type: ig
 
 def test_timeout_fails_the_run_only(tmp_path) -> None:  # type: ignore[no-untyped-def]
     db = str(tmp_path / "t.db")
-    grid = grid_from_options(["workload:zipf?n_requests=400000&n_pages=4000"], ["lru"], ["10"], timeout=1e-4)
+    grid = grid_from_options(["workload:zipf?n_requests=400000&n_pages=4000"], ["fifo"], ["10"], timeout=1e-4)
     summary = run_sweep(grid, db, workers=1, say=lambda _: None)
     assert summary.failed == 1 and "timeout" in summary.failures[0]
 
@@ -179,6 +179,20 @@ def test_a_stuck_worker_is_killed_and_replaced(monkeypatch) -> None:  # type: ig
     finally:
         ex.close()
     assert isinstance(out[0], local.WorkerLost) and "killed" in str(out[0]) and out[1] is None
+
+
+def test_kernel_mode_rows_carry_the_vmstat_counters(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from pagesim.engine.kernel import simulate_kernel
+    from pagesim.engine.memory import KernelConfig
+
+    spec = "workload:loop?n_pages=200&passes=3"
+    db = str(tmp_path / "k.db")
+    run_sweep(grid_from_options([spec], ["linux-lru"], ["100"], modes=["kernel"]), db, workers=1, say=print)
+    (row,) = [r for _, r in load_results(db).iterrows()]
+    direct = simulate_kernel(from_spec(spec.removeprefix("workload:")), make_policy("linux-lru"),
+                             KernelConfig(memory_pages=100))  # fmt: skip
+    for name in ("misses", "pgpgin", "pgscan_kswapd", "pgsteal_kswapd", "readahead_pages"):
+        assert row[name] == direct.counters[name], name
 
 
 def test_plan_and_results_export(tmp_path) -> None:  # type: ignore[no-untyped-def]
