@@ -135,7 +135,7 @@ _JS = r"""
 def _pct(value: float | None) -> str:
     if value is None:
         return "–"
-    return f"{value:+.1f} %"
+    return f"{0.0 if abs(value) < 0.05 else value:+.1f} %"  # no "-0.0"
 
 
 def _table(section: dict[str, Any], baseline: str) -> str:
