@@ -81,7 +81,11 @@ class DaskExecutor:
     @property
     def description(self) -> str:
         """For the status line."""
-        n = len(self.client.scheduler_info(n_workers=-1).get("workers", {}))
+        try:
+            info = self.client.scheduler_info(n_workers=-1)  # every worker (newer distributed)
+        except TypeError:
+            info = self.client.scheduler_info()
+        n = len(info.get("workers", {}))
         return f"Dask cluster {self.address} ({n} worker(s))"
 
     def prepare(self, pairs: Sequence[tuple[str, str]]) -> list[str]:
