@@ -353,6 +353,20 @@ def test_dask_local_cluster_gives_the_same_table(tmp_path, reference) -> None:  
     assert table(db).equals(table(reference))
 
 
+@pytest.mark.slow
+def test_dask_scheduler_address(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, dashboard_address=None) as cluster:
+        db = str(tmp_path / "a.db")
+        result = invoke("sweep", SMALL, "--policy", "fifo", "--size", "10,40", "-o", db,
+                        "--cluster", cluster.scheduler_address)  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    trace = from_spec(SMALL.removeprefix("workload:"))
+    assert list(load_results(db)["misses"]) == [
+        simulate(trace, make_policy("fifo"), c).misses for c in (10, 40)
+    ]
+
+
 # ----------------------------------------------------------------------------------- the report
 
 
