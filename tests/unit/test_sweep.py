@@ -160,6 +160,12 @@ def test_failures_are_rows_and_the_rest_completes(tmp_path) -> None:  # type: ig
     assert sorted(frame["status"]) == ["failed"] * 3 + ["ok"] * 2  # 2 broken runs, 1 unreadable trace
     unreadable = frame[frame["trace"] == missing]
     assert len(unreadable) == 1 and "trace file not found" in unreadable["error"].iloc[0]
+    # a hook that raises reaches the row as the engine's PolicyError, with its access index
+    from pagesim.engine import PolicyError
+    from pagesim.sweep.worker import _failure
+
+    error = PolicyError("mine", 30, ValueError("boom"), "Traceback ...")
+    assert _failure(error) == "policy 'mine' raised ValueError: boom at access index 30"
 
 
 def test_timeout_fails_the_run_only(tmp_path) -> None:  # type: ignore[no-untyped-def]
