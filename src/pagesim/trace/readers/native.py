@@ -78,8 +78,18 @@ def write(trace: Trace, path: str | os.PathLike[str], *, compress: bool = True, 
                     np.lib.format.write_array(member, arr, allow_pickle=False)
 
 
-def read(path: str | os.PathLike[str]) -> Trace:
+def read(path: str | os.PathLike[str], *, mmap: bool = False) -> Trace:
     """Read a ``.pgt`` file written by `write`.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file.
+    mmap : bool, optional
+        Map the columns of an uncompressed file (``write(..., compress=False)``) from the file
+        instead of reading them: copy-on-write ``numpy.memmap`` views, so that processes mapping
+        the same file share its pages in the page cache. Members' CRC-32 are not checked then.
+        A compressed file is read into memory as usual.
 
     Returns
     -------
@@ -126,7 +136,10 @@ def read(path: str | os.PathLike[str]) -> Trace:
                 raise TraceFormatError(
                     path, None, f"no member {member!r}", f"member {member!r} for column {name!r}"
                 )
-            arr = _read_member(zf, path, member, compressed)
+            if mmap and not compressed:
+                arr = _map_member(zf, path, member)
+            else:
+                arr = _read_member(zf, path, member, compressed)
             if arr.dtype.str != dtype:
                 raise TraceFormatError(path, None, f"{name} of dtype {arr.dtype.str}", f"dtype {dtype}")
             arrays[name] = arr
@@ -212,6 +225,37 @@ def _read_member(
         return np.lib.format.read_array(io.BytesIO(data), allow_pickle=False)
     except (ValueError, EOFError) as exc:
         raise TraceFormatError(path, None, f"member {member!r}: {exc}", "a .npy array") from None
+
+
+def _map_member(zf: zipfile.ZipFile, path: str | os.PathLike[str], member: str) -> np.ndarray:
+    """The array in a stored (uncompressed) `member`, mapped copy-on-write from the file."""
+    info = zf.getinfo(member)
+    if info.compress_type != zipfile.ZIP_STORED:
+        return _read_member(zf, path, member, False)
+    with open(path, "rb") as fh:
+        fh.seek(info.header_offset)
+        local = fh.read(30)
+        if len(local) != 30 or local[:4] != b"PK\x03\x04":
+            raise TraceFormatError(path, None, f"member {member!r}: bad local header", "a zip member")
+        name_len = int.from_bytes(local[26:28], "little")
+        extra_len = int.from_bytes(local[28:30], "little")
+        fh.seek(info.header_offset + 30 + name_len + extra_len)
+        try:
+            version = np.lib.format.read_magic(fh)
+            if version == (1, 0):
+                shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
+            else:
+                shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
+        except ValueError as exc:
+            raise TraceFormatError(path, None, f"member {member!r}: {exc}", "a .npy array") from None
+        offset = fh.tell()
+    count = int(np.prod(shape))
+    if count == 0 or dtype.hasobject:
+        return _read_member(zf, path, member, False)
+    if offset + count * dtype.itemsize > os.path.getsize(path):
+        raise CompressedDataError(path, "zip", f"member {member!r} is truncated")
+    order = "F" if fortran else "C"
+    return np.memmap(path, dtype=dtype, mode="c", offset=offset, shape=shape, order=order)
 
 
 def sniff(head: bytes, size: int | None = None) -> bool:
