@@ -10,7 +10,6 @@ import sqlite3
 import subprocess
 import sys
 import time
-import types
 
 import numpy as np
 import pytest
@@ -233,65 +232,24 @@ def test_absent_dask_is_one_clean_line(tmp_path, monkeypatch) -> None:  # type: 
 # ----------------------------------------------------------------------------- one pass (LRU, OPT)
 
 
-def test_one_pass_falls_back_to_size_by_size(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setitem(sys.modules, "pagesim.analysis.mrc", None)  # the import fails
+def test_stack_policies_run_in_one_pass_and_equal_simulation(tmp_path) -> None:  # type: ignore[no-untyped-def]
     db = str(tmp_path / "o.db")
-    plan = invoke("sweep", SMALL, "--policy", "lru,opt", "--size", "5,50", "-o", db, "--plan")
-    assert "one pass: unavailable" in plan.stdout
-    run_sweep(grid_from_options([SMALL], ["lru,opt"], ["5", "50"]), db, workers=1, say=lambda _: None)
-    frame = load_results(db)
-    assert set(frame["method"]) == {"simulate"} and len(frame) == 4
-
-
-def test_one_pass_path_with_a_stand_in_module(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """The sweep's one-pass path, driven by a stand-in pagesim.analysis.mrc in this process (the
-    plan and the rows come from it; the local pool's workers import the real module or none, so
-    the run itself goes through the in-process executor of the test)."""
-    fake = types.ModuleType("pagesim.analysis.mrc")
-    fake.STACK_POLICIES = frozenset({"lru", "opt"})  # type: ignore[attr-defined]
-
-    def exact_misses(trace, policy_name, capacities, warmup=0):  # type: ignore[no-untyped-def]
-        return np.array(
-            [simulate(trace, make_policy(policy_name), c, warmup=warmup).misses for c in capacities]
-        )
-
-    fake.exact_misses = exact_misses  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "pagesim.analysis.mrc", fake)
-    from pagesim.sweep import driver, worker
-
-    class InProcess:
-        description = "this process"
-
-        def prepare(self, pairs):  # type: ignore[no-untyped-def]
-            return [""] * len(pairs)
-
-        def run(self, tasks):  # type: ignore[no-untyped-def]
-            return ((t, worker.execute(t)) for t in tasks)
-
-        def close(self) -> None:
-            pass
-
-    monkeypatch.setattr(driver, "_executor", lambda workers, cluster: InProcess())
-    db = str(tmp_path / "o.db")
-    grid = grid_from_options([SMALL], ["lru,fifo"], ["50", "5"])
-    plan = run_sweep(grid, db, plan_only=True, say=lambda _: None)
-    assert any(
-        "one pass per trace (stack policies lru): 1 pass(es) for 2 runs" in line for line in plan.plan_lines
-    )
-    run_sweep(grid, db, say=lambda _: None)
+    plan = invoke("sweep", SMALL, "--policy", "lru,fifo", "--size", "5,50", "-o", db, "--plan")
+    assert "one pass per trace (stack policies lru): 1 pass(es) for 2 runs" in plan.stdout
+    run_sweep(grid_from_options([SMALL], ["lru,fifo"], ["50", "5"]), db, workers=1, say=lambda _: None)
     frame = load_results(db)
     trace = from_spec(SMALL.removeprefix("workload:"))
+    assert len(frame) == 4
     for _, row in frame.iterrows():
         assert row["method"] == ("one-pass" if row["policy"] == "lru" else "simulate")
         assert row["misses"] == simulate(trace, make_policy(row["policy"]), int(row["size_pages"])).misses
 
 
-def test_one_pass_equals_simulation_when_available() -> None:
-    mrc = pytest.importorskip("pagesim.analysis.mrc", reason="the miss-ratio-curve module is not merged yet")
+def test_one_pass_equals_simulation_with_warmup() -> None:
     from pagesim.sweep.onepass import one_pass_misses
 
     trace = from_spec("zipf?n_requests=3000&n_pages=300")
-    for name in sorted(mrc.STACK_POLICIES & {"lru", "opt"}):
+    for name in ("lru", "opt"):
         got = one_pass_misses(trace, name, [3, 30, 300], 100)
         want = [simulate(trace, make_policy(name), c, warmup=100).misses for c in (3, 30, 300)]
         assert list(got) == want

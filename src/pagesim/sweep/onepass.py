@@ -2,8 +2,8 @@
 
 LRU and Belady's OPT are stack policies (Mattson et al., 1970): the content of a smaller cache is
 always inside a larger one, so one pass over the trace gives the misses at every size. Where
-:mod:`pagesim.analysis.mrc` provides that pass, a sweep runs one task per (trace, policy) for all
-sizes instead of one run per size; otherwise it runs every size on its own.
+:mod:`pagesim.analysis.mrc` gives that pass (``exact_misses``), a sweep runs one task per
+(trace, policy) for all sizes of a policy in ``STACK_POLICIES`` instead of one run per size.
 """
 
 from __future__ import annotations
@@ -13,38 +13,28 @@ from typing import Any
 
 import numpy as np
 
+from pagesim.analysis.mrc import STACK_POLICIES, exact_misses
+
 __all__ = ["one_pass"]
 
 #: ``exact_misses(trace, policy_name, capacities, warmup=0) -> int64 misses per capacity``.
 ExactMisses = Callable[..., np.ndarray]
 
 
-def one_pass() -> tuple[ExactMisses | None, frozenset[str]]:
-    """The one-pass miss counter and the policy names it covers, or ``(None, frozenset())``.
+def one_pass() -> tuple[ExactMisses, frozenset[str]]:
+    """The one-pass miss counter and the policy names it covers.
 
     Returns
     -------
     tuple
         ``pagesim.analysis.mrc.exact_misses`` (misses per capacity, int64, equal to a
-        simulation per size) and ``STACK_POLICIES`` when that module exists; otherwise
-        ``(None, frozenset())`` and every size is simulated on its own.
+        simulation per size) and ``STACK_POLICIES``.
     """
-    try:
-        from pagesim.analysis.mrc import STACK_POLICIES, exact_misses
-    except ImportError:
-        return None, frozenset()
     return exact_misses, frozenset(STACK_POLICIES)
 
 
 def one_pass_misses(trace: Any, policy: str, capacities: Sequence[int], warmup: int) -> np.ndarray:
-    """Misses at each capacity in one pass (int64, shape ``(len(capacities),)``).
-
-    Raises
-    ------
-    RuntimeError
-        If no one-pass counter is available (the planner never asks then).
-    """
-    exact, _ = one_pass()
-    if exact is None:
-        raise RuntimeError("no one-pass miss counter (pagesim.analysis.mrc) is available")
-    return np.asarray(exact(trace, policy, [int(c) for c in capacities], warmup=int(warmup)), dtype=np.int64)
+    """Misses at each capacity in one pass (int64, shape ``(len(capacities),)``)."""
+    return np.asarray(
+        exact_misses(trace, policy, [int(c) for c in capacities], warmup=int(warmup)), dtype=np.int64
+    )

@@ -153,7 +153,7 @@ def make_plan(grid: Grid, store: Store, *, on_trace: Any = None) -> Plan:
     Plan
         A trace that cannot be read gives one failed row in ``failed_traces``, not an error.
     """
-    exact, stack = one_pass()
+    _, stack = one_pass()
     done_keys = store.done_keys()
     plan = Plan()
     seen: set[str] = set()
@@ -176,7 +176,7 @@ def make_plan(grid: Grid, store: Store, *, on_trace: Any = None) -> Plan:
             plan.total += len(runs)
             todo = [r for r in runs if r.key not in done_keys]
             plan.done += len(runs) - len(todo)
-            plan.tasks.extend(_group(todo, ref, grid.timeout, stack if exact is not None else frozenset()))
+            plan.tasks.extend(_group(todo, ref, grid.timeout, stack))
     plan.one_pass_policies = {r.policy for t in plan.tasks if t.one_pass for r in t.runs}
     return plan
 
@@ -213,13 +213,11 @@ def describe_plan(plan: Plan, store: Store, workers: int) -> list[str]:
         f"({len(plan.refs)} trace(s); {len(plan.failed_traces)} unreadable)",
         f"simulated one by one: {simulated}",
     ]
-    exact, stack = one_pass()
+    _, stack = one_pass()
     if passes:
         names = ", ".join(sorted(plan.one_pass_policies))
         sizes = sum(len(t.runs) for t in passes)
         lines.append(f"one pass per trace (stack policies {names}): {len(passes)} pass(es) for {sizes} runs")
-    elif exact is None:
-        lines.append("one pass: unavailable (no pagesim.analysis.mrc); stack policies run size by size")
     else:
         lines.append(f"one pass: available for {', '.join(sorted(stack))}; none in this grid")
     lines.append(
