@@ -29,9 +29,9 @@ Minimum sampled capacity
     simulates every such size in full instead, ``small="refuse"`` refuses them.
 W-TinyLFU
     Its miniatures under-estimate the miss ratio on OLTP (mean error -0.013 to -0.017 over 10
-    seeds at R 0.054, -0.008 at R 0.21), although every parameter it derives from the capacity
-    scales; the bias shrinks as the miniature's 1 % window holds more pages and nearly vanishes
-    with ``sketch="cbf"``, which counts no window hits. Not corrected (docs/mrc.md).
+    seeds at R 0.054, -0.007 to -0.009 at R 0.21), although every parameter it derives from
+    the capacity scales (the sketch's width scaled by R changes nothing); with
+    ``sketch="cbf"`` the bias nearly vanishes. Not corrected (docs/mrc.md).
 
 Fixed size (``samples=S``)
     The S pages with the smallest hashes (R = S / pages), so a small trace keeps enough pages.
