@@ -23,7 +23,7 @@ Minimum sampled capacity
     whose miniature at rate R would hold fewer than :data:`MIN_SAMPLED_CAPACITY` (M) pages is,
     by default (``small="denser"``), run on a denser sample: rate ``R_c = M / c`` (the hash
     threshold raised, so the denser sample holds every page of the base one), a miniature of M
-    pages. Waldspurger et al. (ATC'17) likewise let the rate differ per size. One sampled trace
+    pages. One sampled trace
     is drawn per distinct rate and the sizes sharing it run side by side; a size of M pages or
     fewer has ``R_c >= 1`` and is simulated in full (``method="full"``). ``small="full"``
     simulates every such size in full instead, ``small="refuse"`` refuses them.
