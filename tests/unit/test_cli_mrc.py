@@ -49,6 +49,20 @@ def test_json_curve_equals_simulation_and_carries_the_sample():
     assert "note fifo: sizes up to 100 pages (1 of 4) would make miniatures under 100 pages" in table.stdout
 
 
+def test_small_sizes_are_sampled_denser_and_the_rate_is_shown_per_size():
+    args = ("mrc", SMALL, "--size", "100:400:4", "--policy", "fifo", "--method", "minisim", "--rate", "0.3")
+    doc = json.loads(invoke(*args, "--json").stdout)
+    points = doc["policies"][0]["points"]
+    # miniatures at 0.3: 30, 60, 90, 120 pages; under 100 pages a size c is sampled at 100 / c,
+    # and at 100 pages that is 1: in full
+    assert [p["method"] for p in points] == ["full", "minisim", "minisim", "minisim"]
+    assert [p["rate"] for p in points] == pytest.approx([1.0, 0.5, 1 / 3, 0.3], rel=1e-6)
+    shown = " ".join(invoke(*args).stdout.split())  # the console wraps long lines
+    assert "2 sampled at rate 0.3333-0.5 (100-page miniatures); 1 simulated in full" in shown
+    refused = invoke(*args, "--small", "refuse")
+    one_line_error(refused, "sizes [100, 200, 300] fall below the smallest miniature cache", "334")
+
+
 def test_check_prints_errors_and_figure_is_written(tmp_path):
     png = tmp_path / "curve.png"
     result = invoke(

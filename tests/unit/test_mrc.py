@@ -126,17 +126,30 @@ def test_minisim_at_rate_one_is_the_full_simulation():
     assert run.method == ["minisim"] * 3
 
 
-def test_minisim_runs_small_sizes_in_full_or_refuses_them():
+def test_minisim_samples_small_sizes_denser_or_in_full_or_refuses_them():
     trace = from_spec(ZIPF)
     sample = sample_trace(trace, rate=0.1)
-    small = MIN_SAMPLED_CAPACITY * 10 - 100  # miniature of 90 pages
-    run = minisim(trace, sample, policy_class("clock"), [small, 3000])
-    assert run.method == ["full", "minisim"]
-    assert run.miss_ratio[0] == simulate(trace, make_policy("clock"), small).miss_ratio
-    # about 560 sampled pages: a coarse estimate (the accuracy is measured in bench/mrc.py)
-    assert abs(run.miss_ratio[1] - simulate(trace, make_policy("clock"), 3000).miss_ratio) < 0.05
+    small = MIN_SAMPLED_CAPACITY * 10 - 100  # miniature of 90 pages at rate 0.1
+    sizes = [MIN_SAMPLED_CAPACITY, small, 3000]
+    run = minisim(trace, sample, policy_class("clock"), sizes)
+    # 100 pages would need rate 1: in full; 900 pages: rate 100 / 900, a miniature of 100 pages
+    assert run.method == ["full", "minisim", "minisim"]
+    assert run.rate[0] == 1.0 and run.rate[1] == pytest.approx(1 / 9, rel=1e-6)
+    assert run.rate[2] == sample.rate
+    assert run.miss_ratio[0] == simulate(trace, make_policy("clock"), MIN_SAMPLED_CAPACITY).miss_ratio
+    # the same estimate as a curve drawn at that rate from the start
+    alone = minisim(trace, sample_trace(trace, rate=1 / 9), policy_class("clock"), [small])
+    assert run.miss_ratio[1] == alone.miss_ratio[0]
+    # about 560 and 620 sampled pages: a coarse estimate (the accuracy is measured in bench/mrc.py)
+    for i in (1, 2):
+        assert abs(run.miss_ratio[i] - simulate(trace, make_policy("clock"), sizes[i]).miss_ratio) < 0.05
+    in_full = minisim(trace, sample, policy_class("clock"), [small], small="full")
+    assert in_full.method == ["full"]
+    assert in_full.miss_ratio[0] == simulate(trace, make_policy("clock"), small).miss_ratio
     with pytest.raises(ValueError, match=r"sizes >= 1,000 pages"):
         minisim(trace, sample, policy_class("clock"), [small], small="refuse")
+    with pytest.raises(ValueError, match=r"known: denser, full, refuse"):
+        minisim(trace, sample, policy_class("clock"), [small], small="bogus")
 
 
 def test_fixed_size_minisim_keeps_that_many_pages():

@@ -12,7 +12,8 @@ import pandas as pd
 import typer
 
 from pagesim.analysis.compare import parse_size, resolve_size, resolve_warmup
-from pagesim.analysis.mrc import METHODS, check_mrc, mrc
+from pagesim.analysis.mrc import METHODS, MIN_SAMPLED_CAPACITY, check_mrc, mrc
+from pagesim.analysis.mrc.minisim import SMALL_CHOICES
 from pagesim.cli._common import (
     DelayedProgress,
     compile_notices,
@@ -99,6 +100,13 @@ def mrc_command(
         help="Fixed-size sampling instead of a rate: shards tracks at most N pages; minisim keeps N.",
     ),
     seed: int = typer.Option(0, "--seed", help="Seed of the sampling hash."),
+    small: str = typer.Option(
+        "denser",
+        "--small",
+        metavar="|".join(SMALL_CHOICES),
+        help=f"minisim, a size c whose miniature would be under {MIN_SAMPLED_CAPACITY} pages: sample it "
+        f"at rate {MIN_SAMPLED_CAPACITY}/c (denser), simulate it in full, or refuse it.",
+    ),
     warmup: str | None = typer.Option(None, "--warmup", metavar="WARMUP", help=WARMUP_HELP),
     check: bool = typer.Option(
         False,
@@ -130,6 +138,8 @@ def mrc_command(
             raise ValueError(f"unknown method {method!r}; known methods: {', '.join(METHODS)}")
         if rate is not None and samples is not None:
             raise ValueError("give --rate or --samples, not both")
+        if small not in SMALL_CHOICES:
+            raise ValueError(f"unknown --small {small!r}; known: {', '.join(SMALL_CHOICES)}")
         for text in size:
             split_range(text)  # fail on a bad size before reading a large trace
         configured = load_policies(policy or (["lru"] if method == "shards" else ["lru,opt"]), sets)
@@ -149,6 +159,7 @@ def mrc_command(
                 samples=samples,
                 seed=seed,
                 warmup=n_warmup,
+                small=small,
                 progress=progress,
             )
             checks = check_mrc(t, curve, configured, warmup=n_warmup) if check else None
@@ -170,15 +181,10 @@ def _print(curve: pd.DataFrame, trace: str, checks: dict[str, dict[str, Any]] | 
     for table in mrc_tables(curve, shown_label(trace), checks):
         console.print(table)
     for label, run in curve.attrs.get("runs", {}).items():
-        rows = curve[(curve["policy"] == label) & (curve["method"] == "full")]
-        if run["method"] == "minisim" and not rows.empty:
-            console.print(
-                f"note {label}: sizes up to {int(rows['size_pages'].max()):,} pages ({len(rows)} of "
-                f"{int((curve['policy'] == label).sum())}) would make "
-                f"miniatures under {run['min_sampled_capacity']} pages at rate {run['rate']:.4g}: "
-                "simulated in full (marked 'full')",
-                highlight=False,
-            )
+        if run["method"] == "minisim":
+            note = _small_sizes_note(curve[curve["policy"] == label], run)
+            if note:
+                console.print(f"note {label}: {note}", highlight=False)
     if checks:
         for label, c in checks.items():
             console.print(
@@ -186,3 +192,23 @@ def _print(curve: pd.DataFrame, trace: str, checks: dict[str, dict[str, Any]] | 
                 f"MAE {c['mae']:.4f}, max abs error {c['max_abs_error']:.4f}",
                 highlight=False,
             )
+
+
+def _small_sizes_note(rows: pd.DataFrame, run: dict[str, Any]) -> str:
+    """What minisim did with the sizes whose miniature at the curve's rate is under the minimum."""
+    full = rows[rows["method"] == "full"]
+    denser = rows[(rows["method"] == "minisim") & (rows["rate"] > run["rate"])]
+    if full.empty and denser.empty:
+        return ""
+    small = pd.concat([full, denser])
+    parts = [
+        f"sizes up to {int(small['size_pages'].max()):,} pages ({len(small)} of {len(rows)}) would make "
+        f"miniatures under {run['min_sampled_capacity']} pages at rate {run['rate']:.4g}"
+    ]
+    if not denser.empty:
+        lo, hi = float(denser["rate"].min()), float(denser["rate"].max())
+        shown = f"{lo:.4g}" if lo == hi else f"{lo:.4g}-{hi:.4g}"
+        parts.append(f"{len(denser)} sampled at rate {shown} ({run['min_sampled_capacity']}-page miniatures)")
+    if not full.empty:
+        parts.append(f"{len(full)} simulated in full (marked 'full')")
+    return ": ".join(parts[:1]) + ": " + "; ".join(parts[1:])

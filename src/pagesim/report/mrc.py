@@ -3,7 +3,9 @@
 Input is the table of :func:`pagesim.analysis.mrc.mrc` (and the errors of
 :func:`pagesim.analysis.mrc.check_mrc`). The figure draws miss ratio against cache size, one line
 per policy, Belady's OPT dashed in black as the lower bound; sizes simulated in full by a
-miniature-simulation curve are ringed, and ``log=True`` puts the size axis on a log scale.
+miniature-simulation curve are ringed, sizes it sampled at a higher rate than the curve's
+(small sizes, whose miniature would otherwise be under the minimum) are drawn as triangles,
+and ``log=True`` puts the size axis on a log scale.
 """
 
 from __future__ import annotations
@@ -51,14 +53,18 @@ def mrc_tables(
         table.add_column("size (pages)", justify="right")
         table.add_column("misses", justify="right")
         table.add_column("miss ratio", justify="right")
+        per_size_rate = rows["rate"].nunique() > 1
+        if per_size_rate:
+            table.add_column("rate", justify="right")
         if check:
             table.add_column(f"{check['against']}", justify="right")
         reference = dict(zip(check["sizes"], check["reference"])) if check else {}
-        for size, misses, ratio, how in rows[["size_pages", "misses", "miss_ratio", "method"]].itertuples(
-            index=False
-        ):
+        columns = ["size_pages", "misses", "miss_ratio", "method", "rate"]
+        for size, misses, ratio, how, rate in rows[columns].itertuples(index=False):
             mark = " (full)" if how == "full" else ""
             cells = [f"{int(size):,}{mark}", f"{int(misses):,}", f"{ratio:.4f}"]
+            if per_size_rate:
+                cells.append(f"{rate:.4g}")
             if check:
                 ref = reference.get(int(size))
                 cells.append("" if ref is None else f"{ref:.4f}")
@@ -82,7 +88,8 @@ def mrc_document(
     dict
         ``trace``, ``seed``, ``warmup`` and ``policies``: per policy ``policy``, ``method``,
         ``rate``, ``samples``, ``sampled_requests``, ``seconds``, ``points`` (``size_pages``,
-        ``misses``, ``requests``, ``miss_ratio``, ``method``) and, under a check, ``check``
+        ``misses``, ``requests``, ``miss_ratio``, ``method``, ``rate``: the sampling rate of
+        that size, 1.0 when not sampled) and, under a check, ``check``
         (``against``, ``sizes``, ``reference``, ``mae``, ``max_abs_error``).
     """
     runs = curve.attrs.get("runs", {})
@@ -96,6 +103,7 @@ def mrc_document(
                 "requests": int(r.requests),
                 "miss_ratio": float(r.miss_ratio),
                 "method": str(r.method),
+                "rate": float(r.rate),
             }
             for r in rows.itertuples(index=False)
         ]
@@ -146,8 +154,12 @@ def plot_mrc(curve: pd.DataFrame, path: str | Path, title: str, *, log: bool = F
         rows = rows.sort_values("size_pages")
         sampled = rows[rows["method"] != "full"]
         how = str(sampled["method"].iloc[0]) if not sampled.empty else "full"
+        base_rate = float(sampled["rate"].min()) if not sampled.empty else 1.0
+        denser = sampled[sampled["rate"] > base_rate]
         if how in ("shards", "minisim"):
-            how += f", R {float(sampled['rate'].iloc[0]):.3g}"
+            how += f", R {base_rate:.3g}"
+        if not denser.empty:
+            how += f"; higher R up to {int(denser['size_pages'].max()):,} pages"
         if str(label) == OPT_NAME:
             ax.plot(
                 rows["size_pages"],
@@ -160,6 +172,15 @@ def plot_mrc(curve: pd.DataFrame, path: str | Path, title: str, *, log: bool = F
         (line,) = ax.plot(
             rows["size_pages"], rows["miss_ratio"], marker=".", linewidth=1.3, label=f"{label} ({how})"
         )
+        if not denser.empty:
+            ax.plot(
+                denser["size_pages"],
+                denser["miss_ratio"],
+                "^",
+                mfc="none",
+                color=line.get_color(),
+                markersize=7,
+            )
         full = rows[rows["method"] == "full"]
         if not full.empty:
             ax.plot(

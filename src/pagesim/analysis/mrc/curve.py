@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from pagesim.analysis.compare import compare
-from pagesim.analysis.mrc.minisim import MIN_SAMPLED_CAPACITY, Sample, minisim, sample_trace
+from pagesim.analysis.mrc.minisim import MIN_SAMPLED_CAPACITY, SMALL_CHOICES, Sample, minisim, sample_trace
 from pagesim.analysis.mrc.shards import shards_fixed_rate, shards_fixed_size
 from pagesim.analysis.mrc.stack import STACK_POLICIES, exact_misses
 from pagesim.policies.base import Policy
@@ -102,7 +102,7 @@ def mrc(
     samples: int | None = None,
     seed: int = 0,
     warmup: int = 0,
-    small: str = "full",
+    small: str = "denser",
     progress: Callable[[int, int], None] | None = None,
 ) -> pd.DataFrame:
     """Miss-ratio curves: every policy at every size, by one method.
@@ -126,9 +126,9 @@ def mrc(
         Hash seed of the sample.
     warmup : int
         Accesses that fill the cache uncounted.
-    small : {"full", "refuse"}
-        minisim: sizes whose miniature is below ``MIN_SAMPLED_CAPACITY`` pages are simulated in
-        full, or refused.
+    small : {"denser", "full", "refuse"}
+        minisim: a size c whose miniature is below ``MIN_SAMPLED_CAPACITY`` (M) pages runs on a
+        denser sample at rate M / c (in full when c <= M), is simulated in full, or is refused.
     progress : callable ``(done, total)``, optional
         Over minisim's runs, per policy.
 
@@ -139,17 +139,19 @@ def mrc(
         dropped), columns :data:`COLUMNS`: ``misses``
         (int64; an estimate rounded for sampled methods), ``requests`` (counted accesses of the
         full trace), ``miss_ratio`` (float64), ``method`` ("exact", "shards", "minisim" or
-        "full" for a size minisim simulated in full), ``rate`` (1.0 when not sampled).
+        "full" for a size minisim simulated in full), ``rate`` (the sampling rate of that size:
+        minisim's may be above the curve's for small sizes; 1.0 when not sampled).
         ``attrs["runs"]`` maps each policy label to what its curve came from: ``method``,
-        ``rate``, ``samples``, ``sampled_requests``, ``seconds``; ``attrs["seed"]``,
+        ``rate``, ``samples``, ``sampled_requests`` (of the base sample), ``seconds`` (and for
+        minisim ``min_sampled_capacity`` and ``small``); ``attrs["seed"]``,
         ``attrs["warmup"]``.
 
     Raises
     ------
     ValueError
         For an unknown method, a method the policy cannot use (the message names what works),
-        a size < 1, a bad rate or sample count, minisim sizes below the minimum with
-        ``small="refuse"``, and as :func:`~pagesim.analysis.mrc.stack.exact_misses`.
+        a size < 1, a bad rate or sample count, an unknown ``small``, minisim sizes below the
+        minimum with ``small="refuse"``, and as :func:`~pagesim.analysis.mrc.stack.exact_misses`.
     UnknownPolicyError
         For an unknown policy name.
     """
@@ -162,6 +164,8 @@ def mrc(
         raise ValueError(f"sampling rate must be in (0, 1], got {rate}")
     if samples is not None and samples < 1:
         raise ValueError(f"sample size must be >= 1, got {samples}")
+    if small not in SMALL_CHOICES:
+        raise ValueError(f"unknown choice for small sizes {small!r}; known: {', '.join(SMALL_CHOICES)}")
     if trace.cgroup is not None and trace.n_requests and int(trace.cgroup.max()) > 0:
         raise ValueError(
             "miss-ratio curves need a trace with one cgroup (each cgroup is its own cache); "
@@ -173,6 +177,7 @@ def mrc(
     rows: list[dict[str, Any]] = []
     runs: dict[str, dict[str, Any]] = {}
     sample: Sample | None = None
+    denser: dict[int, Sample] = {}  # minisim's denser samples for small sizes, shared by the policies
     for policy, how in zip(insts, chosen):
         label = policy.label()
         start = time.perf_counter()
@@ -194,9 +199,11 @@ def mrc(
         else:
             if sample is None:
                 sample = _minisim_sample(trace, caps, rate, samples, seed, warmup)
-            run = minisim(trace, sample, policy, caps, small=small, progress=progress)
-            ratios, methods, r = run.miss_ratio, run.method, sample.rate
-            sampled = sample.trace.n_requests - sample.warmup
+            run = minisim(trace, sample, policy, caps, small=small, denser=denser, progress=progress)
+            ratios, methods, r, size_rates = run.miss_ratio, run.method, sample.rate, run.rate
+            sampled = sample.trace.n_requests - sample.warmup  # of the base sample
+        if how != "minisim":
+            size_rates = np.full(len(caps), r)
         runs[label] = {
             "method": how,
             "rate": r,
@@ -206,6 +213,7 @@ def mrc(
         }
         if how == "minisim":
             runs[label]["min_sampled_capacity"] = MIN_SAMPLED_CAPACITY
+            runs[label]["small"] = small
         for i, (size, ratio, m) in enumerate(zip(caps, ratios, methods)):
             rows.append(
                 {
@@ -217,7 +225,7 @@ def mrc(
                     "requests": requests,
                     "miss_ratio": float(ratio),
                     "method": m,
-                    "rate": 1.0 if m in ("exact", "full") else r,
+                    "rate": float(size_rates[i]),
                 }
             )
     table = pd.DataFrame(rows, columns=list(COLUMNS))
