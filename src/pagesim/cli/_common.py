@@ -193,7 +193,9 @@ def load_policies(
 
 READER_HELP = (
     "A reader option, KEY=VALUE, repeatable: for csv id_col, size_col, time_col, op_col "
-    "(1-based index or header name), delimiter, has_header, id_type (int|str)."
+    "(1-based index or header name), delimiter, has_header, id_type (int|str), op_map "
+    "(name:op pairs, del:free,put:write); for lis block_bytes, max_run, max_accesses. "
+    "An option the format does not take is refused with the ones it takes."
 )
 
 

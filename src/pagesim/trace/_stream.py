@@ -3,8 +3,16 @@
 Compression is recognised by magic bytes, not by extension: gzip (``1f 8b``), xz (``fd 37 7a 58 5a
 00``), zstd (``28 b5 2f fd``) and bzip2 (``BZh``); anything else is read as is. Decompression is
 streaming, so memory stays at a few chunks whatever the file size. Truncated or corrupt compressed
-content raises `CompressedDataError` (a `TraceFormatError`), never a silent short read: for zstd an
-unfinished frame at the end of the input counts as truncation.
+content raises `CompressedDataError` (a `TraceFormatError`), never a silent short read: an
+unfinished frame or stream at the end of the input counts as truncation.
+
+Several streams (members, frames) in one file are read one after the other, as ``gzip -d``,
+``xz -d``, ``bzip2 -d`` and ``zstd -d`` do. Whatever follows the last whole stream must be another
+whole stream: trailing junk is refused alike for every compression. The only exceptions are the
+padding each format's own specification allows: NUL bytes after a gzip member (Python's ``gzip``)
+and xz stream padding (NUL bytes in multiples of four); zstd skippable frames are skipped.
+
+Line-oriented content that starts with a UTF-8 byte-order mark (``EF BB BF``) is read without it.
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ from .errors import CompressedDataError, TraceFormatError
 
 __all__ = [
     "CHUNK_BYTES",
+    "StrictStream",
     "ZstdStream",
     "compression_of",
     "iter_line_chunks",
@@ -32,6 +41,9 @@ __all__ = [
     "open_bytes",
     "read_head",
 ]
+
+#: The UTF-8 byte-order mark, skipped at the start of line-oriented content.
+UTF8_BOM = b"\xef\xbb\xbf"
 
 #: Bytes read (after decompression) per chunk.
 CHUNK_BYTES = 16 << 20
@@ -166,6 +178,111 @@ class ZstdStream:
         self.close()
 
 
+#: Decompressed bytes one call of an xz or bzip2 decompressor may return (bounds memory).
+_MAX_OUT = 1 << 20
+
+
+class StrictStream:
+    """Decompressed content of an xz or bzip2 file, stream after stream, as a readable binary stream.
+
+    Python's ``lzma.LZMAFile`` and ``bz2.BZ2File`` stop silently at trailing data that is not a
+    valid stream; here it is an error, as for gzip and zstd: the input must end at the end of a
+    stream (xz: then NUL stream padding in multiples of four bytes). A truncated stream raises
+    `EOFError`; corrupt data or trailing junk ``lzma.LZMAError`` / ``OSError``.
+
+    Parameters
+    ----------
+    fh : binary file object
+        The compressed input (not closed here).
+    compression : {"xz", "bzip2"}
+
+    Attributes
+    ----------
+    compressed_pos, block_start : int
+        As in `ZstdStream`.
+    """
+
+    def __init__(self, fh: BinaryIO, compression: str) -> None:
+        if compression not in ("xz", "bzip2"):
+            raise ValueError(f"StrictStream: compression must be 'xz' or 'bzip2', got {compression!r}")
+        self._fh = fh
+        self._xz = compression == "xz"
+        self._dec: Any = None  # decompressor of the current stream, None between streams
+        self._unused = b""
+        self._pending = memoryview(b"")
+        self._done = False
+        self._padding = 0  # xz stream padding seen since the last stream
+        self.compressed_pos = 0
+        self.block_start = 0
+        self._produced = 0
+
+    def _new(self) -> Any:
+        return lzma.LZMADecompressor(format=lzma.FORMAT_XZ) if self._xz else bz2.BZ2Decompressor()
+
+    def _input(self) -> bytes:
+        if self._unused:
+            data, self._unused = self._unused, b""
+            return data
+        data = self._fh.read(_ZSTD_FEED)
+        self.compressed_pos += len(data)
+        return data
+
+    def _fill(self) -> None:
+        dec = self._dec
+        if dec is not None and not dec.needs_input:
+            out = dec.decompress(b"", _MAX_OUT)
+        else:
+            data = self._input()
+            if not data:
+                self._done = True
+                if dec is not None:
+                    raise EOFError(f"file ends inside an {'xz' if self._xz else 'bz2'} stream")
+                if self._padding % 4:
+                    raise lzma.LZMAError(f"{self._padding} NUL bytes of padding, not a multiple of 4")
+                return
+            self.block_start = self.compressed_pos - len(data)
+            if dec is None:
+                if self._xz:  # stream padding between or after streams
+                    stripped = data.lstrip(b"\0")
+                    self._padding += len(data) - len(stripped)
+                    data = stripped
+                    if not data:
+                        return
+                    if self._padding % 4:
+                        raise lzma.LZMAError(f"{self._padding} NUL bytes of padding, not a multiple of 4")
+                    self._padding = 0
+                dec = self._dec = self._new()
+            out = dec.decompress(data, _MAX_OUT)
+        self._produced += len(out)
+        if dec.eof:
+            self._unused = dec.unused_data + self._unused
+            self._dec = None
+        self._pending = memoryview(out)
+
+    def read(self, n: int = -1) -> bytes:
+        """Up to `n` decompressed bytes (all the rest if `n` < 0); b"" at end of content."""
+        parts = []
+        got = 0
+        while n < 0 or got < n:
+            if not self._pending:
+                if self._done:
+                    break
+                self._fill()
+                continue
+            take = len(self._pending) if n < 0 else min(n - got, len(self._pending))
+            parts.append(self._pending[:take])
+            self._pending = self._pending[take:]
+            got += take
+        return b"".join(parts)
+
+    def tell(self) -> int:
+        """Decompressed bytes produced so far (read or waiting to be read)."""
+        return self._produced
+
+    def close(self) -> None:
+        """Nothing to release (the input belongs to the caller)."""
+
+
 #: What decompressors raise on truncated (EOFError) or corrupt input.
 DECOMPRESSION_ERRORS: tuple[type[BaseException], ...] = (
     EOFError,
@@ -192,7 +309,7 @@ class _CheckedStream:
             raise self._error(exc) from None
 
     def _error(self, exc: BaseException) -> CompressedDataError:
-        if isinstance(self._stream, ZstdStream):
+        if isinstance(self._stream, (ZstdStream, StrictStream)):
             truncated = isinstance(exc, EOFError)
             where = self._stream.compressed_pos if truncated else self._stream.block_start
             exact = truncated
@@ -242,10 +359,8 @@ def open_bytes(path: str | os.PathLike[str]) -> BinaryIO:
     stream: Any
     if comp == "gzip":
         stream = gzip.GzipFile(fileobj=raw, mode="rb")
-    elif comp == "xz":
-        stream = lzma.LZMAFile(raw, "rb")
-    elif comp == "bzip2":
-        stream = bz2.BZ2File(raw, "rb")
+    elif comp in ("xz", "bzip2"):
+        stream = StrictStream(raw, comp)
     else:
         stream = ZstdStream(raw, closefd=False)
     return _CheckedStream(path, comp, raw, stream)  # type: ignore[return-value]
@@ -278,11 +393,17 @@ def iter_line_chunks(path: str | os.PathLike[str], chunk_bytes: int = CHUNK_BYTE
 
     Every chunk but possibly the last ends with ``\\n``; no line is split between chunks (a line
     longer than `chunk_bytes` makes a longer chunk). Arrays are read-only views of bytes objects.
+    A UTF-8 byte-order mark at the start of the content is dropped.
     """
     carry = b""
+    first = True
     with open_bytes(path) as fh:
         while True:
             data = _read_full(fh, chunk_bytes)
+            if first:
+                first = False
+                if data.startswith(UTF8_BOM):
+                    data = data[len(UTF8_BOM) :] or _read_full(fh, chunk_bytes)
             if not data:
                 break
             if carry:

@@ -6,7 +6,8 @@ A ``.pgt`` file is a zip archive (always zip64-capable) holding:
   "columns": {name: dtype or null}, "compression": "none" | "zstd", "source": {...}}``;
 - one ``<name>.npy`` member per present column (``page``, ``kind``, ``op``, ``cgroup``, ``tag``,
   ``size``, ``time``) and ``original_id.npy``, in numpy's ``.npy`` format; with zstd compression
-  each member is ``<name>.npy.zst``, the ``.npy`` bytes compressed as one zstd frame.
+  each member is ``<name>.npy.zst``, the ``.npy`` bytes compressed as one zstd frame that carries
+  its content checksum (files written without one are still read).
 
 Members are stored, not deflated (zstd does the compressing when asked). Reading restores every
 column with its dtype and None for absent optional columns; the written ``source`` comes back as
@@ -20,6 +21,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import struct
 import zipfile
 import zlib
 from typing import Any
@@ -64,7 +66,7 @@ def write(trace: Trace, path: str | os.PathLike[str], *, compress: bool = True, 
         "source": trace.source,
     }
     suffix = ".npy.zst" if compress else ".npy"
-    cctx = zstandard.ZstdCompressor(level=level) if compress else None
+    cctx = zstandard.ZstdCompressor(level=level, write_checksum=True) if compress else None
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
         zf.writestr("meta.json", json.dumps(meta, indent=1, sort_keys=True, allow_nan=False))
         for name, arr in [*cols.items(), ("original_id", trace.original_id)]:
@@ -96,7 +98,9 @@ def read(path: str | os.PathLike[str]) -> Trace:
         If `path` does not exist.
     TraceFormatError
         If the file is not a pagesim trace, is of a newer version, or misses a member;
-        `CompressedDataError` if it is truncated or a member is corrupt.
+        `CompressedDataError` if it is truncated or a member is corrupt. Every damage is one of
+        these two, naming the file: the zip's CRC-32 of each member and the zstd frame checksum
+        `write` adds make a flipped bit an error, never other content.
     """
     if not os.path.exists(path):
         raise FileNotFoundError(f"trace file not found: {os.fspath(path)}")
@@ -105,8 +109,51 @@ def read(path: str | os.PathLike[str]) -> Trace:
     if magic != b"PK\x03\x04":
         raise TraceFormatError(path, None, "not a zip archive", "a pagesim .pgt trace (zip)", offset=0)
     try:
+        return _read_archive(path)
+    except TraceFormatError:
+        raise
+    except _CORRUPTION_ERRORS as exc:  # whatever a damaged archive makes zipfile, json or numpy raise
+        raise TraceFormatError(
+            path, None, f"{type(exc).__name__}: {exc}", "an intact pagesim .pgt archive"
+        ) from None
+
+
+#: What reading a damaged zip archive, meta.json or .npy member can raise besides our own errors.
+_CORRUPTION_ERRORS: tuple[type[BaseException], ...] = (
+    zipfile.BadZipFile,
+    zipfile.LargeZipFile,
+    OSError,
+    EOFError,
+    NotImplementedError,  # an unknown compression method in a damaged header
+    ValueError,
+    KeyError,
+    IndexError,
+    TypeError,
+    OverflowError,
+    RuntimeError,
+    MemoryError,
+    zlib.error,
+    struct.error,
+    *DECOMPRESSION_ERRORS,
+)
+
+#: The dtype of each column as `write` stores it (`Trace`'s column dtypes).
+_DTYPES = {
+    "page": "<i8",
+    "kind": "|u1",
+    "op": "|u1",
+    "cgroup": "<u2",
+    "tag": "<i4",
+    "size": "<i8",
+    "time": "<i8",
+    "original_id": "<i8",
+}
+
+
+def _read_archive(path: str | os.PathLike[str]) -> Trace:
+    try:
         zf = zipfile.ZipFile(path, "r")
-    except (zipfile.BadZipFile, EOFError, ValueError) as exc:
+    except (zipfile.BadZipFile, EOFError, ValueError, OSError) as exc:
         raise CompressedDataError(path, "zip", f"{exc} (a .pgt file is a zip archive)") from None
     with zf:
         names = set(zf.namelist())
@@ -114,25 +161,29 @@ def read(path: str | os.PathLike[str]) -> Trace:
             raise TraceFormatError(path, None, f"members {sorted(names)[:5]}", "a meta.json member")
         meta = _read_meta(zf, path)
         compressed = meta.get("compression") == "zstd"
+        if meta.get("compression") not in ("zstd", "none"):
+            raise TraceFormatError(
+                path, None, f"compression {meta.get('compression')!r}", "compression 'zstd' or 'none'"
+            )
         suffix = ".npy.zst" if compressed else ".npy"
         arrays: dict[str, np.ndarray | None] = {}
         for name in (*_COLUMNS, "original_id"):
-            dtype = meta["columns"].get(name) if name != "original_id" else "<i8"
-            if dtype is None:
+            dtype = meta["columns"].get(name) if name != "original_id" else _DTYPES[name]
+            if dtype is None:  # an absent optional column (a missing one is filled by Trace)
                 arrays[name] = None
                 continue
+            if dtype != _DTYPES[name]:
+                raise TraceFormatError(path, None, f"{name} of dtype {dtype!r}", f"dtype {_DTYPES[name]}")
             member = name + suffix
             if member not in names:
                 raise TraceFormatError(
                     path, None, f"no member {member!r}", f"member {member!r} for column {name!r}"
                 )
-            arr = _read_member(zf, path, member, compressed)
-            if arr.dtype.str != dtype:
-                raise TraceFormatError(path, None, f"{name} of dtype {arr.dtype.str}", f"dtype {dtype}")
-            arrays[name] = arr
+            arrays[name] = _read_member(zf, path, member, compressed, np.dtype(dtype))
     page = arrays.pop("page")
     original_id = arrays.pop("original_id")
-    assert page is not None and original_id is not None
+    if page is None or original_id is None:
+        raise TraceFormatError(path, None, "no page column", "a 'page' column in meta.json")
     if page.shape != (meta.get("n_requests"),) or original_id.shape != (meta.get("n_pages"),):
         raise TraceFormatError(
             path,
@@ -194,9 +245,14 @@ def _read_meta(zf: zipfile.ZipFile, path: str | os.PathLike[str]) -> dict[str, A
 
 
 def _read_member(
-    zf: zipfile.ZipFile, path: str | os.PathLike[str], member: str, compressed: bool
+    zf: zipfile.ZipFile, path: str | os.PathLike[str], member: str, compressed: bool, dtype: np.dtype
 ) -> np.ndarray:
-    """The array in `member`; truncated or corrupt data raise `CompressedDataError`."""
+    """The 1-D array of `dtype` in `member`; damaged data raise `CompressedDataError` or
+    `TraceFormatError`.
+
+    The ``.npy`` header is checked against the bytes that follow it before any array is made, so
+    a damaged shape cannot ask for more memory than the member holds.
+    """
     with zf.open(member) as fh:
         stream = ZstdStream(fh, closefd=False) if compressed else fh
         try:
@@ -208,10 +264,28 @@ def _read_member(
             at = f" at compressed byte {stream.compressed_pos}" if isinstance(stream, ZstdStream) else ""
             label = "zstd" if compressed else "zip"
             raise CompressedDataError(path, label, f"{exc}{at} of member {member!r}") from None
+    bio = io.BytesIO(data)
     try:
-        return np.lib.format.read_array(io.BytesIO(data), allow_pickle=False)
-    except (ValueError, EOFError) as exc:
+        version = np.lib.format.read_magic(bio)
+        if version == (1, 0):
+            shape, _, found = np.lib.format.read_array_header_1_0(bio)
+        else:
+            shape, _, found = np.lib.format.read_array_header_2_0(bio)
+    except (ValueError, EOFError, SyntaxError, TypeError) as exc:
         raise TraceFormatError(path, None, f"member {member!r}: {exc}", "a .npy array") from None
+    start = bio.tell()
+    if found != dtype or len(shape) != 1:
+        raise TraceFormatError(
+            path, None, f"member {member!r}: {found} of shape {shape}", f"a 1-D {dtype.str} array"
+        )
+    if shape[0] * dtype.itemsize != len(data) - start:
+        raise TraceFormatError(
+            path,
+            None,
+            f"member {member!r}: {len(data) - start} data bytes for {shape[0]} values",
+            f"{shape[0] * dtype.itemsize} data bytes",
+        )
+    return np.frombuffer(data, dtype=dtype, count=shape[0], offset=start).copy()
 
 
 def sniff(head: bytes, size: int | None = None) -> bool:
