@@ -223,3 +223,15 @@ def test_unknown_reader_option_lists_the_known_ones(tmp_path: Path) -> None:
     assert "block_bytes, chunk_bytes, max_accesses, max_run" in bad.output
     with pytest.raises(ValueError, match="its options: none"):
         read_trace(_write(tmp_path / "t.pgt", b"PK\x03\x04"), format="pagesim", x=1)
+
+
+@pytest.mark.parametrize("row", ['1,"5"x,7', '1,"5,7'])
+def test_csv_text_after_a_closing_quote_or_an_unclosed_quote_is_refused(tmp_path: Path, row: str) -> None:
+    # '"5"x' was read as 5 (the x dropped), an unclosed quote as the rest of the line
+    path = _write(tmp_path / "t.csv", f"id,size,time\n{row}\n".encode())
+    with pytest.raises(
+        TraceFormatError, match=r"t\.csv:2: expected quoted fields that end with their closing quote"
+    ):
+        read_trace(path)
+    ok = read_trace(_write(tmp_path / "u.csv", b'id,size,time\n1, "5" ,7\n'))
+    assert ok.size.tolist() == [5]

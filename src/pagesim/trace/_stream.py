@@ -8,9 +8,10 @@ unfinished frame or stream at the end of the input counts as truncation.
 
 Several streams (members, frames) in one file are read one after the other, as ``gzip -d``,
 ``xz -d``, ``bzip2 -d`` and ``zstd -d`` do. Whatever follows the last whole stream must be another
-whole stream: trailing junk is refused alike for every compression. The only exceptions are the
-padding each format's own specification allows: NUL bytes after a gzip member (Python's ``gzip``)
-and xz stream padding (NUL bytes in multiples of four); zstd skippable frames are skipped.
+whole stream: trailing junk is refused alike for every compression. The only exceptions are
+NUL bytes after a gzip member (as Python's ``gzip`` and ``gzip -d`` accept) and xz stream padding
+(NUL bytes in multiples of four, as the xz format defines); zstd skippable frames are skipped.
+gzip headers are checked in full (reserved flags, header CRC) by zlib.
 
 Line-oriented content that starts with a UTF-8 byte-order mark (``EF BB BF``) is read without it.
 """
@@ -18,7 +19,6 @@ Line-oriented content that starts with a UTF-8 byte-order mark (``EF BB BF``) is
 from __future__ import annotations
 
 import bz2
-import gzip
 import lzma
 import os
 import zlib
@@ -182,19 +182,43 @@ class ZstdStream:
 _MAX_OUT = 1 << 20
 
 
+class _GzipMember:
+    """zlib's gzip decoder (header flags and CRC, trailer CRC-32 and length all checked) with the
+    interface of ``lzma.LZMADecompressor``: ``decompress(data, max_length)``, ``needs_input``."""
+
+    def __init__(self) -> None:
+        self._d = zlib.decompressobj(wbits=31)
+        self.needs_input = True
+
+    @property
+    def eof(self) -> bool:
+        return bool(self._d.eof)
+
+    @property
+    def unused_data(self) -> bytes:
+        return bytes(self._d.unused_data)
+
+    def decompress(self, data: bytes, max_length: int) -> bytes:
+        out = self._d.decompress(self._d.unconsumed_tail + data, max_length)
+        self.needs_input = not self._d.unconsumed_tail and len(out) < max_length
+        return out
+
+
 class StrictStream:
-    """Decompressed content of an xz or bzip2 file, stream after stream, as a readable binary stream.
+    """Decompressed content of a gzip, xz or bzip2 file, stream after stream, as a binary stream.
 
     Python's ``lzma.LZMAFile`` and ``bz2.BZ2File`` stop silently at trailing data that is not a
-    valid stream; here it is an error, as for gzip and zstd: the input must end at the end of a
-    stream (xz: then NUL stream padding in multiples of four bytes). A truncated stream raises
-    `EOFError`; corrupt data or trailing junk ``lzma.LZMAError`` / ``OSError``.
+    valid stream, and ``gzip.GzipFile`` does not check reserved header flags or the header CRC;
+    here the input must be whole streams, one after the other, and nothing else but the padding
+    the formats allow: NUL bytes after a gzip member (as Python's ``gzip`` allows), xz stream
+    padding (NUL bytes in multiples of four). A truncated stream raises `EOFError`; corrupt data
+    or trailing junk ``zlib.error``, ``lzma.LZMAError`` or ``OSError``.
 
     Parameters
     ----------
     fh : binary file object
         The compressed input (not closed here).
-    compression : {"xz", "bzip2"}
+    compression : {"gzip", "xz", "bzip2"}
 
     Attributes
     ----------
@@ -203,21 +227,23 @@ class StrictStream:
     """
 
     def __init__(self, fh: BinaryIO, compression: str) -> None:
-        if compression not in ("xz", "bzip2"):
-            raise ValueError(f"StrictStream: compression must be 'xz' or 'bzip2', got {compression!r}")
+        if compression not in ("gzip", "xz", "bzip2"):
+            raise ValueError(f"StrictStream: compression must be gzip, xz or bzip2, got {compression!r}")
         self._fh = fh
-        self._xz = compression == "xz"
+        self._kind = compression
         self._dec: Any = None  # decompressor of the current stream, None between streams
         self._unused = b""
         self._pending = memoryview(b"")
         self._done = False
-        self._padding = 0  # xz stream padding seen since the last stream
+        self._padding = 0  # NUL padding seen since the last stream
         self.compressed_pos = 0
         self.block_start = 0
         self._produced = 0
 
     def _new(self) -> Any:
-        return lzma.LZMADecompressor(format=lzma.FORMAT_XZ) if self._xz else bz2.BZ2Decompressor()
+        if self._kind == "gzip":
+            return _GzipMember()
+        return lzma.LZMADecompressor(format=lzma.FORMAT_XZ) if self._kind == "xz" else bz2.BZ2Decompressor()
 
     def _input(self) -> bytes:
         if self._unused:
@@ -233,22 +259,23 @@ class StrictStream:
             out = dec.decompress(b"", _MAX_OUT)
         else:
             data = self._input()
+            label = _LABEL[self._kind]
             if not data:
                 self._done = True
                 if dec is not None:
-                    raise EOFError(f"file ends inside an {'xz' if self._xz else 'bz2'} stream")
-                if self._padding % 4:
+                    raise EOFError(f"file ends inside a {label} stream")
+                if self._padding % 4 and self._kind == "xz":
                     raise lzma.LZMAError(f"{self._padding} NUL bytes of padding, not a multiple of 4")
                 return
             self.block_start = self.compressed_pos - len(data)
             if dec is None:
-                if self._xz:  # stream padding between or after streams
+                if self._kind != "bzip2":  # padding between or after streams
                     stripped = data.lstrip(b"\0")
                     self._padding += len(data) - len(stripped)
                     data = stripped
                     if not data:
                         return
-                    if self._padding % 4:
+                    if self._padding % 4 and self._kind == "xz":
                         raise lzma.LZMAError(f"{self._padding} NUL bytes of padding, not a multiple of 4")
                     self._padding = 0
                 dec = self._dec = self._new()
@@ -357,9 +384,7 @@ def open_bytes(path: str | os.PathLike[str]) -> BinaryIO:
     if comp is None:
         return raw
     stream: Any
-    if comp == "gzip":
-        stream = gzip.GzipFile(fileobj=raw, mode="rb")
-    elif comp in ("xz", "bzip2"):
+    if comp in ("gzip", "xz", "bzip2"):
         stream = StrictStream(raw, comp)
     else:
         stream = ZstdStream(raw, closefd=False)

@@ -6,8 +6,14 @@ name; with a header, columns not given are looked up among common names (``obj_i
 ``ts``...; ``op``, ``operation``, ``cmd``...). libCacheSim's ``cloudPhysicsIO.csv`` sample reads
 with the defaults: header ``version,time,op,size,lbn`` -> id ``lbn``, size, time, op.
 
-Fields may be double-quoted (``""`` inside quotes is a literal quote; quoted fields cannot span
-lines); whitespace around fields and CRLF line ends are allowed; blank lines are skipped.
+Fields may be double-quoted (``""`` inside quotes stands for a quote; quoted fields cannot span
+lines; only whitespace may follow the closing quote); whitespace around fields and CRLF line ends
+are allowed; blank lines are skipped. A UTF-8 byte-order mark is skipped; a header line may start
+with ``#`` (``# timestamp, op, id, size``).
+
+Range checks: ids are unsigned 64-bit integers (up to 2**64 - 1, kept bit for bit); sizes and times
+must fit int64 (up to 2**63 - 1); anything else, and every malformed line, is a `TraceFormatError`
+naming the file and line.
 
 Ids: decimal or ``0x`` hexadecimal unsigned integers (libCacheSim's ``strtoull(.., 0)`` also reads
 a leading 0 as octal; we read decimal), or, with ``id_type="str"``, any text, hashed with 64-bit
@@ -95,6 +101,7 @@ _EXPECTED = {
     2: "an integer size in bytes, 0 to 2**63 - 1, in column {col}",
     3: "a non-negative number (time) below 2**63 in column {col}",
     5: "at least {col} fields",
+    6: "quoted fields that end with their closing quote (then the delimiter)",
 }
 
 
@@ -165,7 +172,7 @@ def _parse_csv(buf, delim, quote, cols, id_is_text, ids, sizes, times, op_hash, 
     -------
     n_rows, n_lines, err_start, err_end, err_code : int
         As `pagesim.trace._lines.parse_int_lines`; codes 1 bad id, 2 bad size, 3 bad time,
-        5 too few fields.
+        5 too few fields, 6 a quoted field not closed, or followed by more than whitespace.
     """
     n = buf.size
     max_col = max(max(cols[0], cols[1]), max(cols[2], cols[3]))
@@ -189,16 +196,25 @@ def _parse_csv(buf, delim, quote, cols, id_is_text, ids, sizes, times, op_hash, 
             if i < n and buf[i] == quote:
                 i += 1
                 fs = i
+                closed = False
                 while i < n and buf[i] != 10:
                     if buf[i] == quote:
                         if i + 1 < n and buf[i + 1] == quote:
                             i += 2
                             continue
+                        closed = True
                         break
                     i += 1
                 fe = i
-                while i < n and buf[i] != delim and buf[i] != 10:
+                if not closed:
+                    code = 6
+                    break
+                i += 1  # past the closing quote: only whitespace may come before the delimiter
+                while i < n and buf[i] != delim and buf[i] != 10 and _is_space(buf[i]):
                     i += 1
+                if i < n and buf[i] != delim and buf[i] != 10:
+                    code = 6
+                    break
             else:
                 fs = i
                 while i < n and buf[i] != delim and buf[i] != 10:
