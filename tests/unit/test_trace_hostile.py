@@ -235,3 +235,12 @@ def test_csv_text_after_a_closing_quote_or_an_unclosed_quote_is_refused(tmp_path
         read_trace(path)
     ok = read_trace(_write(tmp_path / "u.csv", b'id,size,time\n1, "5" ,7\n'))
     assert ok.size.tolist() == [5]
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "abc"])
+def test_reader_chunk_bytes_must_be_positive(tmp_path: Path, value: str) -> None:
+    # chunk_bytes=0 read a 2-line text trace as empty, silently
+    path = _write(tmp_path / "t.txt", b"1\n2\n")
+    bad = CliRunner().invoke(app, ["trace", "info", str(path), "--reader", f"chunk_bytes={value}"])
+    assert bad.exit_code == 2 and "Traceback" not in bad.output
+    assert "chunk_bytes must be a positive integer" in bad.output

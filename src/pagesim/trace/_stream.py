@@ -35,6 +35,7 @@ __all__ = [
     "CHUNK_BYTES",
     "StrictStream",
     "ZstdStream",
+    "check_chunk_bytes",
     "compression_of",
     "iter_line_chunks",
     "iter_record_chunks",
@@ -413,13 +414,31 @@ def read_head(path: str | os.PathLike[str], n: int = 1 << 16) -> bytes:
         return _read_full(fh, n)
 
 
+def check_chunk_bytes(chunk_bytes: object) -> None:
+    """Refuse a `chunk_bytes` reader option that is not a positive integer (0 would read nothing).
+
+    Raises
+    ------
+    ValueError
+        Naming the value.
+    """
+    if isinstance(chunk_bytes, bool) or not isinstance(chunk_bytes, (int, np.integer)) or chunk_bytes < 1:
+        raise ValueError(f"chunk_bytes must be a positive integer (bytes), got {chunk_bytes!r}")
+
+
 def iter_line_chunks(path: str | os.PathLike[str], chunk_bytes: int = CHUNK_BYTES) -> Iterator[np.ndarray]:
     """Decompressed content of `path` as uint8 arrays that each end with a whole line.
 
     Every chunk but possibly the last ends with ``\\n``; no line is split between chunks (a line
     longer than `chunk_bytes` makes a longer chunk). Arrays are read-only views of bytes objects.
     A UTF-8 byte-order mark at the start of the content is dropped.
+
+    Raises
+    ------
+    ValueError
+        If `chunk_bytes` is not a positive integer.
     """
+    check_chunk_bytes(chunk_bytes)
     carry = b""
     first = True
     with open_bytes(path) as fh:
@@ -453,10 +472,13 @@ def iter_record_chunks(
 
     Raises
     ------
+    ValueError
+        If `chunk_bytes` is not a positive integer.
     TraceFormatError
         If the content does not end on a record boundary; names the byte offset of the
         incomplete record and `expected` (e.g. "24-byte oracleGeneral records").
     """
+    check_chunk_bytes(chunk_bytes)
     chunk_bytes = max(record_bytes, chunk_bytes // record_bytes * record_bytes)
     offset = 0
     with open_bytes(path) as fh:
