@@ -108,7 +108,7 @@ def _two_bounds_line(unit: str, opt: int | None, bypass: int) -> str:
         if opt is not None
         else ""
     )
-    kind = "a lower bound for each kind" if unit != "bytes" else "not bounds with object sizes"
+    kind = "each a lower bound for its kind" if unit != "bytes" else "not bounds with object sizes"
     return (
         f"over OPT: misses above {demand}MIN with bypass ({format_count(bypass)}, opt-bypass) for those "
         f"marked {BYPASS_MARK}, which may bypass ({kind}), in % of it"
