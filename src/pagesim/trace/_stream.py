@@ -46,6 +46,10 @@ __all__ = [
 #: The UTF-8 byte-order mark, skipped at the start of line-oriented content.
 UTF8_BOM = b"\xef\xbb\xbf"
 
+#: Longest line (bytes) the line readers accept across a chunk boundary: a file without newlines
+#: is refused after this much, not accumulated in memory.
+MAX_LINE_BYTES = 1 << 20
+
 #: Bytes read (after decompression) per chunk.
 CHUNK_BYTES = 16 << 20
 
@@ -89,8 +93,9 @@ def compression_of(path: str | os.PathLike[str]) -> str | None:
 #: Names of the compressions in messages ("truncated or corrupt bz2 data").
 _LABEL = {"gzip": "gzip", "xz": "xz", "zstd": "zstd", "bzip2": "bz2"}
 
-#: Compressed bytes fed to the zstd decompressor at a time (bounds the output of one call).
-_ZSTD_FEED = 1 << 15
+#: Compressed bytes fed to the zstd decompressor at a time. This bounds the output of one call:
+#: a zstd block of 4 bytes (RLE) may stand for 128 KiB, so 1 KiB of input makes at most 32 MiB.
+_ZSTD_FEED = 1 << 10
 
 
 class ZstdStream:
@@ -179,7 +184,9 @@ class ZstdStream:
         self.close()
 
 
-#: Decompressed bytes one call of an xz or bzip2 decompressor may return (bounds memory).
+#: Compressed bytes read at a time for gzip, xz and bzip2 (their output is bounded by `_MAX_OUT`).
+_STREAM_FEED = 1 << 15
+#: Decompressed bytes one call of a gzip, xz or bzip2 decompressor may return (bounds memory).
 _MAX_OUT = 1 << 20
 
 
@@ -250,7 +257,7 @@ class StrictStream:
         if self._unused:
             data, self._unused = self._unused, b""
             return data
-        data = self._fh.read(_ZSTD_FEED)
+        data = self._fh.read(_STREAM_FEED)
         self.compressed_pos += len(data)
         return data
 
@@ -437,10 +444,14 @@ def iter_line_chunks(path: str | os.PathLike[str], chunk_bytes: int = CHUNK_BYTE
     ------
     ValueError
         If `chunk_bytes` is not a positive integer.
+    TraceFormatError
+        If a line is longer than `MAX_LINE_BYTES` and does not end in the chunk where it starts
+        (content without newlines), naming its line number.
     """
     check_chunk_bytes(chunk_bytes)
     carry = b""
     first = True
+    lines = 0  # lines yielded so far
     with open_bytes(path) as fh:
         while True:
             data = _read_full(fh, chunk_bytes)
@@ -453,11 +464,17 @@ def iter_line_chunks(path: str | os.PathLike[str], chunk_bytes: int = CHUNK_BYTE
             if carry:
                 data = carry + data
             cut = data.rfind(b"\n")
-            if cut < 0:
-                carry = data
-                continue
+            if cut >= 0:
+                yield np.frombuffer(data, dtype=np.uint8, count=cut + 1)
+                lines += data.count(b"\n", 0, cut + 1)
             carry = data[cut + 1 :]
-            yield np.frombuffer(data, dtype=np.uint8, count=cut + 1)
+            if len(carry) > MAX_LINE_BYTES:  # refused before it grows further (a file with no newline)
+                raise TraceFormatError(
+                    path,
+                    lines + 1,
+                    carry[:80].decode("utf-8", errors="replace"),
+                    f"lines of at most {MAX_LINE_BYTES:,} bytes",
+                )
     if carry:
         yield np.frombuffer(carry, dtype=np.uint8)
 
