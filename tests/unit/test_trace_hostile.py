@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import io
 import lzma
 import zipfile
 from pathlib import Path
@@ -257,3 +258,21 @@ def test_content_without_newlines_is_refused_without_accumulating_it(tmp_path: P
     # a line longer than a chunk but within the limit is read whole: chunks of 4 bytes here
     ok = read_trace(_write(tmp_path / "u.txt", b"12345678\n9\n"), chunk_bytes=4)
     assert ok.original_id[ok.page].tolist() == [12345678, 9]
+
+
+def test_pgt_member_longer_than_its_npy_header_is_refused_before_it_is_read_whole(tmp_path: Path) -> None:
+    # a 3-value original_id column followed by 64 MiB of NULs in ~2 KiB of zstd: was read whole
+    t = Trace.from_ids([5, 3, 5, 9, 3])
+    write_trace(t, tmp_path / "orig.pgt")
+    npy = io.BytesIO()
+    np.lib.format.write_array(npy, t.original_id)
+    cobj = zstandard.ZstdCompressor().compressobj()
+    bomb = cobj.compress(npy.getvalue()) + b"".join(cobj.compress(b"\0" * (1 << 22)) for _ in range(16))
+    bomb += cobj.flush()
+    with zipfile.ZipFile(tmp_path / "orig.pgt") as src, zipfile.ZipFile(tmp_path / "bad.pgt", "w") as dst:
+        for name in src.namelist():
+            dst.writestr(name, bomb if name == "original_id.npy.zst" else src.read(name))
+    with pytest.raises(
+        TraceFormatError, match=r"bad\.pgt: expected 24 data bytes, found member 'original_id"
+    ):
+        read_trace(tmp_path / "bad.pgt")

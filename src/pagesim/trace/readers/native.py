@@ -179,7 +179,10 @@ def _read_archive(path: str | os.PathLike[str]) -> Trace:
                 raise TraceFormatError(
                     path, None, f"no member {member!r}", f"member {member!r} for column {name!r}"
                 )
-            arrays[name] = _read_member(zf, path, member, compressed, np.dtype(dtype))
+            length = meta.get("n_pages") if name == "original_id" else meta.get("n_requests")
+            if isinstance(length, bool) or not isinstance(length, int) or length < 0:
+                raise TraceFormatError(path, None, f"{length!r}", "counts of accesses and pages in meta.json")
+            arrays[name] = _read_member(zf, path, member, compressed, np.dtype(dtype), length)
     page = arrays.pop("page")
     original_id = arrays.pop("original_id")
     if page is None or original_id is None:
@@ -244,19 +247,41 @@ def _read_meta(zf: zipfile.ZipFile, path: str | os.PathLike[str]) -> dict[str, A
     return meta
 
 
-def _read_member(
-    zf: zipfile.ZipFile, path: str | os.PathLike[str], member: str, compressed: bool, dtype: np.dtype
-) -> np.ndarray:
-    """The 1-D array of `dtype` in `member`; damaged data raise `CompressedDataError` or
-    `TraceFormatError`.
+#: Bytes read first from a member: room for any ``.npy`` header numpy writes.
+_NPY_HEAD = 1 << 16
 
-    The ``.npy`` header is checked against the bytes that follow it before any array is made, so
-    a damaged shape cannot ask for more memory than the member holds.
+
+def _read_member(
+    zf: zipfile.ZipFile,
+    path: str | os.PathLike[str],
+    member: str,
+    compressed: bool,
+    dtype: np.dtype,
+    length: int | None = None,
+) -> np.ndarray:
+    """The 1-D array of `dtype` (of `length` values, when given) in `member`.
+
+    The ``.npy`` header is read and checked first; then exactly the bytes it announces, and the
+    member must end there, so neither a damaged header nor a member that decompresses to more
+    than it says can make this hold more than the array (memory stays bounded). Reading to the
+    end of the member makes zipfile check its CRC-32 and zstd its frame checksum.
+
+    Raises
+    ------
+    CompressedDataError
+        If the member's zip or zstd data are damaged.
+    TraceFormatError
+        If the ``.npy`` header is not that of a 1-D array of `dtype` and `length`, or the member
+        holds fewer or more bytes than the header announces.
     """
     with zf.open(member) as fh:
         stream = ZstdStream(fh, closefd=False) if compressed else fh
         try:
-            data = stream.read()  # to the end, so that zipfile checks the member's CRC-32
+            head = _read_full(stream, _NPY_HEAD)
+            shape, start = _npy_header(path, member, head, dtype, length)
+            need = shape * dtype.itemsize - (len(head) - start)
+            rest = _read_full(stream, need) if need > 0 else b""
+            extra = stream.read(1)  # b"" at the end: the checks above have run
         except (zipfile.BadZipFile, zlib.error) as exc:
             where = "" if member in str(exc) else f" in member {member!r}"
             raise CompressedDataError(path, "zip", f"{exc}{where}") from None
@@ -264,7 +289,37 @@ def _read_member(
             at = f" at compressed byte {stream.compressed_pos}" if isinstance(stream, ZstdStream) else ""
             label = "zstd" if compressed else "zip"
             raise CompressedDataError(path, label, f"{exc}{at} of member {member!r}") from None
-    bio = io.BytesIO(data)
+    have = len(head) - start + len(rest) + len(extra)
+    if need < 0 or len(rest) < need or extra:
+        more = " or more" if extra else ""
+        raise TraceFormatError(
+            path,
+            None,
+            f"member {member!r}: {have}{more} data bytes for {shape} values",
+            f"{shape * dtype.itemsize} data bytes",
+        )
+    data = head[start:] + rest
+    return np.frombuffer(data, dtype=dtype, count=shape).copy()
+
+
+def _read_full(stream: Any, n: int) -> bytes:
+    """Up to `n` bytes of `stream`, fewer only at its end."""
+    parts = []
+    got = 0
+    while got < n:
+        more = stream.read(n - got)
+        if not more:
+            break
+        parts.append(more)
+        got += len(more)
+    return b"".join(parts)
+
+
+def _npy_header(
+    path: str | os.PathLike[str], member: str, head: bytes, dtype: np.dtype, length: int | None
+) -> tuple[int, int]:
+    """(number of values, offset of the data) from the ``.npy`` header at the start of `head`."""
+    bio = io.BytesIO(head)
     try:
         version = np.lib.format.read_magic(bio)
         if version == (1, 0):
@@ -273,19 +328,15 @@ def _read_member(
             shape, _, found = np.lib.format.read_array_header_2_0(bio)
     except (ValueError, EOFError, SyntaxError, TypeError) as exc:
         raise TraceFormatError(path, None, f"member {member!r}: {exc}", "a .npy array") from None
-    start = bio.tell()
     if found != dtype or len(shape) != 1:
         raise TraceFormatError(
             path, None, f"member {member!r}: {found} of shape {shape}", f"a 1-D {dtype.str} array"
         )
-    if shape[0] * dtype.itemsize != len(data) - start:
+    if length is not None and shape[0] != length:
         raise TraceFormatError(
-            path,
-            None,
-            f"member {member!r}: {len(data) - start} data bytes for {shape[0]} values",
-            f"{shape[0] * dtype.itemsize} data bytes",
+            path, None, f"member {member!r}: {shape[0]} values", f"{length} values (as meta.json says)"
         )
-    return np.frombuffer(data, dtype=dtype, count=shape[0], offset=start).copy()
+    return int(shape[0]), bio.tell()
 
 
 def sniff(head: bytes, size: int | None = None) -> bool:
