@@ -29,6 +29,7 @@ BUILTIN: dict[str, str] = {
     "car": "pagesim.policies.car:CAR",
     "2q": "pagesim.policies.twoq:TwoQ",
     "lirs": "pagesim.policies.lirs:LIRS",
+    "slru": "pagesim.policies.slru:SLRU",
     "sieve": "pagesim.policies.sieve:Sieve",
     "s3fifo": "pagesim.policies.s3fifo:S3FIFO",
     "w-tinylfu": "pagesim.policies.wtinylfu:WTinyLFU",
