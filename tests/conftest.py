@@ -8,6 +8,10 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+# pytest-xdist already runs one worker per core: a command's policies compile in the worker
+# itself rather than in a further pool of compiling processes (pagesim.engine.warm).
+os.environ.setdefault("PAGESIM_COMPILE_JOBS", "1")
+
 # First calls compile numba kernels; a deadline would flake on them.
 settings.register_profile("ci", deadline=None, max_examples=50)
 settings.load_profile("ci")

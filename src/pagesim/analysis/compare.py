@@ -27,8 +27,9 @@ import numpy as np
 
 from pagesim.engine import PolicyError, Result
 from pagesim.engine.simulate import CHUNK, Run
+from pagesim.engine.warm import compile_ahead, pending
 from pagesim.policies.base import Policy
-from pagesim.policies.registry import UnknownPolicyError, policy_class, policy_names
+from pagesim.policies.registry import UnknownPolicyError, instantiate, policy_class, policy_names
 from pagesim.trace import Trace
 
 __all__ = [
@@ -45,6 +46,8 @@ __all__ = [
 
 #: Policies compared when none are named; those not registered (yet) are skipped silently.
 DEFAULT_POLICIES = ("lru", "fifo", "clock", "mru", "lfu", "opt")
+#: Cache sizes of ``pagesim run`` and ``pagesim compare`` when none is given: shares of the unique pages.
+DEFAULT_SIZES = ("1%", "5%", "10%")
 
 #: Registry name of Belady's OPT, the baseline of the "misses above OPT" column.
 OPT = "opt"
@@ -263,6 +266,18 @@ def _as_factory(policy: str | type[Policy] | Policy) -> tuple[type[Policy], dict
     return policy_class(policy), {}
 
 
+def _compile_in_parallel(
+    classes: Sequence[type[Policy]], on_stage: Callable[[str, str], None] | None
+) -> None:
+    """Compile the runners not cached yet in parallel before the runs load them."""
+    todo = pending(classes)
+    if len(todo) < 2:
+        return
+    if on_stage is not None:
+        on_stage("compile", ", ".join(c.policy_name() for c in todo))
+    compile_ahead(todo)
+
+
 def compare(
     trace: Trace,
     policies: Sequence[str | type[Policy] | Policy],
@@ -301,7 +316,9 @@ def compare(
     interpreted : bool
         Run every policy as plain Python (slow; for debugging).
     on_stage : callable ``(stage, label)``, optional
-        Called with ``("prepare", label)`` before a run compiles or loads its runner and calls
+        Called with ``("compile", "lru, fifo")`` before the runners not cached yet compile in
+        parallel (:func:`pagesim.engine.warm.compile_ahead`, two or more of them, one cgroup),
+        with ``("prepare", label)`` before a run compiles or loads its runner and calls
         ``init``, and with ``("simulate", label)`` once it starts on the accesses.
 
     Returns
@@ -333,11 +350,15 @@ def compare(
     n = trace.n_requests
     total = n * len(sizes) * (len(factories) + extra)
     done = 0
+    if not interpreted and (trace.cgroup is None or not np.any(trace.cgroup)):
+        _compile_in_parallel(
+            [c for c in (opt_cls,) if c is not None and extra] + [c for c, _ in factories], on_stage
+        )
 
     def run(cls: type[Policy], values: dict[str, Any], size: int) -> Result:
         nonlocal done
         base = done
-        policy = cls(**values)
+        policy = instantiate(cls, **values)
         if on_stage is not None:
             on_stage("prepare", policy.label())
         sim = Run(

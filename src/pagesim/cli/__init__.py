@@ -9,7 +9,7 @@ from __future__ import annotations
 import typer
 
 import pagesim
-from pagesim.cli import _compare, _experiment, _listing, _record, _run, _trace
+from pagesim.cli import _compare, _experiment, _listing, _record, _run, _trace, _warm
 from pagesim.cli._help import Command, Group
 
 app = typer.Typer(
@@ -43,6 +43,7 @@ app.command("policies", cls=Command)(_listing.policies_command)
 app.command("workloads", cls=Command)(_listing.workloads_command)
 app.command("kernel-check", cls=Command)(_record.kernel_check_command)
 app.command("experiment", cls=Command)(_experiment.experiment_command)
+app.command("warm", cls=Command)(_warm.warm_command)
 app.command("record", cls=Command, context_settings={"allow_interspersed_args": False})(
     _record.record_command
 )

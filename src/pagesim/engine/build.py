@@ -208,6 +208,44 @@ def _policy_class(module: str, qualname: str, path: str) -> type[Policy]:
     return obj  # type: ignore[no-any-return]
 
 
+def runner_module_name(classes: tuple[type[Policy], ...]) -> tuple[str, str]:
+    """(module name, key) of the generated runner for ``classes``: the key hashes pagesim's
+    version, the engine's sources and each class's name, ``inline_hooks`` and source files."""
+    global _ENGINE_DIGEST
+    if _ENGINE_DIGEST is None:
+        _ENGINE_DIGEST = _engine_digest()
+    h = hashlib.sha256(_ENGINE_DIGEST.encode())
+    for cls in classes:
+        h.update(cls.__module__.encode() + b":" + cls.__qualname__.encode() + b";")
+        h.update(repr(tuple(cls.inline_hooks)).encode())  # set on the class, perhaps not in its file
+        for src in _policy_sources(cls):
+            h.update(src.read_bytes())
+    key = h.hexdigest()[:16]
+    label = "_".join(dict.fromkeys(c.policy_name() for c in classes))
+    label = "".join(ch if ch.isalnum() else "_" for ch in label)[:40]
+    return f"pagesim_runner_{label}_{key}", key
+
+
+def _compiled_marker(classes: tuple[type[Policy], ...], mode: str) -> Path:
+    return cache_dir() / f"{runner_module_name(classes)[0]}.{mode}.compiled"
+
+
+def is_compiled(classes: tuple[type[Policy], ...], mode: str = "cache") -> bool:
+    """True if a process has compiled this runner for ``mode`` into the on-disk cache (one cgroup
+    per class, the argument types of :class:`~pagesim.engine.simulate.Run` / ``KernelRun``)."""
+    return _compiled_marker(classes, mode).exists()
+
+
+def mark_compiled(classes: tuple[type[Policy], ...], mode: str = "cache") -> None:
+    """Record that this runner's compiled code for ``mode`` is in the on-disk cache."""
+    if numba.config.DISABLE_JIT:
+        return
+    try:
+        _compiled_marker(classes, mode).touch()
+    except OSError:
+        pass  # a read-only cache only loses the parallel compile ahead
+
+
 def runner_for(classes: type[Policy] | tuple[type[Policy], ...], mode: str = "cache") -> Callable[..., int]:
     """The compiled runner for one policy class per cgroup: generated, imported, cached.
 
@@ -228,21 +266,9 @@ def runner_for(classes: type[Policy] | tuple[type[Policy], ...], mode: str = "ca
         mode. ``ss`` is a tuple of one State per cgroup. Compilation happens on the first call
         and may raise ``numba.core.errors.NumbaError``.
     """
-    global _ENGINE_DIGEST
     if not isinstance(classes, tuple):
         classes = (classes,)
-    if _ENGINE_DIGEST is None:
-        _ENGINE_DIGEST = _engine_digest()
-    h = hashlib.sha256(_ENGINE_DIGEST.encode())
-    for cls in classes:
-        h.update(cls.__module__.encode() + b":" + cls.__qualname__.encode() + b";")
-        h.update(repr(tuple(cls.inline_hooks)).encode())  # set on the class, perhaps not in its file
-        for src in _policy_sources(cls):
-            h.update(src.read_bytes())
-    key = h.hexdigest()[:16]
-    label = "_".join(dict.fromkeys(c.policy_name() for c in classes))
-    label = "".join(ch if ch.isalnum() else "_" for ch in label)[:40]
-    modname = f"pagesim_runner_{label}_{key}"
+    modname, key = runner_module_name(classes)
     attr = "run_kernel" if mode == "kernel" else "run"
     if modname in sys.modules:
         return getattr(sys.modules[modname], attr)  # type: ignore[no-any-return]

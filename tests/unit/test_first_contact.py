@@ -1,0 +1,86 @@
+"""What a new user meets first: help texts from the code's own defaults, clean errors that say
+where, compiling ahead; each test runs lru (common to most test files) or nothing compiled."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_cli import assert_one_line_error, invoke
+
+from pagesim.analysis.compare import DEFAULT_POLICIES, DEFAULT_SIZES
+from pagesim.cli._kernel import DEFAULT_KERNEL_POLICIES
+from pagesim.engine import warm
+from pagesim.engine.build import is_compiled, mark_compiled
+from pagesim.engine.simulate import numba_reason
+from pagesim.policies.fifo import FIFO
+from pagesim.policies.lru import LRU
+from pagesim.policies.registry import UnknownPolicyError
+
+TINY = "workload:zipf?n_requests=3000&n_pages=400&seed=5"
+
+
+def test_compare_help_states_the_defaults_the_code_uses():
+    # rich wraps the help in a box: compare without the box and the spaces
+    text = "".join(invoke("compare", "--help").stdout.replace("│", " ").split())
+    assert ",".join(DEFAULT_POLICIES) in text
+    assert ",".join(DEFAULT_KERNEL_POLICIES) in text  # kernel mode runs these four, and says so
+    assert ",".join(DEFAULT_SIZES) in text
+
+
+def test_compare_without_size_uses_the_sizes_of_run():
+    result = invoke("compare", TINY, "--policy", "lru", "--no-opt", "--json")
+    assert result.exit_code == 0, result.output
+    sizes = [line for line in result.stdout.splitlines() if line.strip()]
+    assert len(sizes) == len(DEFAULT_SIZES)
+    for size, line in zip(DEFAULT_SIZES, sizes, strict=True):
+        assert f'"size": "{size}"' in line
+
+
+def test_a_mistyped_policy_gets_a_suggestion():
+    assert "did you mean 'lru'?" in str(UnknownPolicyError("lur"))
+    assert "did you mean 's3fifo'?" in str(UnknownPolicyError("s3-fifo"))
+    assert "did you mean" not in str(UnknownPolicyError("zzzzzz"))
+
+
+def test_a_policy_raising_in_init_is_named_with_its_file_and_line(tmp_path: Path):
+    source = tmp_path / "boom.py"
+    source.write_text(
+        "from pagesim.policies.lru import LRU\n"
+        "\n"
+        "\n"
+        "class Boom(LRU):\n"
+        "    name = 'boom'\n"
+        "\n"
+        "    def __init__(self, **kw):\n"
+        "        super().__init__(**kw)\n"
+        "        raise RuntimeError('boom')\n"  # line 9
+    )
+    result = invoke("compare", TINY, "--size", "10", "--policy", f"{source}:Boom", "--no-opt")
+    assert_one_line_error(result, 2, "policy 'boom' (Boom) raised RuntimeError: boom", "boom.py:9")
+
+
+def test_numba_reason_keeps_the_innermost_message_and_the_users_line():
+    text = (
+        "Failed in nopython mode pipeline (step: nopython frontend)\n"
+        "\x1b[1mFailed in nopython mode pipeline (step: native lowering)\n"
+        "\x1b[1mNRT required but not enabled\x1b[0m\n"
+        '\x1b[1mDuring: lowering "d = build_map(...)" at /home/u/my_policy.py (12)\x1b[0m\n'
+        "During: typing of call at /x/pagesim_runner_p_0123.py (32)\n"
+    )
+    assert numba_reason(text) == "NRT required but not enabled (at /home/u/my_policy.py:12)"
+
+
+def test_compile_ahead_compiles_only_what_is_not_cached(tmp_path, monkeypatch):
+    monkeypatch.setenv("PAGESIM_CACHE_DIR", str(tmp_path))
+    compiled: list[str] = []
+    monkeypatch.setattr(warm, "compile_one", lambda module, qualname, path, mode: compiled.append(qualname))
+    mark_compiled((LRU,), "cache")
+    assert is_compiled((LRU,), "cache") and not is_compiled((LRU,), "kernel")
+    assert warm.pending([LRU, FIFO, FIFO], "cache") == [FIFO]
+    assert warm.compile_ahead([LRU, FIFO], jobs=1) == {}  # one runner missing: left to the run
+    assert compiled == []
+    assert warm.compile_ahead([LRU, FIFO], "kernel", jobs=1) == {LRU: None, FIFO: None}
+    assert compiled == ["LRU", "FIFO"]
+    with pytest.raises(ValueError, match="unknown mode"):
+        warm.compile_ahead([LRU], "disk")
