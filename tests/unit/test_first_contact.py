@@ -9,6 +9,7 @@ import pytest
 from test_cli import assert_one_line_error, invoke
 
 from pagesim.analysis.compare import DEFAULT_POLICIES, DEFAULT_SIZES
+from pagesim.cli._experiment import free_figure_path
 from pagesim.cli._kernel import DEFAULT_KERNEL_POLICIES
 from pagesim.engine import warm
 from pagesim.engine.build import is_compiled, mark_compiled
@@ -84,3 +85,22 @@ def test_compile_ahead_compiles_only_what_is_not_cached(tmp_path, monkeypatch):
     assert compiled == ["LRU", "FIFO"]
     with pytest.raises(ValueError, match="unknown mode"):
         warm.compile_ahead([LRU], "disk")
+
+
+def test_an_experiment_keeps_an_earlier_figure(tmp_path: Path):
+    assert free_figure_path("admission", tmp_path) == tmp_path / "pagesim-admission.png"
+    (tmp_path / "pagesim-admission.png").write_bytes(b"")
+    (tmp_path / "pagesim-admission-2.png").write_bytes(b"")
+    assert free_figure_path("admission", tmp_path) == tmp_path / "pagesim-admission-3.png"
+
+
+def test_trace_info_prints_a_long_path_whole(tmp_path: Path):
+    folder = tmp_path / "a-rather-long-folder-name-for-traces" / "another-level-of-folders"
+    folder.mkdir(parents=True)
+    path = folder / "three-pages-read-twice.txt"
+    path.write_text("1\n2\n3\n1\n2\n3\n")
+    assert len(str(path)) > 80
+    result = invoke("trace", "info", str(path))
+    assert result.exit_code == 0, result.output
+    assert str(path) in result.stdout.splitlines()
+    assert "6" in result.stdout  # requests

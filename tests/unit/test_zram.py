@@ -179,6 +179,21 @@ def test_reads_of_a_file_leave_zram_empty() -> None:
     assert run.result().node["zram_pages"] == 0
 
 
+def test_a_node_swapping_to_an_ssd_reports_no_zram() -> None:
+    """--swap ssd: the anon pages swapped out go to the SSD, and the result has no zram figures
+    (a zram_stored of 0 beside 1000 swapped pages read as if zram had compressed them all)."""
+    tr = Trace.from_ids(
+        np.arange(2000, dtype=np.int64),
+        kind=np.full(2000, KIND_ANON, np.uint8),
+        op=np.full(2000, OP_WRITE, np.uint8),
+    )
+    run = KernelRun(tr, make_policy("lru"), KernelConfig(memory_pages=1000, schedule="trace", swap="ssd"))
+    run.advance()
+    node = run.result().node
+    assert node["swap_used"] > 0
+    assert "zram_stored" not in node and "zram_pages" not in node
+
+
 def test_zram_ratio_on_the_command_line() -> None:
     """``--zram-ratio 8``: the node's zram holds ceil(stored / 8) pages; the repeat line says it."""
     from typer.testing import CliRunner
