@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from test_cli import assert_one_line_error, invoke
 
@@ -17,6 +18,9 @@ from pagesim.engine.simulate import numba_reason
 from pagesim.policies.fifo import FIFO
 from pagesim.policies.lru import LRU
 from pagesim.policies.registry import UnknownPolicyError
+from pagesim.trace import Trace, read_trace, write_trace
+from pagesim.trace.errors import TraceFormatError
+from pagesim.trace.readers.oracle import RECORD as ORACLE_RECORD
 
 TINY = "workload:zipf?n_requests=3000&n_pages=400&seed=5"
 
@@ -104,3 +108,32 @@ def test_trace_info_prints_a_long_path_whole(tmp_path: Path):
     assert result.exit_code == 0, result.output
     assert str(path) in result.stdout.splitlines()
     assert "6" in result.stdout  # requests
+
+
+def test_random_bytes_named_oracle_general_are_refused(tmp_path: Path):
+    rng = np.random.default_rng(1)
+    noise = tmp_path / "noise.oracleGeneral.bin"
+    noise.write_bytes(rng.bytes(24 * 200))  # 200 whole records of noise
+    with pytest.raises(TraceFormatError, match="byte 0: expected next_access_vtime"):
+        read_trace(noise)
+
+
+def test_an_oracle_file_whose_next_access_names_another_object_is_refused(tmp_path: Path):
+    # ids 7 8 7: request 1's next access is request 3 (1-based), request 2 has none
+    good = tmp_path / "good.oracleGeneral.bin"
+    write_trace(Trace.from_ids([7, 8, 7]), good, format="oracle")
+    assert read_trace(good).n_requests == 3
+    rec = np.fromfile(good, dtype=ORACLE_RECORD)
+    assert rec["next_access_vtime"].tolist() == [3, -1, -1]
+    rec["next_access_vtime"][0] = 2  # request 2 is of object 8, not 7
+    bad = tmp_path / "bad.oracleGeneral.bin"
+    rec.tofile(bad)
+    with pytest.raises(
+        TraceFormatError, match="byte 0: expected next_access_vtime naming a request to the same"
+    ):
+        read_trace(bad)
+    rec["next_access_vtime"][0] = 3
+    rec["time"] = [5, 4, 6]  # request 2 goes back in time: byte 24
+    rec.tofile(bad)
+    with pytest.raises(TraceFormatError, match="byte 24: expected a time no earlier"):
+        read_trace(bad)
