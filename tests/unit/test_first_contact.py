@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numba
 import numpy as np
 import pytest
 from test_cli import assert_one_line_error, invoke
@@ -77,7 +78,7 @@ def test_numba_reason_keeps_the_innermost_message_and_the_users_line():
 
 
 def test_compile_ahead_compiles_only_what_is_not_cached(tmp_path, monkeypatch):
-    monkeypatch.setenv("PAGESIM_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path))  # markers live beside numba's cache
     compiled: list[str] = []
     monkeypatch.setattr(warm, "compile_one", lambda module, qualname, path, mode: compiled.append(qualname))
     mark_compiled((LRU,), "cache")

@@ -227,13 +227,21 @@ def runner_module_name(classes: tuple[type[Policy], ...]) -> tuple[str, str]:
 
 
 def _compiled_marker(classes: tuple[type[Policy], ...], mode: str) -> Path:
-    return cache_dir() / f"{runner_module_name(classes)[0]}.{mode}.compiled"
+    """The marker of a runner compiled for ``mode``, kept in numba's cache folder: that folder is
+    named after the hash of every compiled source (pagesim.core.jit), so a marker left by an
+    earlier version of those sources is not found, as the machine code is not."""
+    folder = Path(numba.config.CACHE_DIR) / "pagesim-compiled" if numba.config.CACHE_DIR else cache_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / f"{runner_module_name(classes)[0]}.{mode}"
 
 
 def is_compiled(classes: tuple[type[Policy], ...], mode: str = "cache") -> bool:
     """True if a process has compiled this runner for ``mode`` into the on-disk cache (one cgroup
     per class, the argument types of :class:`~pagesim.engine.simulate.Run` / ``KernelRun``)."""
-    return _compiled_marker(classes, mode).exists()
+    try:
+        return _compiled_marker(classes, mode).exists()
+    except OSError:
+        return False
 
 
 def mark_compiled(classes: tuple[type[Policy], ...], mode: str = "cache") -> None:
