@@ -11,6 +11,7 @@ import pytest
 from test_cli import assert_one_line_error, invoke
 
 from pagesim.analysis.compare import DEFAULT_POLICIES, DEFAULT_SIZES
+from pagesim.analysis.experiments import EXPERIMENT_POLICIES
 from pagesim.cli._experiment import free_figure_path
 from pagesim.cli._kernel import DEFAULT_KERNEL_POLICIES
 from pagesim.engine import warm
@@ -138,3 +139,9 @@ def test_an_oracle_file_whose_next_access_names_another_object_is_refused(tmp_pa
     rec.tofile(bad)
     with pytest.raises(TraceFormatError, match="byte 24: expected a time no earlier"):
         read_trace(bad)
+
+
+def test_experiment_help_states_each_experiments_default_suite():
+    text = "".join(invoke("experiment", "--help").stdout.replace("│", " ").split())
+    for name, policies in EXPERIMENT_POLICIES.items():
+        assert f"{name}:{','.join(policies)}" in text

@@ -180,18 +180,22 @@ def test_reads_of_a_file_leave_zram_empty() -> None:
 
 
 def test_a_node_swapping_to_an_ssd_reports_no_zram() -> None:
-    """--swap ssd: the anon pages swapped out go to the SSD, and the result has no zram figures
-    (a zram_stored of 0 beside 1000 swapped pages read as if zram had compressed them all)."""
+    """1500 anon pages written on a node of 1000: 500 swapped out (swap as large as memory, no
+    OOM). Under --swap ssd the result has no zram figures (a zram_stored of 0 beside 500 swapped
+    pages read as if zram held them in no memory); under zram it has them."""
     tr = Trace.from_ids(
-        np.arange(2000, dtype=np.int64),
-        kind=np.full(2000, KIND_ANON, np.uint8),
-        op=np.full(2000, OP_WRITE, np.uint8),
+        np.arange(1500, dtype=np.int64),
+        kind=np.full(1500, KIND_ANON, np.uint8),
+        op=np.full(1500, OP_WRITE, np.uint8),
     )
-    run = KernelRun(tr, make_policy("lru"), KernelConfig(memory_pages=1000, schedule="trace", swap="ssd"))
-    run.advance()
-    node = run.result().node
-    assert node["swap_used"] > 0
-    assert "zram_stored" not in node and "zram_pages" not in node
+    nodes = {}
+    for swap in ("ssd", "zram"):
+        run = KernelRun(tr, make_policy("lru"), KernelConfig(memory_pages=1000, schedule="trace", swap=swap))
+        run.advance()
+        nodes[swap] = run.result().node
+        assert nodes[swap]["swap_used"] > 0
+    assert "zram_stored" not in nodes["ssd"] and "zram_pages" not in nodes["ssd"]
+    assert nodes["zram"]["zram_stored"] == nodes["zram"]["swap_used"]
 
 
 def test_zram_ratio_on_the_command_line() -> None:

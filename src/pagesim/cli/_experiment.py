@@ -11,7 +11,13 @@ from typing import Any
 import typer
 from rich.console import Console
 
-from pagesim.analysis.experiments import BASELINE, EXPERIMENTS, SMALL_SCALE, YCSB_WORKLOADS
+from pagesim.analysis.experiments import (
+    BASELINE,
+    EXPERIMENT_POLICIES,
+    EXPERIMENTS,
+    SMALL_SCALE,
+    YCSB_WORKLOADS,
+)
 from pagesim.cli._common import handled_errors, stderr_line
 from pagesim.engine.memory import DEVICES
 from pagesim.policies.registry import policy_class
@@ -121,9 +127,10 @@ def experiment_command(
         "--policy",
         "-p",
         metavar="POLICY",
-        help="Policies to compare, linux-lru among them (comma-separated or repeated; isolation "
-        "takes names, one policy in both cgroups, and A/B pairs); default: the experiment's suite "
-        "with linux-lru and mglru.",
+        help=f"Policies to compare, {BASELINE} among them (comma-separated or repeated; isolation "
+        "takes names, one policy in both cgroups, and A/B pairs); default: "
+        + "; ".join(f"{name}: {', '.join(names)}" for name, names in EXPERIMENT_POLICIES.items())
+        + ".",
     ),
     workload: list[str] | None = typer.Option(
         None,
