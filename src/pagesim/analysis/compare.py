@@ -289,6 +289,7 @@ def compare(
     progress: Callable[[int, int], None] | None = None,
     interpreted: bool = False,
     on_stage: Callable[[str, str], None] | None = None,
+    parallel_compile: bool = False,
 ) -> list[Result]:
     """Simulate every policy at every size on one trace.
 
@@ -315,9 +316,14 @@ def compare(
         (baseline runs included).
     interpreted : bool
         Run every policy as plain Python (slow; for debugging).
+    parallel_compile : bool
+        Compile the runners not cached yet first, in parallel processes
+        (:func:`pagesim.engine.warm.compile_ahead`; two or more of them, one cgroup). Off by
+        default: the processes are spawned, which re-imports the calling script's main module
+        (a script without an ``if __name__ == "__main__"`` guard would run again); the
+        ``pagesim`` command turns it on.
     on_stage : callable ``(stage, label)``, optional
-        Called with ``("compile", "lru, fifo")`` before the runners not cached yet compile in
-        parallel (:func:`pagesim.engine.warm.compile_ahead`, two or more of them, one cgroup),
+        Called with ``("compile", "lru, fifo")`` before the runners compile in parallel,
         with ``("prepare", label)`` before a run compiles or loads its runner and calls
         ``init``, and with ``("simulate", label)`` once it starts on the accesses.
 
@@ -350,7 +356,7 @@ def compare(
     n = trace.n_requests
     total = n * len(sizes) * (len(factories) + extra)
     done = 0
-    if not interpreted and (trace.cgroup is None or not np.any(trace.cgroup)):
+    if parallel_compile and not interpreted and (trace.cgroup is None or not np.any(trace.cgroup)):
         _compile_in_parallel(
             [c for c in (opt_cls,) if c is not None and extra] + [c for c, _ in factories], on_stage
         )

@@ -477,6 +477,7 @@ def run_comparison(
                 progress=progress,
                 interpreted=interpreted,
                 on_stage=None if interpreted else progress.stage,
+                parallel_compile=True,
             )
         except PolicyError as err:
             finished: list[Result] = getattr(err, "results", [])
