@@ -145,3 +145,23 @@ def test_experiment_help_states_each_experiments_default_suite():
     text = "".join(invoke("experiment", "--help").stdout.replace("│", " ").split())
     for name, policies in EXPERIMENT_POLICIES.items():
         assert f"{name}:{','.join(policies)}" in text
+
+
+def test_warm_refuses_bad_input_in_one_line():
+    assert_one_line_error(invoke("warm", "lur"), 2, "unknown policy 'lur'; did you mean 'lru'?")
+    assert_one_line_error(invoke("warm", "--mode", "disk"), 2, "unknown mode 'disk'")
+
+
+def test_warm_compiles_only_what_is_missing(tmp_path, monkeypatch):
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path))
+    asked: list[tuple[str, str]] = []
+    monkeypatch.setattr(
+        warm, "compile_one", lambda module, qualname, path, mode: asked.append((qualname, mode))
+    )
+    mark_compiled((LRU,), "cache")
+    result = invoke("warm", "lru,fifo", "--jobs", "1")
+    assert result.exit_code == 0, result.output
+    assert asked == [("FIFO", "cache")]
+    assert "fifo: compiled" in result.stderr
+    mark_compiled((FIFO,), "cache")
+    assert "every runner is compiled already" in invoke("warm", "lru", "fifo").stderr
