@@ -147,7 +147,7 @@ def main() -> None:
             )
     if "admission" in results:
         exp = results["admission"]
-        r = exp.find("compaction", "admit-compaction")
+        r = exp.find(E.ADMISSION_WORKLOAD, "admit-compaction")
         p99 = exp.ratio(r, "p99_ms", "foreground")
         txt = f"{p99:.2f}x" if math.isfinite(p99) else "-"
         summary.add_row("admission foreground P99", "0.83x", txt, "yes" if p99 < 0.95 else "no")

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
+
+# pytest-xdist already runs one worker per core: a command's policies compile in the worker
+# itself rather than in a further pool of compiling processes (pagesim.engine.warm).
+os.environ.setdefault("PAGESIM_COMPILE_JOBS", "1")
 
 # First calls compile numba kernels; a deadline would flake on them.
 settings.register_profile("ci", deadline=None, max_examples=50)
@@ -25,3 +30,17 @@ def shared_traces() -> Path:
     if not SHARED_TRACES.is_dir():
         pytest.skip(f"real traces not found at {SHARED_TRACES} (see PROVENANCE.md)")
     return SHARED_TRACES
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Take Hypothesis' garbage-collection timer out of ``gc.callbacks`` once the tests are done.
+
+    Hypothesis (CPython) times every collection with a callback in ``gc.callbacks``. An exception
+    raised inside a gc callback cannot propagate: CPython prints it as "Exception ignored in" and
+    pytest turns that into a PytestUnraisableExceptionWarning. A SIGINT that lands while the
+    collections of pytest's teardown run the callback was reported that way, as a warning about
+    KeyboardInterrupt, instead of stopping the run; without the callback it interrupts as usual.
+    """
+    for callback in list(gc.callbacks):
+        if getattr(callback, "__module__", "").startswith("hypothesis."):
+            gc.callbacks.remove(callback)

@@ -85,3 +85,18 @@ def prepare_traces(tmp_path_factory, traces: Mapping[str, str]) -> dict[str, tup
             write_trace(trace, oracle, format="oracle")
         out[name] = (trace, oracle)
     return out
+
+
+def misses_with_params(
+    init_name: str, params: str, oracle: Path, capacity: int, n_requests: int, *, hashpower: int = 16
+) -> int:
+    """Miss count of libCacheSim's policy built by ``init_name`` (``SLRU_init``...) with its
+    ``cache_specific_params`` string ``params``, for the policies whose Python class takes none.
+    """
+    from libcachesim import libcachesim_python
+    from libcachesim.cache import CacheBase, _create_common_params
+
+    common = _create_common_params(capacity, 86400 * 300, hashpower, False, None)
+    cache = CacheBase(_cache=getattr(libcachesim_python, init_name)(common, params))
+    ratio, _ = cache.process_trace(reader(oracle))
+    return misses_from_ratio(ratio, n_requests)

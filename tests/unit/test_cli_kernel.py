@@ -5,15 +5,16 @@ from __future__ import annotations
 import json
 import re
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
 from pagesim.cli import app
 from pagesim.cli._kernel import parse_memory, split_workload
-from pagesim.engine.kernel import KernelResult, simulate_kernel
+from pagesim.engine.kernel import KernelResult, _latency_summary, simulate_kernel
 from pagesim.engine.memory import KernelConfig
 from pagesim.policies.registry import make_policy
-from pagesim.report.kernel import reference_note, task_names
+from pagesim.report.kernel import ops_caption, reference_note, task_names
 from pagesim.trace import Trace
 from pagesim.workloads.kernel import make_kernel_workload
 
@@ -255,3 +256,28 @@ def test_opt_in_kernel_mode_is_flagged_in_the_table_and_in_json() -> None:
     ]
     plain = CliRunner().invoke(app, ["run", SMALL, "--policy", "lru"])
     assert "note:" not in plain.stdout
+
+
+def test_a_table_whose_ops_differ_says_why() -> None:
+    """stress-vm stops at its first task's end (stop=first in the workload's source): a caption
+    says so; equal ops need none; unequal ops without stop=first come from OOM kills."""
+    rows = [_row("lru", 1000, 0, 0, False), _row("mglru", 1200, 0, 0, False)]
+    for r in rows:
+        r.config["stop"] = "auto"
+        r.params["source"] = {"stop": "first"}
+    assert "stop=first" in (ops_caption(rows) or "")
+    assert ops_caption(rows[:1]) is None
+    for r in rows:
+        r.params["source"] = {}
+    assert "OOM-killed" in (ops_caption(rows) or "")
+
+
+def test_p99_is_interpolated_within_its_bucket_and_capped_by_the_maximum() -> None:
+    """100 latencies in bucket 3 ([4, 8) ns): p50 at rank 50 is 4 + 0.50 * 4 = 6 ns; p99 at rank
+    99 would be 4 + 0.99 * 4 = 7.96 ns but the largest latency seen is 7 ns. The old figure, the
+    bucket's upper bound 8 ns, was above every latency."""
+    hist = np.zeros(8, dtype=np.int64)
+    hist[3] = 100
+    assert _latency_summary(hist, 7.0) == {"p50": 6.0, "p99": 7.0, "max": 7.0}
+    hist[5] = 100  # 100 more in [16, 32): p99 at rank 198 is 16 + 0.98 * 16 = 31.68
+    assert _latency_summary(hist, 40.0)["p99"] == pytest.approx(31.68)

@@ -173,7 +173,7 @@ def test_admission_filter_lowers_foreground_latency(admission: E.Experiment) -> 
     0.1604 ms, under either policy (more than 1 % of operations miss twice). The filter
     shows in the mean (fewer operations wait at all) while the P99 does not rise; the paper's
     P99 (2.61 -> 2.16 ms) comes from a 10 GiB cgroup's continuous latencies."""
-    ac = admission.find("compaction", "admit-compaction")
+    ac = admission.find(E.ADMISSION_WORKLOAD, "admit-compaction")
     assert ac.counters["bypassed"] > 0
     assert admission.ratio(ac, "p99_ms", "foreground") <= 1.0
     assert admission.ratio(ac, "mean_ms", "foreground") < 1.0

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pagesim.analysis.experiments import admission_experiment
+from pagesim.analysis.experiments import ADMISSION_WORKLOAD, admission_experiment
 from pagesim.engine.kernel import KernelRun, simulate_kernel
 from pagesim.engine.memory import DEV_SSD, DEVICES, Device, KernelConfig
 from pagesim.policies.cast.layout import F_WAIT_N, F_WAIT_SUM, FILE_T
@@ -152,6 +152,6 @@ def test_on_the_queued_ssd_the_admission_filter_lowers_the_foregrounds_p99() -> 
     pols = ["linux-lru", "admit-compaction"]
     exp = admission_experiment(policies=pols, scale=1 / 4096, latency_window=5000)
     assert exp.params["device"] == "sata-ssd"
-    ac = exp.find("compaction", "admit-compaction")
+    ac = exp.find(ADMISSION_WORKLOAD, "admit-compaction")
     assert exp.ratio(ac, "p99_ms", "foreground") < 0.9
-    assert exp.find("compaction", "linux-lru").counters["device_queued"] > 0
+    assert exp.find(ADMISSION_WORKLOAD, "linux-lru").counters["device_queued"] > 0

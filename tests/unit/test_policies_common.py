@@ -29,9 +29,17 @@ POLICIES = ["lru", "fifo", "mru", "clock", "lfu", "opt"]
 
 
 def run_steps(
-    name: str, ids: list[int], capacity: int, *, interpreted: bool = False, check: bool = True
+    name: str,
+    ids: list[int],
+    capacity: int,
+    *,
+    interpreted: bool = False,
+    check: bool = True,
+    **params: Any,
 ) -> tuple[int, list[set[int]]]:
     """Simulate ``name`` over ``ids`` access by access.
+
+    ``params`` are the policy's parameter overrides.
 
     Returns
     -------
@@ -40,7 +48,7 @@ def run_steps(
         The resident ids after each access.
     """
     trace = Trace.from_ids(ids)
-    policy = make_policy(name)
+    policy = make_policy(name, **params)
     states: list[Any] = []
     original = policy.configure
 

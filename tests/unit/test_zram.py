@@ -179,6 +179,25 @@ def test_reads_of_a_file_leave_zram_empty() -> None:
     assert run.result().node["zram_pages"] == 0
 
 
+def test_a_node_swapping_to_an_ssd_reports_no_zram() -> None:
+    """1500 anon pages written on a node of 1000: 500 swapped out (swap as large as memory, no
+    OOM). Under --swap ssd the result has no zram figures (a zram_stored of 0 beside 500 swapped
+    pages read as if zram held them in no memory); under zram it has them."""
+    tr = Trace.from_ids(
+        np.arange(1500, dtype=np.int64),
+        kind=np.full(1500, KIND_ANON, np.uint8),
+        op=np.full(1500, OP_WRITE, np.uint8),
+    )
+    nodes = {}
+    for swap in ("ssd", "zram"):
+        run = KernelRun(tr, make_policy("lru"), KernelConfig(memory_pages=1000, schedule="trace", swap=swap))
+        run.advance()
+        nodes[swap] = run.result().node
+        assert nodes[swap]["swap_used"] > 0
+    assert "zram_stored" not in nodes["ssd"] and "zram_pages" not in nodes["ssd"]
+    assert nodes["zram"]["zram_stored"] == nodes["zram"]["swap_used"]
+
+
 def test_zram_ratio_on_the_command_line() -> None:
     """``--zram-ratio 8``: the node's zram holds ceil(stored / 8) pages; the repeat line says it."""
     from typer.testing import CliRunner

@@ -31,8 +31,9 @@ import numpy as np
 
 from pagesim.engine import PolicyError, Result
 from pagesim.engine.simulate import CHUNK, Run
+from pagesim.engine.warm import compile_ahead, pending
 from pagesim.policies.base import Policy
-from pagesim.policies.registry import UnknownPolicyError, policy_class, policy_names
+from pagesim.policies.registry import UnknownPolicyError, instantiate, policy_class, policy_names
 from pagesim.trace import Trace
 
 __all__ = [
@@ -52,6 +53,8 @@ __all__ = [
 
 #: Policies compared when none are named; those not registered (yet) are skipped silently.
 DEFAULT_POLICIES = ("lru", "fifo", "clock", "mru", "lfu", "opt")
+#: Cache sizes of ``pagesim run`` and ``pagesim compare`` when none is given: shares of the unique pages.
+DEFAULT_SIZES = ("1%", "5%", "10%")
 
 #: Registry name of Belady's OPT (demand fetch), the baseline of the "misses above OPT" column.
 OPT = "opt"
@@ -282,6 +285,18 @@ def bound_for(cls: type[Policy]) -> str:
     return OPT_BYPASS if cls.has_admit() else OPT
 
 
+def _compile_in_parallel(
+    classes: Sequence[type[Policy]], on_stage: Callable[[str, str], None] | None
+) -> None:
+    """Compile the runners not cached yet in parallel before the runs load them."""
+    todo = pending(classes)
+    if len(todo) < 2:
+        return
+    if on_stage is not None:
+        on_stage("compile", ", ".join(c.policy_name() for c in todo))
+    compile_ahead(todo)
+
+
 def compare(
     trace: Trace,
     policies: Sequence[str | type[Policy] | Policy],
@@ -294,6 +309,7 @@ def compare(
     interpreted: bool = False,
     on_stage: Callable[[str, str], None] | None = None,
     failures: list[PolicyError] | None = None,
+    parallel_compile: bool = False,
 ) -> list[Result]:
     """Simulate every policy at every size on one trace.
 
@@ -322,8 +338,15 @@ def compare(
         (baseline runs included).
     interpreted : bool
         Run every policy as plain Python (slow; for debugging).
+    parallel_compile : bool
+        Compile the runners not cached yet first, in parallel processes
+        (:func:`pagesim.engine.warm.compile_ahead`; two or more of them, one cgroup). Off by
+        default: the processes are spawned, which re-imports the calling script's main module
+        (a script without an ``if __name__ == "__main__"`` guard would run again); the
+        ``pagesim`` command turns it on.
     on_stage : callable ``(stage, label)``, optional
-        Called with ``("prepare", label)`` before a run compiles or loads its runner and calls
+        Called with ``("compile", "lru, fifo")`` before the runners compile in parallel,
+        with ``("prepare", label)`` before a run compiles or loads its runner and calls
         ``init``, and with ``("simulate", label)`` once it starts on the accesses.
     failures : list or None
         When a list, a run whose policy raises is appended to it as its `PolicyError` (with
@@ -365,12 +388,14 @@ def compare(
     n = trace.n_requests
     total = n * len(sizes) * (len(factories) + extra)
     done = 0
+    if parallel_compile and not interpreted and (trace.cgroup is None or not np.any(trace.cgroup)):
+        _compile_in_parallel([b for b in bounds if slots[b] is None] + [c for c, _ in factories], on_stage)
 
     def run(cls: type[Policy], values: dict[str, Any], size: int) -> Result:
         nonlocal done
         base = done
         try:
-            policy = cls(**values)
+            policy = instantiate(cls, **values)
             if on_stage is not None:
                 on_stage("prepare", policy.label())
             sim = Run(

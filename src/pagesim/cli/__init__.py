@@ -9,7 +9,7 @@ from __future__ import annotations
 import typer
 
 import pagesim
-from pagesim.cli import _compare, _experiment, _listing, _mrc, _record, _run, _sweep, _trace
+from pagesim.cli import _compare, _experiment, _listing, _mrc, _record, _run, _sweep, _trace, _warm
 from pagesim.cli._help import Command, Group
 
 app = typer.Typer(
@@ -47,6 +47,7 @@ app.command("experiment", cls=Command)(_experiment.experiment_command)
 app.command("sweep", cls=Command)(_sweep.sweep_command)
 app.command("results", cls=Command)(_sweep.results_command)
 app.command("report", cls=Command)(_sweep.report_command)
+app.command("warm", cls=Command)(_warm.warm_command)
 app.command("record", cls=Command, context_settings={"allow_interspersed_args": False})(
     _record.record_command
 )

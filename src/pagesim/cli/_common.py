@@ -327,9 +327,17 @@ class DelayedProgress:
         self.bar.update(self.task, completed=done, total=total, status=pct)
 
     def stage(self, stage: str, label: str) -> None:
-        """``("prepare", label)`` when a policy starts up, ``("simulate", label)`` when it runs."""
+        """``("compile", labels)`` before runners compile in parallel, ``("prepare", label)`` when a
+        policy starts up, ``("simulate", label)`` when it runs."""
         self._cancel()
-        if stage == "prepare":
+        if stage == "compile":
+            self.noticed.update(label.split(", "))
+            text = f"pagesim: notice: compiling {label} in parallel (first use; cached afterwards)…"
+            if self.bar is not None:
+                self.bar.console.print(text, markup=False, highlight=False)
+            else:
+                stderr_line(text)
+        elif stage == "prepare":
             self.compiling = label
             if self.bar is not None:
                 self.bar.update(self.task, description=f"compiling {label}", status="compiling")
@@ -473,6 +481,7 @@ def run_comparison(
                 interpreted=interpreted,
                 on_stage=None if interpreted else progress.stage,
                 failures=failures,
+                parallel_compile=True,
             )
         except PolicyError as err:
             finished: list[Result] = getattr(err, "results", [])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from pagesim.analysis.compare import parse_size
+from pagesim.analysis.compare import DEFAULT_POLICIES, DEFAULT_SIZES, parse_size
 from pagesim.cli._common import (
     FORMAT_NAMES,
     READER_HELP,
@@ -13,15 +13,17 @@ from pagesim.cli._common import (
     reader_options,
     run_comparison,
 )
-from pagesim.cli._kernel import kernel_compare
+from pagesim.cli._kernel import DEFAULT_KERNEL_POLICIES, kernel_compare
 
 SIZE_HELP = (
     "Cache size: pages (5000), or a percentage of the unique pages the trace touches (10%); "
-    "with --capacity-unit bytes, bytes or a percentage of the footprint. Repeatable."
+    "with --capacity-unit bytes, bytes or a percentage of the footprint. Repeatable. "
+    f"Default: {', '.join(DEFAULT_SIZES)}."
 )
 POLICY_HELP = (
     "Policies, comma-separated or repeated: registry names (pagesim policies) or "
-    "path/to/file.py:ClassName. Default: lru,fifo,clock,mru,lfu,opt."
+    f"path/to/file.py:ClassName. Default: {', '.join(DEFAULT_POLICIES)} "
+    f"(kernel mode: {', '.join(DEFAULT_KERNEL_POLICIES)})."
 )
 WARMUP_HELP = (
     "Accesses that fill the cache uncounted: a count (5000), or a share of the trace written "
@@ -37,7 +39,7 @@ def compare_command(
         metavar="TRACE",
         help="Trace file, or workload:NAME[?key=value&...] for a generated one (pagesim workloads).",
     ),
-    size: list[str] = typer.Option(..., "--size", "-s", metavar="SIZE", help=SIZE_HELP),
+    size: list[str] | None = typer.Option(None, "--size", "-s", metavar="SIZE", help=SIZE_HELP),
     policy: list[str] | None = typer.Option(None, "--policy", "-p", metavar="POLICY", help=POLICY_HELP),
     sets: list[str] | None = typer.Option(None, "--set", metavar="NAME.PARAM=VALUE", help=SET_HELP),
     fmt: str | None = typer.Option(None, "--format", "-f", metavar="FORMAT", help=FORMAT_HELP),
@@ -65,7 +67,7 @@ def compare_command(
         metavar="cache|kernel",
         help="cache: one eviction per miss (the default); kernel: each size is a node's memory, "
         "with watermarks, kswapd, readahead and the time model (pagesim run --help; default "
-        "policies linux-lru,mglru). A trace without kind/op columns is file reads.",
+        f"policies {', '.join(DEFAULT_KERNEL_POLICIES)}). A trace without kind/op columns is file reads.",
     ),
     swap: str = typer.Option("zram", "--swap", metavar="DEVICE", help="Kernel mode: swap device."),
     file_device: str = typer.Option(
@@ -79,16 +81,17 @@ def compare_command(
     with handled_errors():
         if mode not in ("cache", "kernel"):
             raise ValueError(f"unknown mode {mode!r}; known modes: cache, kernel")
-        for text in size:
+        sizes = list(size or DEFAULT_SIZES)
+        for text in sizes:
             parse_size(text)  # fail on a bad size before reading a large trace
         t = load_trace(trace, fmt, reader_options(reader))
         if mode == "kernel":
-            kernel_compare(t, trace, size, policy, sets, as_json, swap, file_device, zram_ratio)
+            kernel_compare(t, trace, sizes, policy, sets, as_json, swap, file_device, zram_ratio)
             return
         run_comparison(
             t,
             trace,
-            sizes=size,
+            sizes=sizes,
             policies=policy,
             warmup=warmup,
             capacity_unit=capacity_unit,

@@ -5,12 +5,19 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+from pathlib import Path
 from typing import Any
 
 import typer
 from rich.console import Console
 
-from pagesim.analysis.experiments import BASELINE, EXPERIMENTS, SMALL_SCALE, YCSB_WORKLOADS
+from pagesim.analysis.experiments import (
+    BASELINE,
+    EXPERIMENT_POLICIES,
+    EXPERIMENTS,
+    SMALL_SCALE,
+    YCSB_WORKLOADS,
+)
 from pagesim.cli._common import handled_errors, stderr_line
 from pagesim.engine.memory import DEVICES
 from pagesim.policies.registry import policy_class
@@ -92,6 +99,18 @@ def _layout(items: list[str]) -> dict[str, Any]:
     return out
 
 
+def free_figure_path(name: str, folder: Path | None = None) -> Path:
+    """``pagesim-NAME.png`` in ``folder`` (default: the working directory), or the first of
+    ``pagesim-NAME-2.png``, ``-3``... that does not exist: an earlier run's figure is kept."""
+    base = folder if folder is not None else Path.cwd()
+    path = base / f"pagesim-{name}.png"
+    n = 2
+    while path.exists():
+        path = base / f"pagesim-{name}-{n}.png"
+        n += 1
+    return path
+
+
 def experiment_command(
     name: str = typer.Argument(..., metavar="NAME", help=f"One of: {', '.join(EXPERIMENTS)}."),
     scale: str | None = typer.Option(
@@ -108,9 +127,10 @@ def experiment_command(
         "--policy",
         "-p",
         metavar="POLICY",
-        help="Policies to compare, linux-lru among them (comma-separated or repeated; isolation "
-        "takes names, one policy in both cgroups, and A/B pairs); default: the experiment's suite "
-        "with linux-lru and mglru.",
+        help=f"Policies to compare, {BASELINE} among them (comma-separated or repeated; isolation "
+        "takes names, one policy in both cgroups, and A/B pairs); default: "
+        + "; ".join(f"{name}: {', '.join(names)}" for name, names in EXPERIMENT_POLICIES.items())
+        + ".",
     ),
     workload: list[str] | None = typer.Option(
         None,
@@ -154,7 +174,10 @@ def experiment_command(
         "queue; ssd: each request timed alone).",
     ),
     figure: str | None = typer.Option(
-        None, "--figure", metavar="PATH", help="Where to save the figure (default ./pagesim-NAME.png)."
+        None,
+        "--figure",
+        metavar="PATH",
+        help="Where to save the figure (default ./pagesim-NAME.png, or -2, -3... if that exists).",
     ),
     as_json: bool = typer.Option(
         False, "--json", help="Print the runs as one JSON object instead of a table."
@@ -204,7 +227,7 @@ def experiment_command(
                 raise ValueError(f"unknown --device {device!r}; known: {', '.join(DEVICES)}")
             kwargs["device"] = device
         exp = EXPERIMENTS[name](progress=lambda text: stderr_line(f"pagesim: running {text}"), **kwargs)
-        path = experiment_figure(exp, figure or f"pagesim-{name}.png")
+        path = experiment_figure(exp, figure or free_figure_path(name))
         if as_json:
             print(json.dumps({**exp.to_dict(), "figure": str(path)}))
             return

@@ -17,8 +17,9 @@ from pagesim.cli._common import COMPILE_NOTICE_DELAY, load_policies, stderr_line
 from pagesim.cli._params import parse_value
 from pagesim.engine.kernel import KernelResult, KernelRun
 from pagesim.engine.memory import DEVICES, KernelConfig
+from pagesim.engine.warm import compile_ahead, pending
 from pagesim.policies.base import Policy
-from pagesim.policies.registry import policy_names
+from pagesim.policies.registry import instantiate, policy_names
 from pagesim.report.kernel import (
     counter_table,
     kernel_record,
@@ -107,6 +108,20 @@ def _run_with_notice(trace: Any, policy: Policy, config: KernelConfig, sample_ev
     return run.result()
 
 
+def _compile_kernel_runners(chosen: Sequence[type[Policy] | Policy], trace: Trace) -> None:
+    """Compile the kernel-mode runners not cached yet in parallel, saying so (one cgroup only)."""
+    if trace.cgroup is not None and trace.cgroup.any():
+        return
+    todo = pending([p if isinstance(p, type) else type(p) for p in chosen], "kernel")
+    if len(todo) < 2:
+        return
+    names = ", ".join(c.policy_name() for c in todo)
+    stderr_line(
+        f"pagesim: notice: compiling {names} for kernel mode in parallel (first use; cached afterwards)…"
+    )
+    compile_ahead(todo, "kernel")
+
+
 def _print_note(out: Console, results: Sequence[KernelResult]) -> None:
     """Under a table with ``opt``: it is no bound in kernel mode (:func:`reference_note`)."""
     note = reference_note(results)
@@ -167,9 +182,10 @@ def kernel_run(
     _check_file_device(file_device)
     policy_arg, chosen = _kernel_policies(policies, sets)
     all_params = {**KERNEL_WORKLOADS[name].defaults, **params}
+    _compile_kernel_runners(chosen, trace)
     results = []
     for pol in chosen:
-        instance = pol if isinstance(pol, Policy) else pol()
+        instance = pol if isinstance(pol, Policy) else instantiate(pol)
         results.append(_run_with_notice(trace, instance, config, sample_every))
     if as_json:
         for r in results:
@@ -226,6 +242,7 @@ def kernel_compare(
     """
     _check_file_device(file_device)
     policy_arg, chosen = _kernel_policies(policies, sets)
+    _compile_kernel_runners(chosen, trace)
     out = Console(
         file=sys.stdout, width=max(shutil.get_terminal_size().columns, 150), soft_wrap=False, emoji=False
     )
@@ -241,7 +258,7 @@ def kernel_compare(
         config.validated()
         results = []
         for pol in chosen:
-            instance = pol if isinstance(pol, Policy) else pol()
+            instance = pol if isinstance(pol, Policy) else instantiate(pol)
             results.append(_run_with_notice(trace, instance, config))
         if as_json:
             for r in results:

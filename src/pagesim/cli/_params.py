@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pagesim.policies.base import Policy
+from pagesim.policies.registry import instantiate
 
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
@@ -133,5 +134,5 @@ def configure_policies(
                 raise ValueError(
                     f"--set {cls.policy_name()}.{param}={text}: {param} takes a {kind} (default {default!r})"
                 ) from None
-        out.append(cls(**values))
+        out.append(instantiate(cls, **values))
     return out

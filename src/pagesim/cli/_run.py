@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import typer
 
+from pagesim.analysis.compare import DEFAULT_SIZES
 from pagesim.cli._common import handled_errors, load_trace, refuse_kernel_only_workload, run_comparison
 from pagesim.cli._compare import POLICY_HELP, SET_HELP, WARMUP_HELP
 from pagesim.cli._kernel import kernel_run
@@ -20,7 +21,6 @@ from pagesim.workloads import WORKLOADS
 from pagesim.workloads.kernel import KERNEL_WORKLOADS
 
 DEFAULT_WORKLOAD = "zipf"
-DEFAULT_SIZES = ("1%", "5%", "10%")
 
 
 def _cache_mode(
@@ -65,7 +65,7 @@ def run_command(
         "-s",
         metavar="SIZE",
         help="Cache sizes: pages, or % of the pages the workload actually touches (zipf's default "
-        "touches 91,424 of its 100,000). Default: 1%, 5%, 10%.",
+        f"touches 91,424 of its 100,000). Default: {', '.join(DEFAULT_SIZES)}.",
     ),
     policy: list[str] | None = typer.Option(None, "--policy", "-p", metavar="POLICY", help=POLICY_HELP),
     sets: list[str] | None = typer.Option(None, "--set", metavar="NAME.PARAM=VALUE", help=SET_HELP),

@@ -31,7 +31,9 @@ def info_command(
         if as_json:
             sys.stdout.write(json.dumps({"trace": trace, **stats}, allow_nan=False) + "\n")
         else:
-            stdout().print(stats_table(stats, trace))
+            console = stdout()
+            console.print(trace, soft_wrap=True, markup=False, highlight=False)  # whole, however long
+            console.print(stats_table(stats))
 
 
 @app.command("convert", cls=Command)

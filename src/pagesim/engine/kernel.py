@@ -683,8 +683,12 @@ class KernelRun(Stepper):
                 "resident_anon": int(fw.node[N_RES_ANON]),
                 "resident_file": int(fw.node[N_RES_FILE]),
                 "swap_used": int(fw.node[N_SWAP_USED]),
-                "zram_stored": int(fw.node[N_ZRAM_STORED]),
-                "zram_pages": int(_zram_pages(fw)),
+                # zram's figures only where swap is zram: another device has no such store
+                **(
+                    {"zram_stored": int(fw.node[N_ZRAM_STORED]), "zram_pages": int(_zram_pages(fw))}
+                    if self.config.swap == "zram"
+                    else {}
+                ),
                 "oom_victim_tag": int(fw.node[N_LAST_OOM_TAG]),
                 "total_ns": int(fw.f[F_TOTAL_NS]),
                 "kcompressd_ns": int(fw.f[F_KC_NS]),
@@ -727,14 +731,26 @@ def _node_slots(st: State, config: KernelConfig) -> None:
 
 
 def _latency_summary(hist: np.ndarray, max_ns: float) -> dict[str, float]:
+    """p50, p99 and max of the accesses' latencies (ns: CPU plus waits) from the loop's log2
+    histogram: bucket ``b`` > 0 counts latencies in [2**(b-1), 2**b), bucket 0 those under 1 ns.
+
+    A quantile is interpolated linearly within its bucket (the bucket's upper bound, which this
+    once gave, overstated it by up to 2x) and never exceeds the largest latency seen.
+    """
     total = int(hist.sum())
     if total == 0:
         return {"p50": 0.0, "p99": 0.0, "max": 0.0}
     cum = np.cumsum(hist)
 
     def quantile(q: float) -> float:
-        b = int(np.searchsorted(cum, q * total, side="left"))
-        return float(min(2**b, max_ns)) if b > 0 else 0.0
+        rank = q * total
+        b = int(np.searchsorted(cum, rank, side="left"))
+        if b == 0:
+            return 0.0
+        below = float(cum[b - 1])
+        low, high = float(2 ** (b - 1)), float(2**b)
+        share = (rank - below) / float(hist[b])
+        return float(min(low + share * (high - low), max_ns))
 
     return {"p50": quantile(0.5), "p99": quantile(0.99), "max": max_ns}
 

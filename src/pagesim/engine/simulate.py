@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import re
 import time
 import traceback
 import warnings
@@ -13,7 +15,7 @@ from numba.core.errors import NumbaError
 
 from pagesim.core.state import ACC_LEN, make_state, state_sharing_lists
 from pagesim.engine import counters as C
-from pagesim.engine.build import interpreted_runner, runner_for
+from pagesim.engine.build import interpreted_runner, mark_compiled, runner_for
 from pagesim.engine.loop import CFG_END, CFG_INIT_RESULT, CFG_START, make_framework, new_cfg
 from pagesim.engine.result import Result, counters_from_array
 from pagesim.policies.base import Policy
@@ -38,6 +40,26 @@ class PolicyError(RuntimeError):
 
 class PolicyCompileWarning(UserWarning):
     """A policy could not be compiled and runs interpreted."""
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_PIPELINE = re.compile(r"^Failed in \w+ mode pipeline \(step: [^)]*\)$")
+_AT = re.compile(r" at (\S+\.py) \((\d+)\)")
+
+
+def numba_reason(text: str) -> str:
+    """numba's nested compile error in one line: its innermost message, and the first place named
+    outside pagesim and the generated runners (``file.py:LINE``), without the repeated
+    "Failed in nopython mode pipeline" headers, colour codes or "During:" trail."""
+    lines = [_ANSI.sub("", line).strip() for line in text.splitlines()]
+    lines = [line for line in lines if line and not _PIPELINE.match(line)]
+    message = next((line for line in lines if not line.startswith("During:")), "")
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for match in _AT.finditer("\n".join(lines)):
+        path = match.group(1)
+        if not os.path.abspath(path).startswith(package) and "pagesim_runner_" not in path:
+            return f"{message} (at {path}:{match.group(2)})"
+    return message
 
 
 def _columns(trace: Any, capacity_unit: str, needs_next: bool) -> tuple[np.ndarray, ...]:
@@ -116,7 +138,7 @@ class Stepper:
         except PolicyError as err:
             if self.mode == "interpreted" or not isinstance(err.original, NumbaError):
                 raise
-            reason = " ".join(str(err.original).split())[:300]
+            reason = numba_reason(str(err.original))
             warnings.warn(
                 f"policy {self.label()!r} could not be compiled by numba; running it "
                 f"interpreted, slowly. numba said: {reason}",
@@ -127,6 +149,8 @@ class Stepper:
             self._run = interpreted_runner(self.classes, kind)
             self.cfg[:] = self._fresh_cfg()
             self._call()
+        if self.mode == "compiled" and len(self.classes) == 1:
+            mark_compiled(self.classes, kind)
         if self.cfg[CFG_INIT_RESULT] != 0:
             code = int(self.cfg[CFG_INIT_RESULT])
             raise PolicyError(

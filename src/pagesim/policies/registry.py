@@ -8,10 +8,14 @@ libCacheSim has the policy, a cross-check in ``tests/crosscheck``; add a line to
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import importlib
 import importlib.util
+import inspect
+import os
 import sys
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +34,7 @@ BUILTIN: dict[str, str] = {
     "car": "pagesim.policies.car:CAR",
     "2q": "pagesim.policies.twoq:TwoQ",
     "lirs": "pagesim.policies.lirs:LIRS",
+    "slru": "pagesim.policies.slru:SLRU",
     "sieve": "pagesim.policies.sieve:Sieve",
     "s3fifo": "pagesim.policies.s3fifo:S3FIFO",
     "w-tinylfu": "pagesim.policies.wtinylfu:WTinyLFU",
@@ -52,11 +57,60 @@ class UnknownPolicyError(ValueError):
     """A policy name that is neither built in nor a ``file.py:Class`` spec."""
 
     def __init__(self, name: str) -> None:
+        close = difflib.get_close_matches(name.strip().lower(), BUILTIN, n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
         super().__init__(
-            f"unknown policy {name!r}; known policies: {', '.join(sorted(BUILTIN))} "
+            f"unknown policy {name!r}; {hint}known policies: {', '.join(sorted(BUILTIN))} "
             f"(or a user policy as path/to/file.py:ClassName)"
         )
         self.name = name
+        self.suggestion = close[0] if close else None
+
+
+class PolicySetupError(ValueError):
+    """A policy's constructor raised: the message names the policy, the exception and the place."""
+
+    def __init__(self, cls: type[Policy], exc: BaseException) -> None:
+        place = _raising_line(cls, exc)
+        where = f" at {place}" if place else ""
+        super().__init__(
+            f"policy {cls.policy_name()!r} ({cls.__qualname__}) raised {type(exc).__name__}: {exc} "
+            f"while it was created{where}"
+        )
+        self.original = exc
+
+
+def _raising_line(cls: type[Policy], exc: BaseException) -> str | None:
+    """``file.py:LINE`` of the innermost traceback frame in the class's own file, if any."""
+    try:
+        own = Path(inspect.getsourcefile(cls) or "").resolve()
+    except TypeError:
+        return None
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if Path(frame.filename).resolve() == own:
+            rel = os.path.relpath(own)
+            return f"{own if rel.startswith('..') else rel}:{frame.lineno}"
+    return None
+
+
+def instantiate(cls: type[Policy], **values: Any) -> Policy:
+    """``cls(**values)``; an exception raised in the class's own file (its ``__init__``) becomes a
+    :class:`PolicySetupError` naming the policy, file and line.
+
+    Raises
+    ------
+    PolicySetupError
+        If the constructor raised from the class's own source file.
+    Exception
+        Whatever the constructor raised elsewhere (pagesim's own parameter checks: unknown
+        parameter, bad value), unchanged.
+    """
+    try:
+        return cls(**values)
+    except Exception as exc:
+        if _raising_line(cls, exc) is None:
+            raise
+        raise PolicySetupError(cls, exc) from exc
 
 
 def policy_names() -> list[str]:
@@ -130,4 +184,4 @@ def policy_class(name: str) -> type[Policy]:
 
 def make_policy(name: str, **params: Any) -> Policy:
     """Instantiate a policy by name (see :func:`policy_class`) with parameter overrides."""
-    return policy_class(name)(**params)
+    return instantiate(policy_class(name), **params)

@@ -22,7 +22,10 @@ def kernel_table(results: Sequence[KernelResult], title: str) -> Table:
     Columns are the seeds' measures (pswpin and pswpout per operation, throughput, the longest
     fault), file pages read per operation (pgpgin: demand and readahead) and the vmstat counters
     that explain them. ``ops`` is the operations each policy ran: under ``stop=first`` (stress-vm)
-    every policy runs its own number, so the raw counts (refaults, reclaim) compare only per op.
+    every policy runs its own number, so the raw counts (refaults, reclaim) compare only per op;
+    the table's caption says so when the rows' ops differ. ``p99 access us`` is over every
+    access (CPU and waits, from a log2 histogram, interpolated); ``max fault wait us`` is the
+    longest wait of one fault alone, so the first can exceed the second.
     """
     table = Table(title=title, title_justify="left")
     columns = [
@@ -35,8 +38,8 @@ def kernel_table(results: Sequence[KernelResult], title: str) -> Table:
         ("reclaim k/d", "right"),
         ("oom", "right"),
         ("ops/s", "right"),
-        ("p99 us", "right"),
-        ("max fault us", "right"),
+        ("p99 access us", "right"),
+        ("max fault wait us", "right"),
         ("Macc/s", "right"),
     ]
     for name, justify in columns:
@@ -58,7 +61,24 @@ def kernel_table(results: Sequence[KernelResult], title: str) -> Table:
             _us(r.longest_fault_ns),
             f"{speed:.1f}",
         )
+    table.caption = ops_caption(results)
+    table.caption_justify = "left"
     return table
+
+
+def ops_caption(results: Sequence[KernelResult]) -> str | None:
+    """Why the rows ran different numbers of operations, or None when they ran the same."""
+    if len({r.ops for r in results}) <= 1:
+        return None
+    stops = {str(r.config.get("stop")) for r in results} | {
+        str(r.params.get("source", {}).get("stop")) for r in results if r.config.get("stop") == "auto"
+    }
+    if "first" in stops:
+        return (
+            "ops differ: the run ends when its first task has done all its accesses (stop=first, "
+            "a benchmark run for a fixed time), the others stopping where they are; compare per op"
+        )
+    return "ops differ: tasks were OOM-killed (oom column) before they finished; compare per op"
 
 
 def reference_note(results: Sequence[KernelResult]) -> str:

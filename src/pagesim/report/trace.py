@@ -19,15 +19,16 @@ def format_bytes(n: int) -> str:
     return f"{n} B"  # pragma: no cover
 
 
-def stats_table(stats: dict[str, Any], label: str) -> Table:
+def stats_table(stats: dict[str, Any], label: str | None = None) -> Table:
     """A two-column table of ``trace_stats`` output.
 
     Parameters
     ----------
     stats : dict
         As returned by :func:`pagesim.analysis.reuse.trace_stats`.
-    label : str
-        The trace as the user named it (title).
+    label : str, optional
+        The trace as the user named it (title). A path has no spaces to wrap at and rich would
+        cut it mid-name at the table's width: the command prints it on a line of its own.
 
     Returns
     -------

@@ -18,6 +18,7 @@ import os
 import numpy as np
 
 from .._stream import CHUNK_BYTES, iter_record_chunks
+from ..errors import TraceFormatError
 from ..trace import Trace
 from ._common import base_source
 
@@ -53,21 +54,66 @@ def read(path: str | os.PathLike[str], *, chunk_bytes: int = CHUNK_BYTES) -> Tra
     FileNotFoundError
         If `path` does not exist.
     TraceFormatError
-        If the (decompressed) content is not a whole number of 24-byte records; names the file
-        and the byte offset of the incomplete record.
+        If the (decompressed) content is not a whole number of 24-byte records, or the records
+        are not plausible (:func:`check_plausible`); names the file and the byte offset of the
+        incomplete or first implausible record.
     """
-    ids, sizes, times = [], [], []
+    ids, sizes, times, nexts = [], [], [], []
     for data in iter_record_chunks(path, RECORD.itemsize, EXPECTED, chunk_bytes):
         rec = np.frombuffer(data, dtype=RECORD)
         ids.append(rec["obj_id"].astype(np.uint64))
         sizes.append(rec["obj_size"].astype(np.int64))
         times.append(rec["time"].astype(np.int64))
+        nexts.append(rec["next_access_vtime"].astype(np.int64))
     ids_a = np.concatenate(ids).view(np.int64) if ids else np.empty(0, dtype=np.int64)
     size = np.concatenate(sizes) if sizes else np.empty(0, dtype=np.int64)
     time = np.concatenate(times) if times else np.empty(0, dtype=np.int64)
+    check_plausible(path, ids_a, time, np.concatenate(nexts) if nexts else np.empty(0, dtype=np.int64))
     source = base_source(path, NAME, {})
     source["time_unit"] = "s"
     return Trace.from_ids(ids_a, size=size, time=time, source=source)
+
+
+def check_plausible(
+    path: str | os.PathLike[str], obj_id: np.ndarray, time: np.ndarray, next_vtime: np.ndarray
+) -> None:
+    """Refuse records that are not a request sequence, such as random bytes named ``.oracleGeneral``.
+
+    A file is taken as oracleGeneral by its name alone; these checks stand in for the content
+    test :func:`sniff` makes of an unnamed file. Request ``i`` (1-based) must have a
+    ``next_access_vtime`` of -1 or in ``i + 1 .. n``, that request must be of the same object,
+    and times must not decrease (libCacheSim's traces are in time order). Sizes are not checked:
+    a size of 0 is a legitimate record.
+
+    Parameters
+    ----------
+    obj_id, time, next_vtime : numpy.ndarray of int64, shape (n,)
+        The records' columns as read.
+
+    Raises
+    ------
+    TraceFormatError
+        At the first implausible record, with its byte offset and what was wrong.
+    """
+    n = obj_id.shape[0]
+    index = np.arange(1, n + 1, dtype=np.int64)
+    has_next = next_vtime != -1
+    in_range = ~has_next | ((next_vtime > index) & (next_vtime <= n))
+    same = np.ones(n, dtype=bool)
+    follows = has_next & in_range
+    same[follows] = obj_id[next_vtime[follows] - 1] == obj_id[follows]
+    ordered = np.ones(n, dtype=bool)
+    ordered[1:] = time[1:] >= time[:-1]
+    for bad, what in (
+        (~in_range, "next_access_vtime -1 or a later request's 1-based index (at most {n})"),
+        (~same, "next_access_vtime naming a request to the same obj_id"),
+        (~ordered, "a time no earlier than the previous record's"),
+    ):
+        if bad.any():
+            i = int(np.argmax(bad))
+            oid = int(obj_id[i]) & 0xFFFFFFFFFFFFFFFF  # as stored: unsigned
+            found = f"request {i + 1}: obj_id {oid}, time {time[i]}, next_access_vtime {next_vtime[i]}"
+            raise TraceFormatError(path, None, found, what.format(n=n), offset=i * RECORD.itemsize)
 
 
 def write(trace: Trace, path: str | os.PathLike[str], *, compress: bool | None = None) -> None:
