@@ -175,7 +175,8 @@ def test_an_endless_compiled_hook_is_abandoned_and_the_others_are_kept(tmp_path:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     done = subprocess.run(
         [sys.executable, "-c", "from pagesim.cli import app; app()", "compare", str(trace),
-         "-s", "8", "--no-opt", "--json", "-p", "lru", "-p", f"{policy}:Endless", "-p", "fifo", "--policy-timeout", "2"],
+         "-s", "8", "--no-opt", "--json", "-p", "lru", "-p", f"{policy}:Endless", "-p", "fifo",
+         "--policy-timeout", "2"],
         capture_output=True, text=True, env=env, timeout=600, check=False,
     )  # fmt: skip
     lines = [json.loads(line) for line in done.stdout.splitlines()]
