@@ -21,11 +21,12 @@ Also here: too few candidates for a larger request (the 80 % rule, on the framew
 function directly: cache mode always asks for one page, so there "too few" is "none"), and a
 hook that raises (a ``PolicyError`` naming the access; the state is left consistent).
 
-What cannot be contained: a policy that loops without end *in its own code* (``while True`` in
-``evict``). ``list_iterate`` stops at ``MAX_ITERATE`` visits (tested below), but compiled code
-cannot be interrupted from outside, and pagesim has no verifier to refuse an unbounded loop
-(cache_ext relies on the eBPF verifier for that and has no watchdog, spec §2.7). Such a run
-hangs; no test runs one.
+A policy that loops without end *in its own code* (``while True`` in ``evict``):
+``list_iterate`` stops at ``MAX_ITERATE`` visits (tested below); anything else is left to the
+watchdog (``policy_timeout``), which stops an interpreted hook and abandons a compiled one,
+since compiled code cannot be interrupted (cache_ext relies on the eBPF verifier and has no
+watchdog, spec §2.7): see ``test_hostile_framework.py``, which also covers writes to what the
+framework owns, a huge candidate count and writes past the candidate buffer.
 """
 
 from __future__ import annotations

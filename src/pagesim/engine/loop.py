@@ -118,9 +118,12 @@ class Framework(NamedTuple):
     used : int64, shape (n_cgroups,) -- units in use per cgroup.
     cap : int64, shape (n_cgroups,) -- capacity per cgroup, in units.
     hand : int64, shape (n_cgroups,) -- position of each cgroup's CLOCK hand (a page id).
-    res : uint8, shape (n_pages,) -- 1 while the page is resident: the framework's own record,
-        which policies never get, compared with ``State.resident`` to catch a policy writing it.
-    owner : int32, shape (n_pages,) -- cgroup of each resident page (multi-cgroup runs), the
+    count : int64, shape (n_cgroups,) -- resident pages per cgroup, counted by the framework:
+        with ``used`` it is checked against ``State.resident`` after every chunk
+        (:func:`accounting_errors`) to catch a policy writing what it may only read.
+    res : uint8, shape (n_pages,) -- checked mode: 1 while the page is resident, the framework's
+        own record (policies never get it), compared with ``State.resident`` after every hook.
+    owner : int32, shape (n_pages,) -- checked mode: the cgroup of each resident page, the
         framework's record of ``State.cgroup_of``.
     check : int64, shape (2,) -- ``[CHECK_ON]`` 1 in checked mode; ``[CHECK_BROKEN]`` the
         ``HOOK_*`` number of the hook after which the arrays differed (0: none).
@@ -130,6 +133,7 @@ class Framework(NamedTuple):
     used: np.ndarray
     cap: np.ndarray
     hand: np.ndarray
+    count: np.ndarray
     res: np.ndarray
     owner: np.ndarray
     check: np.ndarray
@@ -187,6 +191,7 @@ def make_framework(n_pages: int, capacities: np.ndarray, checked: bool = False) 
         used=np.zeros(caps.shape[0], dtype=np.int64),
         cap=caps.copy(),
         hand=np.zeros(caps.shape[0], dtype=np.int64),
+        count=np.zeros(caps.shape[0], dtype=np.int64),
         res=np.zeros(n, dtype=np.uint8),
         owner=np.zeros(n, dtype=np.int32),
         check=np.array([int(checked), 0], dtype=np.int64),
@@ -203,6 +208,29 @@ def tampered(s, fw, multi_cgroup):  # type: ignore[no-untyped-def]
         if r != (fw.res[p] != 0):
             bad += 1
         elif r and multi_cgroup and s.cgroup_of[p] != fw.owner[p]:
+            bad += 1
+    return bad
+
+
+@kernel
+def accounting_errors(s, fw, bytes_mode, multi_cgroup):  # type: ignore[no-untyped-def]
+    """Number of cgroups whose resident pages in ``s.resident`` (by ``s.cgroup_of``), counted
+    and weighed (``fw.psize`` in bytes mode), differ from the framework's ``fw.count`` and
+    ``fw.used``: what a policy that wrote ``s.resident`` or ``s.cgroup_of`` leaves behind.
+    O(pages); no allocation per page."""
+    n_cg = fw.used.shape[0]
+    count = np.zeros(n_cg, dtype=np.int64)
+    used = np.zeros(n_cg, dtype=np.int64)
+    for p in range(s.resident.shape[0]):
+        if s.resident[p] != 0:
+            cg = s.cgroup_of[p] if multi_cgroup else 0
+            if cg < 0 or cg >= n_cg:
+                return n_cg
+            count[cg] += 1
+            used[cg] += fw.psize[p] if bytes_mode else 1
+    bad = 0
+    for k in range(n_cg):
+        if count[k] != fw.count[k] or used[k] != fw.used[k]:
             bad += 1
     return bad
 
@@ -227,15 +255,16 @@ def _remove(ss, fw, r, out, removed, page, reason, t, bytes_mode, multi_cgroup):
     removed(ss, cg, r)
     if fw.check[CHECK_ON] != 0:
         _verify(ss, fw, HOOK_REMOVED, multi_cgroup)
-    if fw.res[page] == 0 and fw.check[CHECK_BROKEN] == 0:
-        fw.check[CHECK_BROKEN] = HOOK_UNKNOWN  # made resident by a hook, not by the framework
+        if fw.res[page] == 0 and fw.check[CHECK_BROKEN] == 0:
+            fw.check[CHECK_BROKEN] = HOOK_UNKNOWN  # made resident by a hook, not by the framework
+        fw.res[page] = 0
     if s.lst[page, LIST] >= 0:
         _unlink(s, page)
     s.resident[page] = 0
-    fw.res[page] = 0
     if multi_cgroup:
         s.cgroup_of[page] = -1
     fw.used[cg] -= sz
+    fw.count[cg] -= 1
 
 
 @kernel_inline
@@ -367,8 +396,8 @@ def run_cache(  # type: ignore[no-untyped-def]
     room is made by the next insert's eviction loop, which evicts while usage plus the new object
     exceeds the capacity.
 
-    Checked mode (``fw.check[CHECK_ON]``): after every hook the residency and owner arrays are
-    compared with the framework's record; the first hook after which they differ is stored in
+    Checked mode (``fw.check[CHECK_ON]``): the framework keeps its own residency and owner
+    records (``fw.res``, ``fw.owner``); after every hook they are compared with the state's; the first hook after which they differ is stored in
     ``fw.check[CHECK_BROKEN]`` and the loop returns at once.
 
     Returns
@@ -465,7 +494,7 @@ def run_cache(  # type: ignore[no-untyped-def]
                     continue
                 _remove(ss, fw, r, out, removed, p, REASON_FREED, t, bytes_mode, multi_cgroup)
                 out[C.FREES if counted else C.N_COUNTERS + C.FREES] += 1
-                if fw.check[CHECK_BROKEN] != 0:
+                if checked and fw.check[CHECK_BROKEN] != 0:
                     end = t
                     break
                 continue
@@ -493,7 +522,7 @@ def run_cache(  # type: ignore[no-untyped-def]
                 _verify(ss, fw, HOOK_ACCESSED, multi_cgroup)
             continue
         a[A_HIT] = 0
-        if fw.res[up] != 0:
+        if checked and fw.res[up] != 0:
             # resident for the framework, not in s.resident: a hook cleared it
             if fw.check[CHECK_BROKEN] == 0:
                 fw.check[CHECK_BROKEN] = HOOK_UNKNOWN
@@ -524,17 +553,19 @@ def run_cache(  # type: ignore[no-untyped-def]
             o = out[: C.N_COUNTERS] if counted else out[C.N_COUNTERS :]
             if _evict_request(ss, fw, a, r, o, evict, removed, cg, 1, t, bytes_mode, multi_cgroup) == 0:
                 break
-        if fw.check[CHECK_BROKEN] != 0:
-            end = t
-            break
+        if checked:
+            if fw.check[CHECK_BROKEN] != 0:
+                end = t
+                break
+            fw.res[up] = 1
+            fw.owner[up] = cg
         s.resident[up] = RESIDENT
-        fw.res[up] = 1
         if multi_cgroup:
             s.cgroup_of[up] = cg
-            fw.owner[up] = cg
         if bytes_mode:
             fw.psize[up] = sz
         fw.used[cg] += sz
+        fw.count[cg] += 1
         added(ss, cg, a)
         if checked:
             _verify(ss, fw, HOOK_ADDED, multi_cgroup)

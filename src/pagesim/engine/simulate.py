@@ -26,7 +26,7 @@ from pagesim.engine.loop import (
     WRITES_RULES,
     make_framework,
     new_cfg,
-    tampered,
+    accounting_errors,
 )
 from pagesim.engine.result import Result, counters_from_array
 from pagesim.engine.watchdog import PolicyTimeout, call_watched
@@ -253,6 +253,8 @@ class Run(Stepper):
     capacity_unit : {"pages", "bytes"}
     interpreted : bool
         Use the plain-Python code path.
+    writes, checked, policy_timeout
+        As for :func:`simulate`.
 
     Attributes
     ----------
@@ -344,12 +346,14 @@ class Run(Stepper):
         )  # fmt: skip
 
     def _check_framework(self) -> None:
-        """After every call of the loop: the policies left residency and owners as the framework
-        recorded them (O(pages), once per chunk); in checked mode the loop named the hook."""
+        """After every call of the loop: the resident pages the state shows, counted and weighed
+        per cgroup, are what the framework accounted (O(pages), once per chunk); in checked mode
+        the loop compared its own records after every hook and named the hook."""
         fw = self.framework
         hook = int(fw.check[CHECK_BROKEN])
         multi = fw.cap.shape[0] > 1
-        if hook == 0 and tampered(self.state, fw, multi) == 0:
+        bytes_mode = self.capacity_unit == "bytes"
+        if hook == 0 and accounting_errors(self.state, fw, bytes_mode, multi) == 0:
             return
         where = (
             f"after its {HOOK_BY_NUMBER[hook]!r} hook at access {int(self.a[0])}"
