@@ -397,8 +397,9 @@ def run_cache(  # type: ignore[no-untyped-def]
     exceeds the capacity.
 
     Checked mode (``fw.check[CHECK_ON]``): the framework keeps its own residency and owner
-    records (``fw.res``, ``fw.owner``); after every hook they are compared with the state's; the first hook after which they differ is stored in
-    ``fw.check[CHECK_BROKEN]`` and the loop returns at once.
+    records (``fw.res``, ``fw.owner``); after every hook they are compared with the state's;
+    the first hook after which they differ is stored in ``fw.check[CHECK_BROKEN]`` and the loop
+    returns at once.
 
     Returns
     -------

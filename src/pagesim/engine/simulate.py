@@ -24,9 +24,9 @@ from pagesim.engine.loop import (
     HOOK_BY_NUMBER,
     OP_FREE,
     WRITES_RULES,
+    accounting_errors,
     make_framework,
     new_cfg,
-    accounting_errors,
 )
 from pagesim.engine.result import Result, counters_from_array
 from pagesim.engine.watchdog import PolicyTimeout, call_watched
