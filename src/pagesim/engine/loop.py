@@ -118,8 +118,8 @@ class Framework(NamedTuple):
     used : int64, shape (n_cgroups,) -- units in use per cgroup.
     cap : int64, shape (n_cgroups,) -- capacity per cgroup, in units.
     hand : int64, shape (n_cgroups,) -- position of each cgroup's CLOCK hand (a page id).
-    count : int64, shape (n_cgroups,) -- resident pages per cgroup, counted by the framework:
-        with ``used`` it is checked against ``State.resident`` after every chunk
+    count : int64, shape (n_cgroups,) -- bytes mode: resident pages per cgroup, counted by the
+        framework (in page mode ``used`` is that count): with ``used`` it is checked against ``State.resident`` after every chunk
         (:func:`accounting_errors`) to catch a policy writing what it may only read.
     res : uint8, shape (n_pages,) -- checked mode: 1 while the page is resident, the framework's
         own record (policies never get it), compared with ``State.resident`` after every hook.
@@ -230,16 +230,18 @@ def accounting_errors(s, fw, bytes_mode, multi_cgroup):  # type: ignore[no-untyp
             used[cg] += fw.psize[p] if bytes_mode else 1
     bad = 0
     for k in range(n_cg):
-        if count[k] != fw.count[k] or used[k] != fw.used[k]:
+        if (bytes_mode and count[k] != fw.count[k]) or used[k] != fw.used[k]:
             bad += 1
     return bad
 
 
-@kernel_inline
+@kernel
 def _verify(ss, fw, hook, multi_cgroup):  # type: ignore[no-untyped-def]
-    """Checked mode: record ``hook`` in ``fw.check`` if the framework's arrays were written."""
+    """Checked mode: record ``hook`` in ``fw.check`` if the framework's arrays were written;
+    True if they were (now or by an earlier hook)."""
     if fw.check[CHECK_BROKEN] == 0 and tampered(ss[0], fw, multi_cgroup) != 0:
         fw.check[CHECK_BROKEN] = hook
+    return fw.check[CHECK_BROKEN] != 0
 
 
 @kernel_inline
@@ -264,7 +266,8 @@ def _remove(ss, fw, r, out, removed, page, reason, t, bytes_mode, multi_cgroup):
     if multi_cgroup:
         s.cgroup_of[page] = -1
     fw.used[cg] -= sz
-    fw.count[cg] -= 1
+    if bytes_mode:
+        fw.count[cg] -= 1
 
 
 @kernel_inline
@@ -444,10 +447,8 @@ def run_cache(  # type: ignore[no-untyped-def]
     misses_counted = 0
     bytes_counted = 0
     not_requests = 0  # counted accesses that are no request: frees, skipped writes
+    stopped = -1  # checked mode: the access at which a broken framework stopped the loop
     for t in range(start, end):
-        if checked and fw.check[CHECK_BROKEN] != 0:
-            end = t
-            break
         # Trace rows and page ids index unsigned: no negative-index fix-up per array read.
         if t + PREFETCH_AHEAD < end:
             q = np.uint64(page[np.uint64(t + PREFETCH_AHEAD)])
@@ -496,7 +497,7 @@ def run_cache(  # type: ignore[no-untyped-def]
                 _remove(ss, fw, r, out, removed, p, REASON_FREED, t, bytes_mode, multi_cgroup)
                 out[C.FREES if counted else C.N_COUNTERS + C.FREES] += 1
                 if checked and fw.check[CHECK_BROKEN] != 0:
-                    end = t
+                    stopped = t
                     break
                 continue
             if opc == OP_WRITE and writes != WRITES_ACCESS:
@@ -519,15 +520,16 @@ def run_cache(  # type: ignore[no-untyped-def]
             a[A_HIT] = 1
             s.resident[up] = RESIDENT | REFERENCED
             accessed(ss, s.cgroup_of[up] if multi_cgroup else 0, a)
-            if checked:
-                _verify(ss, fw, HOOK_ACCESSED, multi_cgroup)
+            if checked and _verify(ss, fw, HOOK_ACCESSED, multi_cgroup):
+                stopped = t + 1
+                break
             continue
         a[A_HIT] = 0
         if checked and fw.res[up] != 0:
             # resident for the framework, not in s.resident: a hook cleared it
             if fw.check[CHECK_BROKEN] == 0:
                 fw.check[CHECK_BROKEN] = HOOK_UNKNOWN
-            end = t
+            stopped = t
             break
         # an inserting write (--writes insert-only) is no miss; its evictions are counted
         measured = counted and request
@@ -544,8 +546,9 @@ def run_cache(  # type: ignore[no-untyped-def]
             continue
         if has_admit != 0:
             admitted = admit(ss, cg, a)
-            if checked:
-                _verify(ss, fw, HOOK_ADMIT, multi_cgroup)
+            if checked and _verify(ss, fw, HOOK_ADMIT, multi_cgroup):
+                stopped = t + 1
+                break
             if admitted == 0:
                 if measured:
                     out[C.BYPASSED] += 1
@@ -556,7 +559,7 @@ def run_cache(  # type: ignore[no-untyped-def]
                 break
         if checked:
             if fw.check[CHECK_BROKEN] != 0:
-                end = t
+                stopped = t
                 break
             fw.res[up] = 1
             fw.owner[up] = cg
@@ -565,11 +568,14 @@ def run_cache(  # type: ignore[no-untyped-def]
             s.cgroup_of[up] = cg
         if bytes_mode:
             fw.psize[up] = sz
+            fw.count[cg] += 1
         fw.used[cg] += sz
-        fw.count[cg] += 1
         added(ss, cg, a)
-        if checked:
-            _verify(ss, fw, HOOK_ADDED, multi_cgroup)
+        if checked and _verify(ss, fw, HOOK_ADDED, multi_cgroup):
+            stopped = t + 1
+            break
+    if stopped >= 0:
+        end = stopped
     n_all = max(end - start, 0)
     n_counted = min(max(end - warmup, 0), n_all)
     out[C.REQUESTS] += n_counted - not_requests

@@ -330,6 +330,7 @@ class Run(Stepper):
         self.states = (first, *others)
         self.state = first
         self.framework = make_framework(n_pages, self.capacities, checked)
+        self._verified_at = 0
         for pol, st, cap in zip(self.policies, self.states, self.capacities):
             pol.configure(st, int(cap))
         self.cfg = self._fresh_cfg()
@@ -346,15 +347,22 @@ class Run(Stepper):
         )  # fmt: skip
 
     def _check_framework(self) -> None:
-        """After every call of the loop: the resident pages the state shows, counted and weighed
-        per cgroup, are what the framework accounted (O(pages), once per chunk); in checked mode
-        the loop compared its own records after every hook and named the hook."""
+        """After a call of the loop: the resident pages the state shows, counted and weighed per
+        cgroup, are what the framework accounted (O(pages): after the last access, and between
+        chunks once at least 8 accesses per page have run since the last look, so that it costs
+        at most 1/8 of a page visit per access); in checked mode the loop compared its own records
+        after every hook and named the hook."""
         fw = self.framework
         hook = int(fw.check[CHECK_BROKEN])
-        multi = fw.cap.shape[0] > 1
-        bytes_mode = self.capacity_unit == "bytes"
-        if hook == 0 and accounting_errors(self.state, fw, bytes_mode, multi) == 0:
-            return
+        if hook == 0:
+            # O(pages): at most once per 8 accesses per page, and after the last access
+            done = max(int(self.cfg[CFG_START]), self.done)
+            if done < self.n and done - self._verified_at < 8 * fw.res.shape[0]:
+                return
+            self._verified_at = done
+            multi = fw.cap.shape[0] > 1
+            if accounting_errors(self.state, fw, self.capacity_unit == "bytes", multi) == 0:
+                return
         where = (
             f"after its {HOOK_BY_NUMBER[hook]!r} hook at access {int(self.a[0])}"
             if hook > 0
