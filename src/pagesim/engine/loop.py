@@ -119,8 +119,9 @@ class Framework(NamedTuple):
     cap : int64, shape (n_cgroups,) -- capacity per cgroup, in units.
     hand : int64, shape (n_cgroups,) -- position of each cgroup's CLOCK hand (a page id).
     count : int64, shape (n_cgroups,) -- bytes mode: resident pages per cgroup, counted by the
-        framework (in page mode ``used`` is that count): with ``used`` it is checked against ``State.resident`` after every chunk
-        (:func:`accounting_errors`) to catch a policy writing what it may only read.
+        framework (in page mode ``used`` is that count); with ``used`` it is checked against
+        ``State.resident`` between chunks (:func:`accounting_errors`) to catch a policy writing
+        what it may only read.
     res : uint8, shape (n_pages,) -- checked mode: 1 while the page is resident, the framework's
         own record (policies never get it), compared with ``State.resident`` after every hook.
     owner : int32, shape (n_pages,) -- checked mode: the cgroup of each resident page, the
