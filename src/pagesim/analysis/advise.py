@@ -261,6 +261,8 @@ def _plan(
             return "full", None, "the sample holds every page: simulated in full"
         return "minisim", rate, ""
     chosen = max(DEFAULT_RATE, min_pages / size)
+    if chosen >= 1:
+        return "full", None, f"a {min_pages}-page miniature needs every page at this size: simulated in full"
     if chosen * seeds >= 1:
         return (
             "full",
