@@ -157,3 +157,27 @@ def test_compare_runs_the_baseline_first_and_keeps_finished_results_on_failure()
     # configured instances keep their parameters; classes and names get the defaults
     (r,) = compare(trace, [make_policy("lru")], [5], baseline=False)
     assert r.misses == 50
+
+
+def test_compare_with_a_failures_list_reports_the_failing_policy_and_runs_the_others():
+    from pagesim.engine import PolicyError
+    from pagesim.policies.lru import LRU
+
+    class Boom(LRU):
+        name = "boom"
+
+        def configure(self, s, capacity):
+            raise PolicyError("boom", -1, RuntimeError("configured to fail"), "")
+
+    trace = loop(10, passes=5)
+    failures: list[PolicyError] = []
+    results = compare(trace, ["lru", Boom, "fifo"], [5, 10], baseline=False, failures=failures)
+    # a loop of 10 pages, 5 passes: at 5 pages LRU and FIFO miss every access (50); at 10 only
+    # the first pass misses (10); the failing policy is left out at both sizes
+    assert [(r.policy, r.capacity, r.misses) for r in results] == [
+        ("lru", 5, 50),
+        ("fifo", 5, 50),
+        ("lru", 10, 10),
+        ("fifo", 10, 10),
+    ]
+    assert [(f.policy_class, f.capacity) for f in failures] == [(Boom, 5), (Boom, 10)]

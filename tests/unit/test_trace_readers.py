@@ -177,7 +177,8 @@ def test_csv_errors(tmp_path):
     path.write_bytes(b"id,size\n1,10\n2,ten\n")
     with pytest.raises(TraceFormatError) as info:
         read_trace(path)
-    assert str(info.value) == f"{path}:3: expected an integer size in bytes in column 2, found '2,ten'"
+    what = "an integer size in bytes, 0 to 2**63 - 1, in column 2"
+    assert str(info.value) == f"{path}:3: expected {what}, found '2,ten'"
     path.write_bytes(b"id,size\n1,10\n2\n")
     with pytest.raises(TraceFormatError, match=r":3: expected at least 2 fields, found '2'"):
         read_trace(path)

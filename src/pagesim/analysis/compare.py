@@ -7,13 +7,17 @@ pair through the engine (:class:`pagesim.engine.simulate.Run`), and annotates ea
 
 Terms
 -----
-*Misses above OPT* of a run: its misses minus OPT's misses on the same trace, size and warm-up,
-absolute and as a percentage of OPT's misses. With equal-size pages OPT (demand fetch, never
-bypasses) is a lower bound for every demand-paging policy, so the value is >= 0 for them; a
-policy that bypasses the cache is not bounded by it. With object sizes (``capacity_unit=
-"bytes"``) evicting the furthest next use is not optimal (size-aware offline policies miss
-less), so there the value compares with a strong heuristic, not a bound. Stored in
-``result.params["opt_misses"]`` and read by :func:`misses_above_opt`.
+*Misses above OPT* of a run: its misses minus the misses of the offline optimum of its kind on
+the same trace, size and warm-up, absolute and as a percentage of the optimum's. With equal-size
+pages Belady's OPT (``opt``, demand fetch: every miss is inserted) is a lower bound for every
+demand-paging policy; a policy that may bypass (one that defines ``admit``, such as
+``admit-compaction``) can beat it, so it is compared with MIN with bypass (``opt-bypass``), the
+lower bound when a miss may be served without inserting (:func:`bound_for`). The value is then
+>= 0 for every policy. With object sizes (``capacity_unit="bytes"``) evicting the furthest next
+use is not optimal (size-aware offline policies miss less), so there the value compares with a
+strong heuristic, not a bound (:func:`opt_is_bound`). Stored in ``result.params["opt_misses"]``
+(with the optimum's name in ``result.params["opt_policy"]``) and read by
+:func:`misses_above_opt`.
 """
 
 from __future__ import annotations
@@ -34,8 +38,11 @@ from pagesim.trace import Trace
 __all__ = [
     "DEFAULT_POLICIES",
     "OPT",
+    "OPT_BYPASS",
+    "bound_for",
     "compare",
     "misses_above_opt",
+    "opt_is_bound",
     "parse_size",
     "resolve_policies",
     "resolve_size",
@@ -46,8 +53,10 @@ __all__ = [
 #: Policies compared when none are named; those not registered (yet) are skipped silently.
 DEFAULT_POLICIES = ("lru", "fifo", "clock", "mru", "lfu", "opt")
 
-#: Registry name of Belady's OPT, the baseline of the "misses above OPT" column.
+#: Registry name of Belady's OPT (demand fetch), the baseline of the "misses above OPT" column.
 OPT = "opt"
+#: Registry name of MIN with bypass, the baseline of policies that may bypass (define ``admit``).
+OPT_BYPASS = "opt-bypass"
 
 _SIZE = re.compile(r"^\s*(?P<num>[0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(?P<pct>%?)\s*$")
 
@@ -248,9 +257,9 @@ def resolve_policies(names: Sequence[str] | None) -> list[type[Policy]]:
     return out
 
 
-def _opt_class() -> type[Policy] | None:
+def _bound_class(name: str) -> type[Policy] | None:
     try:
-        return policy_class(OPT)
+        return policy_class(name)
     except UnknownPolicyError:
         return None
 
@@ -261,6 +270,16 @@ def _as_factory(policy: str | type[Policy] | Policy) -> tuple[type[Policy], dict
     if isinstance(policy, type):
         return policy, {}
     return policy_class(policy), {}
+
+
+def bound_for(cls: type[Policy]) -> str:
+    """Registry name of the offline optimum that bounds policy class `cls` from below.
+
+    :data:`OPT_BYPASS` (MIN with bypass) for a policy that may bypass (one that defines
+    ``admit``), :data:`OPT` (demand-fetch MIN) for every other: with equal-size pages each is
+    the least number of misses any policy of that kind can make.
+    """
+    return OPT_BYPASS if cls.has_admit() else OPT
 
 
 def compare(
@@ -274,6 +293,7 @@ def compare(
     progress: Callable[[int, int], None] | None = None,
     interpreted: bool = False,
     on_stage: Callable[[str, str], None] | None = None,
+    failures: list[PolicyError] | None = None,
 ) -> list[Result]:
     """Simulate every policy at every size on one trace.
 
@@ -291,10 +311,12 @@ def compare(
         Accesses that fill the cache without being counted (see :func:`resolve_warmup`).
     capacity_unit : {"pages", "bytes"}
     baseline : bool
-        Also run Belady's OPT at each size (unless it is among ``policies`` with its default
-        parameters) and store its misses in every result's ``params["opt_misses"]``. Skipped
-        if no ``opt`` policy is registered. OPT runs first at each size, so results that
-        finish before a failing policy carry the baseline too.
+        Also run the offline optimum that bounds each policy (:func:`bound_for`: Belady's OPT,
+        and MIN with bypass when a policy may bypass) at each size, unless it is among
+        ``policies`` with its default parameters, and store its misses in each result's
+        ``params["opt_misses"]`` and its name in ``params["opt_policy"]``. A bound that is not
+        registered is skipped. The bounds run first at each size, so results that finish
+        before a failing policy carry them too.
     progress : callable ``(done, total)``, optional
         Called as runs advance; ``done`` and ``total`` count accesses over all runs
         (baseline runs included).
@@ -303,12 +325,17 @@ def compare(
     on_stage : callable ``(stage, label)``, optional
         Called with ``("prepare", label)`` before a run compiles or loads its runner and calls
         ``init``, and with ``("simulate", label)`` once it starts on the accesses.
+    failures : list or None
+        When a list, a run whose policy raises is appended to it as its `PolicyError` (with
+        ``policy_class`` and ``capacity``) and the other runs go on; its result is left out.
+        When None, the first failure is raised (see Raises).
 
     Returns
     -------
     list of Result
-        Size-major: for each size in order, one result per policy in order. Each result's
-        ``params`` gains ``size`` (the capacity) and, with a baseline, ``opt_misses``.
+        Size-major: for each size in order, one result per policy in order (those that did not
+        fail). Each result's ``params`` gains ``size`` (the capacity), ``bypasses`` (whether the
+        policy defines ``admit``) and, with a baseline, ``opt_misses`` and ``opt_policy``.
 
     Raises
     ------
@@ -317,19 +344,24 @@ def compare(
     UnknownPolicyError
         For an unknown policy name.
     pagesim.engine.PolicyError
-        If a policy's hook raises. The exception gains ``results`` (the results that finished
-        before it, in the order above), ``policy_class`` and ``capacity`` (of the failing run).
+        If a policy's hook raises and `failures` is None. The exception gains ``results`` (the
+        results that finished before it, in the order above), ``policy_class`` and
+        ``capacity`` (of the failing run).
     """
     factories = [_as_factory(p) for p in policies]
     for size in sizes:
         if int(size) <= 0:
             raise ValueError(f"size must be > 0, got {size}")
-    opt_cls = _opt_class() if baseline else None
-    # OPT in the list with its default parameters doubles as the baseline.
-    opt_slot = next(
-        (i for i, (c, v) in enumerate(factories) if opt_cls is not None and c is opt_cls and not v), None
-    )
-    extra = 1 if (opt_cls is not None and opt_slot is None) else 0
+    wanted = {bound_for(c) for c, _ in factories} if baseline else set()
+    if baseline:
+        wanted.add(OPT)  # the demand-fetch bound is always shown, as before
+    bounds = [c for c in (_bound_class(n) for n in (OPT, OPT_BYPASS) if n in wanted) if c is not None]
+    # A bound in the list with its default parameters doubles as the baseline.
+    slots = {
+        bound: next((i for i, (c, v) in enumerate(factories) if c is bound and not v), None)
+        for bound in bounds
+    }
+    extra = sum(1 for bound in bounds if slots[bound] is None)
     n = trace.n_requests
     total = n * len(sizes) * (len(factories) + extra)
     done = 0
@@ -337,39 +369,60 @@ def compare(
     def run(cls: type[Policy], values: dict[str, Any], size: int) -> Result:
         nonlocal done
         base = done
-        policy = cls(**values)
-        if on_stage is not None:
-            on_stage("prepare", policy.label())
-        sim = Run(
-            trace, policy, int(size), warmup=warmup, capacity_unit=capacity_unit, interpreted=interpreted
-        )
-        if on_stage is not None:
-            on_stage("simulate", policy.label())
-        while sim.done < sim.n:
-            sim.advance(CHUNK)
-            if progress is not None:
-                progress(base + sim.done, total)
-        done = base + n
+        try:
+            policy = cls(**values)
+            if on_stage is not None:
+                on_stage("prepare", policy.label())
+            sim = Run(
+                trace, policy, int(size), warmup=warmup, capacity_unit=capacity_unit, interpreted=interpreted
+            )
+            if on_stage is not None:
+                on_stage("simulate", policy.label())
+            while sim.done < sim.n:
+                sim.advance(CHUNK)
+                if progress is not None:
+                    progress(base + sim.done, total)
+        finally:
+            done = base + n
         result = sim.result()
         result.params["size"] = int(size)
+        result.params["bypasses"] = cls.has_admit()
         return result
 
     results: list[Result] = []
     for size in sizes:
-        opt_result: Result | None = None
+        bound_results: dict[str, Result] = {}
         current: tuple[type[Policy], int] | None = None
         try:
-            if opt_cls is not None:
-                current = (opt_cls, size)
-                opt_result = run(opt_cls, {}, size)
+            for bound in bounds:
+                current = (bound, size)
+                try:
+                    bound_results[bound.policy_name()] = run(bound, {}, size)
+                except PolicyError as err:
+                    if failures is None:
+                        raise
+                    err.policy_class, err.capacity = bound, size  # type: ignore[attr-defined]
+                    failures.append(err)
             for i, (cls, values) in enumerate(factories):
                 current = (cls, size)
-                if i == opt_slot and opt_result is not None:
-                    result = opt_result
+                own = next((b for b in bounds if slots[b] == i), None)
+                if own is not None and own.policy_name() in bound_results:
+                    result = bound_results[own.policy_name()]
                 else:
-                    result = run(cls, values, size)
-                if opt_result is not None:
-                    result.params["opt_misses"] = opt_result.misses
+                    try:
+                        result = run(cls, values, size)
+                    except PolicyError as err:
+                        if failures is None:
+                            raise
+                        err.policy_class, err.capacity = cls, size  # type: ignore[attr-defined]
+                        failures.append(err)
+                        continue
+                bound_name = bound_for(cls)
+                if bound_name not in bound_results and bound_name == OPT_BYPASS:
+                    bound_name = OPT  # no bypass bound registered: the comparison is no bound
+                if bound_name in bound_results:
+                    result.params["opt_misses"] = bound_results[bound_name].misses
+                    result.params["opt_policy"] = bound_name
                 results.append(result)
         except PolicyError as err:
             err.results = results  # type: ignore[attr-defined]
@@ -378,6 +431,21 @@ def compare(
     if progress is not None:
         progress(total, total)
     return results
+
+
+def opt_is_bound(result: Result) -> bool:
+    """Whether the misses in ``result.params["opt_misses"]`` are a lower bound for this run.
+
+    True with equal-size pages when the comparison is with the bound of the policy's kind
+    (:func:`bound_for`): demand-fetch OPT for a policy that inserts every miss, MIN with bypass
+    for one that may bypass. False with object sizes (``capacity_unit="bytes"``: evicting the
+    furthest next use is then a heuristic), without a baseline, or when a policy that bypasses
+    was compared with demand-fetch OPT.
+    """
+    if result.capacity_unit == "bytes" or result.params.get("opt_misses") is None:
+        return False
+    kind = OPT_BYPASS if result.params.get("bypasses", False) else OPT
+    return bool(result.params.get("opt_policy", OPT) == kind)  # results from before: OPT
 
 
 def misses_above_opt(result: Result) -> tuple[int, float] | None:

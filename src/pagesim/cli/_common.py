@@ -193,7 +193,9 @@ def load_policies(
 
 READER_HELP = (
     "A reader option, KEY=VALUE, repeatable: for csv id_col, size_col, time_col, op_col "
-    "(1-based index or header name), delimiter, has_header, id_type (int|str)."
+    "(1-based index or header name), delimiter, has_header, id_type (int|str), op_map "
+    "(name:op pairs, del:free,put:write); for lis block_bytes, max_run, max_accesses. "
+    "An option the format does not take is refused with the ones it takes."
 )
 
 
@@ -439,8 +441,8 @@ def run_comparison(
     """Resolve the options, run :func:`pagesim.analysis.compare.compare` and print the result.
 
     An empty trace prints a one-line notice instead of tables (JSON still gets its records).
-    If a policy fails, the results that finished are printed (or emitted as JSON) first and
-    the PolicyError is raised after them.
+    A policy that fails does not stop the others: every run that finished is printed (or
+    emitted as JSON), then the failures are reported (:func:`report_failures`).
 
     Raises
     ------
@@ -457,6 +459,7 @@ def run_comparison(
     if trace.n_requests == 0 and not as_json:
         stderr_line(f"pagesim: notice: {shown_label(label)}: empty trace: 0 requests, nothing to compare")
         return
+    failures: list[PolicyError] = []
     with compile_notices(), DelayedProgress("simulating") as progress:
         try:
             results = compare(
@@ -469,6 +472,7 @@ def run_comparison(
                 progress=progress,
                 interpreted=interpreted,
                 on_stage=None if interpreted else progress.stage,
+                failures=failures,
             )
         except PolicyError as err:
             finished: list[Result] = getattr(err, "results", [])
@@ -477,3 +481,29 @@ def run_comparison(
                 _print_results(finished, trace, label, sizes, len(configured), capacity_unit, as_json)
             raise
     _print_results(results, trace, label, sizes, len(configured), capacity_unit, as_json)
+    report_failures(failures)
+
+
+def report_failures(failures: Sequence[PolicyError]) -> None:
+    """After the results of the others: each failed run on stderr, the last one raised.
+
+    Every failure but the last is printed as :func:`handled_errors` prints one (the hook's
+    traceback, then ``pagesim: error: policy 'x' raised ...``) with the capacity it ran at;
+    the last is raised for :func:`handled_errors` to print and to exit with status 1.
+
+    Raises
+    ------
+    PolicyError
+        The last of `failures`, if any.
+    """
+    for err in failures[:-1]:
+        if err.traceback_text:
+            sys.stderr.write(err.traceback_text.rstrip("\n") + "\n")
+        stderr_line(f"pagesim: error: {_policy_failure_line(err)}{_at_capacity(err)}")
+    if failures:
+        raise failures[-1]
+
+
+def _at_capacity(err: PolicyError) -> str:
+    capacity = getattr(err, "capacity", None)
+    return f" (cache of {capacity:,})" if isinstance(capacity, int) else ""

@@ -14,6 +14,8 @@ from pagesim.workloads.kernel import KERNEL_WORKLOADS
 NOTES = {
     "opt": "A bound only with equal-size pages: with --capacity-unit bytes (object sizes) "
     "evicting the furthest next use is not optimal, and the table says 'over Belady'.",
+    "opt-bypass": "The bound for policies that may bypass (define admit); compare uses it for them. "
+    "Like opt, a bound only with equal-size pages.",
 }
 
 

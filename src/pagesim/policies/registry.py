@@ -25,6 +25,7 @@ BUILTIN: dict[str, str] = {
     "clock": "pagesim.policies.clock:Clock",
     "lfu": "pagesim.policies.lfu:LFU",
     "opt": "pagesim.policies.belady:Belady",
+    "opt-bypass": "pagesim.policies.belady_bypass:BeladyBypass",
     "arc": "pagesim.policies.arc:ARC",
     "car": "pagesim.policies.car:CAR",
     "2q": "pagesim.policies.twoq:TwoQ",

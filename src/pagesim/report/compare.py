@@ -1,10 +1,11 @@
 """Render policy comparisons: one rich table per cache size, or JSON records.
 
 Input is the list of :class:`~pagesim.engine.Result` from :func:`pagesim.analysis.compare.compare`
-(size-major). Tables show policy, misses, miss ratio, misses above Belady's OPT (absolute and
-as a percentage of OPT's misses) and simulated accesses per second; with object sizes (bytes)
-the Belady column is labelled as a comparison, not a bound; policies whose proposals were
-rejected or that needed fallback evictions are marked.
+(size-major). Tables show policy, misses, miss ratio, misses above the offline optimum of the
+policy's kind (absolute and as a percentage of the optimum's misses: Belady's OPT, or MIN with
+bypass for a policy that may bypass, marked †; the title names each) and simulated accesses per
+second; with object sizes (bytes) the Belady column is labelled as a comparison, not a bound;
+policies whose proposals were rejected or that needed fallback evictions are marked.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 import numpy as np
 from rich.table import Table
 
-from pagesim.analysis.compare import misses_above_opt
+from pagesim.analysis.compare import OPT, OPT_BYPASS, misses_above_opt, opt_is_bound
 from pagesim.engine import Result
 
 __all__ = [
@@ -82,6 +83,36 @@ def _baseline_words(unit: str) -> tuple[str, str]:
             "not a bound with object sizes (size-aware offline policies miss less)",
         )
     return "over OPT", "over OPT: misses above Belady's OPT ({opt}, a lower bound), in % of OPT's"
+
+
+#: Marks, in a table, the policies compared with MIN with bypass instead of Belady's OPT.
+BYPASS_MARK = "†"
+
+
+def opt_misses_of(rows: Sequence[Result], bound: str) -> int | None:
+    """Misses of the bound named `bound` among the baselines of `rows` (None if none uses it)."""
+    return next(
+        (
+            r.params["opt_misses"]
+            for r in rows
+            if r.params.get("opt_policy", OPT) == bound and "opt_misses" in r.params
+        ),
+        None,
+    )
+
+
+def _two_bounds_line(unit: str, opt: int | None, bypass: int) -> str:
+    """Title line when some policies of a table may bypass and are compared with MIN with bypass."""
+    demand = (
+        f"Belady's OPT ({format_count(opt)}) for the policies that insert every miss; "
+        if opt is not None
+        else ""
+    )
+    kind = "each a lower bound for its kind" if unit != "bytes" else "not bounds with object sizes"
+    return (
+        f"over OPT: misses above {demand}MIN with bypass ({format_count(bypass)}, opt-bypass) for those "
+        f"marked {BYPASS_MARK}, which may bypass ({kind}), in % of it"
+    )
 
 
 def _needs_note(result: Result) -> bool:
@@ -151,7 +182,12 @@ def comparison_tables(
         if first.counters.get("warmup_accesses"):
             title += f", after {format_count(first.counters['warmup_accesses'])} warm-up accesses"
         column, line = _baseline_words(first.capacity_unit)
-        if opt_misses is not None:
+        bypass_misses = next(
+            (r.params["opt_misses"] for r in rows if r.params.get("opt_policy") == OPT_BYPASS), None
+        )
+        if bypass_misses is not None:
+            title += "\n" + _two_bounds_line(first.capacity_unit, opt_misses_of(rows, OPT), bypass_misses)
+        elif opt_misses is not None:
             title += "\n" + line.format(opt=format_count(opt_misses))
         else:
             title += f"\n{column}: not computed (no 'opt' policy registered, or --no-opt)"
@@ -177,6 +213,8 @@ def comparison_tables(
                 abs_text = f"{above[0]:+,}"
                 pct_text = "inf" if math.isinf(above[1]) else f"{above[1]:+.1f}%"
             name = r.policy if r.mode == "compiled" else f"{r.policy} ({r.mode})"
+            if r.params.get("opt_policy") == OPT_BYPASS:
+                name += f" {BYPASS_MARK}"
             if _needs_note(r):
                 name += " *"
             cells = [
@@ -209,7 +247,10 @@ def comparison_record(result: Result, trace_label: str, size_text: str | None = 
     dict
         ``Result.to_dict()`` plus ``trace``, ``size`` (as written, else the capacity),
         ``opt_misses``, ``misses_above_opt`` and ``misses_above_opt_pct`` (None when unknown or
-        infinite), ``opt_is_bound`` (False with object sizes, where Belady is not optimal) and
+        infinite), ``opt_policy`` (the optimum compared with: ``opt``, or ``opt-bypass`` for a
+        policy that may bypass; None without a baseline), ``opt_is_bound``
+        (:func:`pagesim.analysis.compare.opt_is_bound`: False with object sizes, where
+        Belady is not optimal, and for a bypassing policy compared with demand-fetch OPT) and
         ``fallback_share`` (fallback evictions / evictions, None without evictions), with no
         NaN or infinity anywhere.
     """
@@ -220,7 +261,10 @@ def comparison_record(result: Result, trace_label: str, size_text: str | None = 
     record["opt_misses"] = result.params.get("opt_misses")
     record["misses_above_opt"] = None if above is None else above[0]
     record["misses_above_opt_pct"] = None if above is None or math.isinf(above[1]) else above[1]
-    record["opt_is_bound"] = result.capacity_unit != "bytes"
+    record["opt_policy"] = result.params.get("opt_policy", OPT) if record["opt_misses"] is not None else None
+    record["opt_is_bound"] = (
+        opt_is_bound(result) if record["opt_misses"] is not None else result.capacity_unit != "bytes"
+    )
     evictions = result.counters.get("evictions", 0)
     record["fallback_share"] = result.counters.get("fallback_evictions", 0) / evictions if evictions else None
     return record

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 from pathlib import Path
 from types import ModuleType
@@ -22,7 +23,15 @@ from .readers import text as _text
 from .readers import vscsi as _vscsi
 from .trace import Trace
 
-__all__ = ["FORMATS", "WRITE_FORMATS", "Format", "detect_format", "read_trace", "write_trace"]
+__all__ = [
+    "FORMATS",
+    "WRITE_FORMATS",
+    "Format",
+    "detect_format",
+    "read_trace",
+    "reader_options",
+    "write_trace",
+]
 
 
 class Format(NamedTuple):
@@ -145,7 +154,9 @@ def read_trace(path: str | os.PathLike[str], format: str | None = None, **option
     FileNotFoundError
         If `path` does not exist.
     ValueError
-        If `format` is unknown or cannot be detected, or an option is not accepted by the reader.
+        If `format` is unknown or cannot be detected, an option is not one the reader takes (the
+        message lists those it takes, see `reader_options`) or has a value it refuses, or the
+        trace does not fit in memory.
     TraceFormatError
         If the content is malformed (names file and line or byte offset), or compressed content
         is truncated or corrupt (`CompressedDataError`: "truncated or corrupt zstd data ...").
@@ -155,12 +166,34 @@ def read_trace(path: str | os.PathLike[str], format: str | None = None, **option
     name = format if format is not None else detect_format(path)
     if name not in FORMATS:
         raise ValueError(f"unknown trace format {name!r}; known: {sorted(FORMATS)}")
+    known = reader_options(name)
+    unknown = sorted(k for k in options if k not in known)
+    if unknown:
+        raise ValueError(
+            f"format {name!r} does not accept the reader option(s) {', '.join(unknown)}; "
+            f"its options: {', '.join(known) or 'none'}"
+        )
     try:
         return FORMATS[name].reader.read(path, **options)
-    except TypeError as exc:
-        if "unexpected keyword" in str(exc):
-            raise ValueError(f"format {name!r} does not accept option(s) {sorted(options)}: {exc}") from None
-        raise
+    except MemoryError:
+        raise ValueError(
+            f"{os.fspath(path)}: not enough memory to read this trace as {name} "
+            "(split it, or convert it to .pgt on a larger machine)"
+        ) from None
+
+
+def reader_options(name: str) -> list[str]:
+    """The options the reader of format `name` takes (keyword arguments of its ``read``), sorted.
+
+    Raises
+    ------
+    ValueError
+        If `name` is not a key of `FORMATS`.
+    """
+    if name not in FORMATS:
+        raise ValueError(f"unknown trace format {name!r}; known: {sorted(FORMATS)}")
+    params = inspect.signature(FORMATS[name].reader.read).parameters.values()
+    return sorted(p.name for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY)
 
 
 def write_trace(
@@ -214,7 +247,7 @@ def _write_text(trace: Trace, path: str | os.PathLike[str]) -> None:
         "gzip": lambda: gzip.open(path, "wb"),
         "xz": lambda: lzma.open(path, "wb"),
         "bzip2": lambda: bz2.open(path, "wb"),
-        "zstd": lambda: zstandard.ZstdCompressor().stream_writer(open(path, "wb")),
+        "zstd": lambda: zstandard.ZstdCompressor(write_checksum=True).stream_writer(open(path, "wb")),
     }
     with openers[comp]() as fh:
         step = 1 << 20

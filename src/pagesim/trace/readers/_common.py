@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -12,7 +12,11 @@ from .._lines import parse_int_lines
 from .._stream import CHUNK_BYTES, compression_of, iter_line_chunks
 from ..errors import TraceFormatError
 
-__all__ = ["base_source", "found_text", "iter_int_rows"]
+__all__ = ["RowCheck", "base_source", "found_text", "iter_int_rows", "row_line"]
+
+#: A check of one chunk's rows: ``check(rows)`` returns None, or ``(k, expected)`` for the first
+#: bad row ``k`` (0-based among the chunk's accepted rows) and what that row should hold.
+RowCheck = Callable[[np.ndarray], "tuple[int, str] | None"]
 
 
 def found_text(buf: np.ndarray, start: int, end: int) -> str:
@@ -39,8 +43,12 @@ def iter_int_rows(
     max_fields: int,
     expected: str,
     chunk_bytes: int = CHUNK_BYTES,
+    check: RowCheck | None = None,
 ) -> Iterator[np.ndarray]:
     """Rows of integers of a whitespace-separated text file, one uint64 array per chunk.
+
+    `check`, when given, sees each chunk's rows before they are yielded (see `RowCheck`), so a
+    reader can refuse a value out of its range with the line that holds it.
 
     Yields
     ------
@@ -63,5 +71,26 @@ def iter_int_rows(
             raise TraceFormatError(
                 path, line_base + n_lines + 1, found_text(buf, err_start, err_end), expected
             )
+        rows = out[:n_rows]
+        bad = check(rows) if check is not None else None
+        if bad is not None:
+            line_no, text = row_line(buf, bad[0])
+            raise TraceFormatError(path, line_base + line_no, text, bad[1])
         line_base += n_lines
-        yield out[:n_rows]
+        yield rows
+
+
+def row_line(buf: np.ndarray, k: int) -> tuple[int, str]:
+    """(1-based line number within `buf`, stripped text) of the `k`-th accepted row (0-based).
+
+    Accepted rows are the lines `iter_int_rows` keeps: not blank and not a lone ``*``. Slow (a
+    Python walk of the chunk); used only to report an error.
+    """
+    seen = -1
+    for i, line in enumerate(bytes(buf).split(b"\n")):
+        fields = line.split()
+        if fields and fields != [b"*"]:
+            seen += 1
+            if seen == k:
+                return i + 1, line.decode("utf-8", errors="replace").strip()
+    raise ValueError(f"row_line: no row {k} in this chunk")  # pragma: no cover - caller's bug

@@ -6,8 +6,14 @@ name; with a header, columns not given are looked up among common names (``obj_i
 ``ts``...; ``op``, ``operation``, ``cmd``...). libCacheSim's ``cloudPhysicsIO.csv`` sample reads
 with the defaults: header ``version,time,op,size,lbn`` -> id ``lbn``, size, time, op.
 
-Fields may be double-quoted (``""`` inside quotes is a literal quote; quoted fields cannot span
-lines); whitespace around fields and CRLF line ends are allowed; blank lines are skipped.
+Fields may be double-quoted (``""`` inside quotes stands for a quote; quoted fields cannot span
+lines; only whitespace may follow the closing quote); whitespace around fields and CRLF line ends
+are allowed; blank lines are skipped. A UTF-8 byte-order mark is skipped; a header line may start
+with ``#`` (``# timestamp, op, id, size``).
+
+Range checks: ids are unsigned 64-bit integers (up to 2**64 - 1, kept bit for bit); sizes and times
+must fit int64 (up to 2**63 - 1); anything else, and every malformed line, is a `TraceFormatError`
+naming the file and line.
 
 Ids: decimal or ``0x`` hexadecimal unsigned integers (libCacheSim's ``strtoull(.., 0)`` also reads
 a leading 0 as octal; we read decimal), or, with ``id_type="str"``, any text, hashed with 64-bit
@@ -88,12 +94,19 @@ _HEADER_NAMES = {
     "op": ("op", "operation", "cmd", "type", "rw", "request_type"),
 }
 _ROLES = ("id", "size", "time", "op")
+#: Largest column index accepted for ``id_col`` and friends.
+_MAX_COLUMN = 1 << 20
 _EXPECTED = {
     1: "an integer object id in column {col} (pass id_type='str' for text ids)",
-    2: "an integer size in bytes in column {col}",
-    3: "a non-negative number (time) in column {col}",
+    2: "an integer size in bytes, 0 to 2**63 - 1, in column {col}",
+    3: "a non-negative number (time) below 2**63 in column {col}",
     5: "at least {col} fields",
+    6: "quoted fields that end with their closing quote (then the delimiter)",
 }
+
+
+#: Largest size or time (int64 columns); larger values are refused, never wrapped to negative.
+_I64_MAX = np.uint64(0x7FFFFFFFFFFFFFFF)
 
 
 @njit(**JIT)
@@ -159,7 +172,7 @@ def _parse_csv(buf, delim, quote, cols, id_is_text, ids, sizes, times, op_hash, 
     -------
     n_rows, n_lines, err_start, err_end, err_code : int
         As `pagesim.trace._lines.parse_int_lines`; codes 1 bad id, 2 bad size, 3 bad time,
-        5 too few fields.
+        5 too few fields, 6 a quoted field not closed, or followed by more than whitespace.
     """
     n = buf.size
     max_col = max(max(cols[0], cols[1]), max(cols[2], cols[3]))
@@ -183,16 +196,25 @@ def _parse_csv(buf, delim, quote, cols, id_is_text, ids, sizes, times, op_hash, 
             if i < n and buf[i] == quote:
                 i += 1
                 fs = i
+                closed = False
                 while i < n and buf[i] != 10:
                     if buf[i] == quote:
                         if i + 1 < n and buf[i + 1] == quote:
                             i += 2
                             continue
+                        closed = True
                         break
                     i += 1
                 fe = i
-                while i < n and buf[i] != delim and buf[i] != 10:
+                if not closed:
+                    code = 6
+                    break
+                i += 1  # past the closing quote: only whitespace may come before the delimiter
+                while i < n and buf[i] != delim and buf[i] != 10 and _is_space(buf[i]):
                     i += 1
+                if i < n and buf[i] != delim and buf[i] != 10:
+                    code = 6
+                    break
             else:
                 fs = i
                 while i < n and buf[i] != delim and buf[i] != 10:
@@ -211,13 +233,13 @@ def _parse_csv(buf, delim, quote, cols, id_is_text, ids, sizes, times, op_hash, 
                     ids[row] = v
             if f == cols[1]:
                 v, ok = _parse_uint(buf, fs, fe, False)
-                if not ok:
+                if not ok or v > _I64_MAX:
                     code = 2
                     break
                 sizes[row] = np.int64(v)
             if f == cols[2]:
                 v, ok = _parse_uint(buf, fs, fe, True)
-                if not ok:
+                if not ok or v > _I64_MAX:
                     code = 3
                     break
                 times[row] = np.int64(v)
@@ -249,8 +271,55 @@ def _parse_csv(buf, delim, quote, cols, id_is_text, ids, sizes, times, op_hash, 
     return row, line, -1, -1, 0
 
 
+def op_table(op_map: Any) -> dict[str, int]:
+    """`DEFAULT_OPS` with the names of `op_map` added or overridden.
+
+    Parameters
+    ----------
+    op_map : dict of str to {"read", "write", "free"} or int 0..2, or str, or None
+        A str is ``"name:op,name:op"`` (``"del:free,put:write"``).
+
+    Returns
+    -------
+    dict of str to int
+        Lower-case op name -> OP_READ, OP_WRITE or OP_FREE.
+
+    Raises
+    ------
+    ValueError
+        If `op_map` is not of that shape; the message shows the expected form.
+    """
+    form = "op_map as name:op pairs, e.g. del:free,put:write (ops: read, write, free)"
+    if isinstance(op_map, str):
+        pairs = [p.strip() for p in op_map.split(",") if p.strip()]
+        if not pairs or any(p.count(":") != 1 for p in pairs):
+            raise ValueError(f"csv: cannot read op_map {op_map!r}: give {form}")
+        op_map = dict(p.split(":") for p in pairs)
+    if op_map is None:
+        op_map = {}
+    if not isinstance(op_map, dict):
+        raise ValueError(f"csv: op_map must be a mapping or text, got {type(op_map).__name__}: give {form}")
+    ops = dict(DEFAULT_OPS)
+    for name, code in op_map.items():
+        key = str(name).strip().lower()
+        if isinstance(code, str) and code.strip().lower() in _OP_NAMES:
+            ops[key] = _OP_NAMES[code.strip().lower()]
+        elif isinstance(code, (int, np.integer)) and not isinstance(code, bool) and 0 <= int(code) <= OP_FREE:
+            ops[key] = int(code)
+        else:
+            raise ValueError(f"csv: op_map maps {name!r} to {code!r}; ops are read, write, free (or 0, 1, 2)")
+        if not key:
+            raise ValueError(f"csv: op_map has an empty op name: give {form}")
+    return ops
+
+
 def _split_line(line: str, delim: str) -> list[str]:
     return [f.strip().strip('"').strip() for f in line.split(delim)]
+
+
+def _header_fields(line: str, delim: str) -> list[str]:
+    """Fields of a header line; a leading ``#`` (a commented header, ``# time, op, id``) is dropped."""
+    return _split_line(line.strip().removeprefix("#"), delim)
 
 
 def _is_number(text: str) -> bool:
@@ -269,9 +338,17 @@ def _is_number(text: str) -> bool:
 
 
 def _detect_delimiter(line: str) -> str:
-    counts = {d: line.count(d) for d in (",", "\t", "|", ";", ":", " ")}
+    """The most frequent of ``, TAB | ; :`` in `line` (ties: that order); a space only if none occurs.
+
+    Spaces around another delimiter (``1, r, 5``) are padding, not the delimiter; a leading
+    ``#`` of a commented header and the whitespace after it are ignored.
+    """
+    line = line.strip().removeprefix("#").strip()
+    counts = {d: line.count(d) for d in (",", "\t", "|", ";", ":")}
     best = max(counts, key=lambda d: counts[d])  # ties: first in the order above
-    return best if counts[best] else ","
+    if counts[best]:
+        return best
+    return " " if line.count(" ") else ","
 
 
 def _resolve_col(role: str, spec: int | str | None, header: list[str] | None, path: Any) -> int:
@@ -287,8 +364,8 @@ def _resolve_col(role: str, spec: int | str | None, header: list[str] | None, pa
     if isinstance(spec, bool) or not isinstance(spec, (int, str)):
         raise ValueError(f"csv: {role}_col must be a 1-based int or a header name, got {spec!r}")
     if isinstance(spec, int):
-        if spec < 1:
-            raise ValueError(f"csv: {role}_col is 1-based, got {spec}")
+        if spec < 1 or spec > _MAX_COLUMN:
+            raise ValueError(f"csv: {role}_col is a 1-based column index up to {_MAX_COLUMN:,}, got {spec}")
         return spec - 1
     if header is None:
         raise ValueError(f"csv: {role}_col={spec!r} names a column but {os.fspath(path)} has no header")
@@ -329,8 +406,10 @@ def read(
     id_type : {"auto", "int", "str"}
         ``"int"`` parses ids as integers; ``"str"`` hashes the id text (FNV-1a 64); ``"auto"`` picks
         ``"int"`` when the first row's id is an integer.
-    op_map : dict of str to {"read", "write", "free"} or int, optional
-        Extra or overriding op names (case insensitive) on top of `DEFAULT_OPS`.
+    op_map : dict of str to {"read", "write", "free"} or int, or str, optional
+        Extra or overriding op names (case insensitive) on top of `DEFAULT_OPS`; as text (the
+        command line's ``--reader op_map=del:free,put:write``): ``name:op`` pairs separated by
+        commas. See `op_table`.
     chunk_bytes : int, optional
         Decompressed bytes parsed per chunk (16 MiB).
 
@@ -346,17 +425,22 @@ def read(
     FileNotFoundError
         If `path` does not exist.
     ValueError
-        For inconsistent options (unknown column name, no id column).
+        For inconsistent or ill-typed options (unknown column name, no id column, an op_map
+        that is not a mapping of names to read/write/free).
     TraceFormatError
         At the first malformed line (non-integer id, size or time, too few fields, unknown op).
     """
     if id_type not in ("auto", "int", "str"):
         raise ValueError(f"csv: id_type must be 'auto', 'int' or 'str', got {id_type!r}")
-    if delimiter is not None and len(delimiter) != 1:
-        raise ValueError(f"csv: delimiter must be one character, got {delimiter!r}")
-    ops = dict(DEFAULT_OPS)
-    for name, code in (op_map or {}).items():
-        ops[str(name).strip().lower()] = _OP_NAMES[code] if isinstance(code, str) else int(code)
+    if delimiter is not None and (
+        not isinstance(delimiter, str) or len(delimiter) != 1 or delimiter in '\n"'
+    ):
+        raise ValueError(f"csv: delimiter must be one character but newline and '\"', got {delimiter!r}")
+    if has_header is not None and not isinstance(has_header, bool):
+        raise ValueError(f"csv: has_header must be true or false, got {has_header!r}")
+    if isinstance(chunk_bytes, bool) or not isinstance(chunk_bytes, int) or chunk_bytes < 1:
+        raise ValueError(f"csv: chunk_bytes must be a positive integer, got {chunk_bytes!r}")
+    ops = op_table(op_map)
 
     chunks = iter_line_chunks(path, chunk_bytes)
     first = next(chunks, None)
@@ -371,7 +455,7 @@ def read(
     head_lines = [ln for ln in head_text.split("\n") if ln.strip()]
     delim = delimiter if delimiter is not None else _detect_delimiter(head_lines[0] if head_lines else "")
     if has_header is None:
-        f0 = _split_line(head_lines[0], delim) if head_lines else []
+        f0 = _header_fields(head_lines[0], delim) if head_lines else []
         f1 = _split_line(head_lines[1], delim) if len(head_lines) > 1 else []
         has_header = (
             bool(f0) and not any(_is_number(x) for x in f0) and (not f1 or any(_is_number(x) for x in f1))
@@ -380,7 +464,7 @@ def read(
     line_base = 0
     if has_header:
         nl = int(np.argmax(first == 10)) if np.any(first == 10) else first.size
-        header = _split_line(bytes(first[:nl]).decode("utf-8", errors="replace").replace("\r", ""), delim)
+        header = _header_fields(bytes(first[:nl]).decode("utf-8", errors="replace").replace("\r", ""), delim)
         first = first[nl + 1 :]
         line_base = 1
     cols = np.array(
@@ -422,7 +506,7 @@ def read(
     if id_is_text:
         source["id_hash"] = "fnv1a64"
     if op_map:
-        source["options"]["op_map"] = {str(k): v for k, v in op_map.items()}
+        source["options"]["op_map"] = {k: v for k, v in ops.items() if DEFAULT_OPS.get(k) != v}
 
     id_parts, size_parts, time_parts, op_parts = [], [], [], []
     op_codes: dict[int, int] = {}

@@ -6,7 +6,8 @@ A ``.pgt`` file is a zip archive (always zip64-capable) holding:
   "columns": {name: dtype or null}, "compression": "none" | "zstd", "source": {...}}``;
 - one ``<name>.npy`` member per present column (``page``, ``kind``, ``op``, ``cgroup``, ``tag``,
   ``size``, ``time``) and ``original_id.npy``, in numpy's ``.npy`` format; with zstd compression
-  each member is ``<name>.npy.zst``, the ``.npy`` bytes compressed as one zstd frame.
+  each member is ``<name>.npy.zst``, the ``.npy`` bytes compressed as one zstd frame that carries
+  its content checksum (files written without one are still read).
 
 Members are stored, not deflated (zstd does the compressing when asked). Reading restores every
 column with its dtype and None for absent optional columns; the written ``source`` comes back as
@@ -20,6 +21,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import struct
 import zipfile
 import zlib
 from typing import Any
@@ -64,7 +66,7 @@ def write(trace: Trace, path: str | os.PathLike[str], *, compress: bool = True, 
         "source": trace.source,
     }
     suffix = ".npy.zst" if compress else ".npy"
-    cctx = zstandard.ZstdCompressor(level=level) if compress else None
+    cctx = zstandard.ZstdCompressor(level=level, write_checksum=True) if compress else None
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
         zf.writestr("meta.json", json.dumps(meta, indent=1, sort_keys=True, allow_nan=False))
         for name, arr in [*cols.items(), ("original_id", trace.original_id)]:
@@ -106,7 +108,9 @@ def read(path: str | os.PathLike[str], *, mmap: bool = False) -> Trace:
         If `path` does not exist.
     TraceFormatError
         If the file is not a pagesim trace, is of a newer version, or misses a member;
-        `CompressedDataError` if it is truncated or a member is corrupt.
+        `CompressedDataError` if it is truncated or a member is corrupt. Every damage is one of
+        these two, naming the file: the zip's CRC-32 of each member and the zstd frame checksum
+        `write` adds make a flipped bit an error, never other content.
     """
     if not os.path.exists(path):
         raise FileNotFoundError(f"trace file not found: {os.fspath(path)}")
@@ -115,8 +119,51 @@ def read(path: str | os.PathLike[str], *, mmap: bool = False) -> Trace:
     if magic != b"PK\x03\x04":
         raise TraceFormatError(path, None, "not a zip archive", "a pagesim .pgt trace (zip)", offset=0)
     try:
+        return _read_archive(path, mmap)
+    except TraceFormatError:
+        raise
+    except _CORRUPTION_ERRORS as exc:  # whatever a damaged archive makes zipfile, json or numpy raise
+        raise TraceFormatError(
+            path, None, f"{type(exc).__name__}: {exc}", "an intact pagesim .pgt archive"
+        ) from None
+
+
+#: What reading a damaged zip archive, meta.json or .npy member can raise besides our own errors.
+_CORRUPTION_ERRORS: tuple[type[BaseException], ...] = (
+    zipfile.BadZipFile,
+    zipfile.LargeZipFile,
+    OSError,
+    EOFError,
+    NotImplementedError,  # an unknown compression method in a damaged header
+    ValueError,
+    KeyError,
+    IndexError,
+    TypeError,
+    OverflowError,
+    RuntimeError,
+    MemoryError,
+    zlib.error,
+    struct.error,
+    *DECOMPRESSION_ERRORS,
+)
+
+#: The dtype of each column as `write` stores it (`Trace`'s column dtypes).
+_DTYPES = {
+    "page": "<i8",
+    "kind": "|u1",
+    "op": "|u1",
+    "cgroup": "<u2",
+    "tag": "<i4",
+    "size": "<i8",
+    "time": "<i8",
+    "original_id": "<i8",
+}
+
+
+def _read_archive(path: str | os.PathLike[str], mmap: bool = False) -> Trace:
+    try:
         zf = zipfile.ZipFile(path, "r")
-    except (zipfile.BadZipFile, EOFError, ValueError) as exc:
+    except (zipfile.BadZipFile, EOFError, ValueError, OSError) as exc:
         raise CompressedDataError(path, "zip", f"{exc} (a .pgt file is a zip archive)") from None
     with zf:
         names = set(zf.namelist())
@@ -124,28 +171,35 @@ def read(path: str | os.PathLike[str], *, mmap: bool = False) -> Trace:
             raise TraceFormatError(path, None, f"members {sorted(names)[:5]}", "a meta.json member")
         meta = _read_meta(zf, path)
         compressed = meta.get("compression") == "zstd"
+        if meta.get("compression") not in ("zstd", "none"):
+            raise TraceFormatError(
+                path, None, f"compression {meta.get('compression')!r}", "compression 'zstd' or 'none'"
+            )
         suffix = ".npy.zst" if compressed else ".npy"
         arrays: dict[str, np.ndarray | None] = {}
         for name in (*_COLUMNS, "original_id"):
-            dtype = meta["columns"].get(name) if name != "original_id" else "<i8"
-            if dtype is None:
+            dtype = meta["columns"].get(name) if name != "original_id" else _DTYPES[name]
+            if dtype is None:  # an absent optional column (a missing one is filled by Trace)
                 arrays[name] = None
                 continue
+            if dtype != _DTYPES[name]:
+                raise TraceFormatError(path, None, f"{name} of dtype {dtype!r}", f"dtype {_DTYPES[name]}")
             member = name + suffix
             if member not in names:
                 raise TraceFormatError(
                     path, None, f"no member {member!r}", f"member {member!r} for column {name!r}"
                 )
+            length = meta.get("n_pages") if name == "original_id" else meta.get("n_requests")
+            if isinstance(length, bool) or not isinstance(length, int) or length < 0:
+                raise TraceFormatError(path, None, f"{length!r}", "counts of accesses and pages in meta.json")
             if mmap and not compressed:
-                arr = _map_member(zf, path, member)
+                arrays[name] = _map_member(zf, path, member, np.dtype(dtype), length)
             else:
-                arr = _read_member(zf, path, member, compressed)
-            if arr.dtype.str != dtype:
-                raise TraceFormatError(path, None, f"{name} of dtype {arr.dtype.str}", f"dtype {dtype}")
-            arrays[name] = arr
+                arrays[name] = _read_member(zf, path, member, compressed, np.dtype(dtype), length)
     page = arrays.pop("page")
     original_id = arrays.pop("original_id")
-    assert page is not None and original_id is not None
+    if page is None or original_id is None:
+        raise TraceFormatError(path, None, "no page column", "a 'page' column in meta.json")
     if page.shape != (meta.get("n_requests"),) or original_id.shape != (meta.get("n_pages"),):
         raise TraceFormatError(
             path,
@@ -206,14 +260,41 @@ def _read_meta(zf: zipfile.ZipFile, path: str | os.PathLike[str]) -> dict[str, A
     return meta
 
 
+#: Bytes read first from a member: room for any ``.npy`` header numpy writes.
+_NPY_HEAD = 1 << 16
+
+
 def _read_member(
-    zf: zipfile.ZipFile, path: str | os.PathLike[str], member: str, compressed: bool
+    zf: zipfile.ZipFile,
+    path: str | os.PathLike[str],
+    member: str,
+    compressed: bool,
+    dtype: np.dtype,
+    length: int | None = None,
 ) -> np.ndarray:
-    """The array in `member`; truncated or corrupt data raise `CompressedDataError`."""
+    """The 1-D array of `dtype` (of `length` values, when given) in `member`.
+
+    The ``.npy`` header is read and checked first; then exactly the bytes it announces, and the
+    member must end there, so neither a damaged header nor a member that decompresses to more
+    than it says can make this hold more than the array (memory stays bounded). Reading to the
+    end of the member makes zipfile check its CRC-32 and zstd its frame checksum.
+
+    Raises
+    ------
+    CompressedDataError
+        If the member's zip or zstd data are damaged.
+    TraceFormatError
+        If the ``.npy`` header is not that of a 1-D array of `dtype` and `length`, or the member
+        holds fewer or more bytes than the header announces.
+    """
     with zf.open(member) as fh:
         stream = ZstdStream(fh, closefd=False) if compressed else fh
         try:
-            data = stream.read()  # to the end, so that zipfile checks the member's CRC-32
+            head = _read_full(stream, _NPY_HEAD)
+            shape, start = _npy_header(path, member, head, dtype, length)
+            need = shape * dtype.itemsize - (len(head) - start)
+            rest = _read_full(stream, need) if need > 0 else b""
+            extra = stream.read(1)  # b"" at the end: the checks above have run
         except (zipfile.BadZipFile, zlib.error) as exc:
             where = "" if member in str(exc) else f" in member {member!r}"
             raise CompressedDataError(path, "zip", f"{exc}{where}") from None
@@ -221,17 +302,67 @@ def _read_member(
             at = f" at compressed byte {stream.compressed_pos}" if isinstance(stream, ZstdStream) else ""
             label = "zstd" if compressed else "zip"
             raise CompressedDataError(path, label, f"{exc}{at} of member {member!r}") from None
+    have = len(head) - start + len(rest) + len(extra)
+    if need < 0 or len(rest) < need or extra:
+        more = " or more" if extra else ""
+        raise TraceFormatError(
+            path,
+            None,
+            f"member {member!r}: {have}{more} data bytes for {shape} values",
+            f"{shape * dtype.itemsize} data bytes",
+        )
+    data = head[start:] + rest
+    return np.frombuffer(data, dtype=dtype, count=shape).copy()
+
+
+def _read_full(stream: Any, n: int) -> bytes:
+    """Up to `n` bytes of `stream`, fewer only at its end."""
+    parts = []
+    got = 0
+    while got < n:
+        more = stream.read(n - got)
+        if not more:
+            break
+        parts.append(more)
+        got += len(more)
+    return b"".join(parts)
+
+
+def _npy_header(
+    path: str | os.PathLike[str], member: str, head: bytes, dtype: np.dtype, length: int | None
+) -> tuple[int, int]:
+    """(number of values, offset of the data) from the ``.npy`` header at the start of `head`."""
+    bio = io.BytesIO(head)
     try:
-        return np.lib.format.read_array(io.BytesIO(data), allow_pickle=False)
-    except (ValueError, EOFError) as exc:
+        version = np.lib.format.read_magic(bio)
+        if version == (1, 0):
+            shape, _, found = np.lib.format.read_array_header_1_0(bio)
+        else:
+            shape, _, found = np.lib.format.read_array_header_2_0(bio)
+    except (ValueError, EOFError, SyntaxError, TypeError) as exc:
         raise TraceFormatError(path, None, f"member {member!r}: {exc}", "a .npy array") from None
+    if found != dtype or len(shape) != 1:
+        raise TraceFormatError(
+            path, None, f"member {member!r}: {found} of shape {shape}", f"a 1-D {dtype.str} array"
+        )
+    if length is not None and shape[0] != length:
+        raise TraceFormatError(
+            path, None, f"member {member!r}: {shape[0]} values", f"{length} values (as meta.json says)"
+        )
+    return int(shape[0]), bio.tell()
 
 
-def _map_member(zf: zipfile.ZipFile, path: str | os.PathLike[str], member: str) -> np.ndarray:
-    """The array in a stored (uncompressed) `member`, mapped copy-on-write from the file."""
+def _map_member(
+    zf: zipfile.ZipFile, path: str | os.PathLike[str], member: str, dtype: np.dtype, length: int
+) -> np.ndarray:
+    """The array in a stored (uncompressed) `member`, mapped copy-on-write from the file.
+
+    The ``.npy`` header is checked as :func:`_read_member` checks it (dtype, one dimension,
+    `length` values) and the data must lie inside the file.
+    """
     info = zf.getinfo(member)
-    if info.compress_type != zipfile.ZIP_STORED:
-        return _read_member(zf, path, member, False)
+    if info.compress_type != zipfile.ZIP_STORED or length == 0:
+        return _read_member(zf, path, member, False, dtype, length)
     with open(path, "rb") as fh:
         fh.seek(info.header_offset)
         local = fh.read(30)
@@ -239,23 +370,14 @@ def _map_member(zf: zipfile.ZipFile, path: str | os.PathLike[str], member: str) 
             raise TraceFormatError(path, None, f"member {member!r}: bad local header", "a zip member")
         name_len = int.from_bytes(local[26:28], "little")
         extra_len = int.from_bytes(local[28:30], "little")
-        fh.seek(info.header_offset + 30 + name_len + extra_len)
-        try:
-            version = np.lib.format.read_magic(fh)
-            if version == (1, 0):
-                shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
-            else:
-                shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
-        except ValueError as exc:
-            raise TraceFormatError(path, None, f"member {member!r}: {exc}", "a .npy array") from None
-        offset = fh.tell()
-    count = int(np.prod(shape))
-    if count == 0 or dtype.hasobject:
-        return _read_member(zf, path, member, False)
+        start = info.header_offset + 30 + name_len + extra_len
+        fh.seek(start)
+        head = fh.read(4096)
+    count, data_offset = _npy_header(path, member, head, dtype, length)
+    offset = start + data_offset
     if offset + count * dtype.itemsize > os.path.getsize(path):
         raise CompressedDataError(path, "zip", f"member {member!r} is truncated")
-    order = "F" if fortran else "C"
-    return np.memmap(path, dtype=dtype, mode="c", offset=offset, shape=shape, order=order)
+    return np.memmap(path, dtype=dtype, mode="c", offset=offset, shape=(count,))
 
 
 def sniff(head: bytes, size: int | None = None) -> bool:

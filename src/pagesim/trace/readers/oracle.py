@@ -109,7 +109,7 @@ def _write_bytes(path: str | os.PathLike[str], data: bytes, compress: bool | Non
     if compress is None:
         compress = os.fspath(path).endswith((".zst", ".zstd"))
     if compress:
-        data = zstandard.ZstdCompressor(level=3).compress(data)
+        data = zstandard.ZstdCompressor(level=3, write_checksum=True).compress(data)
     with open(path, "wb") as fh:
         fh.write(data)
 

@@ -12,7 +12,8 @@ the size is ``len`` (bytes). Departures from libCacheSim: ``time`` keeps ``ts`` 
 (libCacheSim divides by 10**6), ``op`` is decoded from the SCSI opcode ``cmd`` (libCacheSim leaves
 it unset; READ(6/10/12/16) -> read, WRITE(6/10/12/16) -> write, anything else -> read, counted in
 ``source["n_other_cmd"]``), and trailing bytes that do not make a whole record are an error
-(libCacheSim ignores them).
+(libCacheSim ignores them), as is a ``ts`` of 2**63 or more (named by its byte offset; it does not
+fit the int64 ``time`` column).
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ RECORD_V2 = np.dtype(
 )
 assert RECORD_V1.itemsize == 32 and RECORD_V2.itemsize == 40
 
+_I64_MAX = (1 << 63) - 1
 _READ_CMDS = np.array([0x08, 0x28, 0xA8, 0x88], dtype=np.uint16)
 _WRITE_CMDS = np.array([0x0A, 0x2A, 0xAA, 0x8A], dtype=np.uint16)
 
@@ -92,8 +94,8 @@ def read(path: str | os.PathLike[str], *, chunk_bytes: int = CHUNK_BYTES) -> Tra
     FileNotFoundError
         If `path` does not exist.
     TraceFormatError
-        If the first records carry no known version, or the content is not a whole number of
-        records (names the byte offset).
+        If the first records carry no known version, the content is not a whole number of
+        records, or a ``ts`` is 2**63 or more (names the byte offset).
     """
     head = read_head(path, 2 * RECORD_V2.itemsize)
     source = base_source(path, NAME, {})
@@ -115,10 +117,13 @@ def read(path: str | os.PathLike[str], *, chunk_bytes: int = CHUNK_BYTES) -> Tra
     dtype = RECORD_V1 if version == 1 else RECORD_V2
     ids, sizes, times, ops = [], [], [], []
     n_other = 0
+    offset = 0
     for data in iter_record_chunks(
         path, dtype.itemsize, f"{dtype.itemsize}-byte vSCSI v{version} records", chunk_bytes
     ):
         rec = np.frombuffer(data, dtype=dtype)
+        _check_times(path, rec, offset)
+        offset += len(data)
         ids.append(rec["lbn"].copy())
         sizes.append(rec["len"].astype(np.int64))
         times.append(rec["ts"].astype(np.int64))
@@ -135,6 +140,15 @@ def read(path: str | os.PathLike[str], *, chunk_bytes: int = CHUNK_BYTES) -> Tra
         op=np.concatenate(ops),
         source=source,
     )
+
+
+def _check_times(path: str | os.PathLike[str], rec: np.ndarray, offset: int) -> None:
+    """Refuse a ``ts`` above 2**63 - 1 (it would wrap to a negative int64 time)."""
+    big = np.flatnonzero(rec["ts"] > np.uint64(_I64_MAX))
+    if big.size:
+        k = int(big[0])
+        at = offset + k * rec.dtype.itemsize + rec.dtype.fields["ts"][1]
+        raise TraceFormatError(path, None, f"ts {int(rec['ts'][k])}", "a time (ts) below 2**63", offset=at)
 
 
 def sniff(head: bytes, size: int | None = None) -> bool:
