@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pagesim.analysis.compare import OPT, compare
+from pagesim.analysis.compare import compare
 from pagesim.analysis.mrc import MIN_SAMPLED_CAPACITY
 from pagesim.analysis.mrc.minisim import Sample, minisim, sample_trace
 from pagesim.engine import PolicyError
@@ -66,6 +66,7 @@ __all__ = [
     "TOLERANCE",
     "Advice",
     "advise",
+    "all_candidates",
     "candidates",
     "paired_t_pvalue",
 ]
@@ -82,13 +83,14 @@ PARAM_GRID: dict[str, dict[str, list[Any]]] = {
 #: Parameters counted in accesses: name -> {parameter: power of R it is multiplied by in a
 #: miniature} (its trace has about R times the accesses).
 ACCESS_TIME_PARAMS: dict[str, dict[str, int]] = {"lrfu": {"lam": -1, "half_life": 1}}
-#: Built-in policies ``"all"`` leaves out: OPT needs the future (it is the bound, not a choice);
-#: the kernel's reclaim models (``pagesim compare --mode kernel``'s defaults), whose cache-mode
-#: runs are a reduction of their kernel-mode model. CAST's miniatures do not track its full runs
-#: either: on OLTP at 5 % of the pages (full 0.403) its miniatures gave 0.369-0.419 at rates
-#: 0.02-0.4 (three seeds each), with no trend toward the full value as the rate grows. Name
-#: them to advise among them anyway.
-NOT_CANDIDATES = (OPT, "linux-lru", "mglru", "cast")
+#: Built-in policies ``"all"`` leaves out besides the clairvoyant ones (``needs_next_access``:
+#: ``opt``, ``opt-bypass``, bounds rather than choices): the kernel's reclaim models (``pagesim
+#: compare --mode kernel``'s defaults), whose cache-mode runs are a reduction of their
+#: kernel-mode model. CAST's miniatures do not track its full runs either: on OLTP at 5 % of
+#: the pages (full 0.403) its miniatures gave 0.369-0.419 at rates 0.02-0.4 (three seeds
+#: each), with no trend toward the full value as the rate grows. Name them to advise among
+#: them anyway.
+NOT_CANDIDATES = ("linux-lru", "mglru", "cast")
 #: Seeds of the spatial sample by default.
 DEFAULT_SEEDS = 5
 #: Significance level of the paired test below which the best is a clear winner.
@@ -142,13 +144,19 @@ class Advice:
         return out
 
 
+def all_candidates() -> list[str]:
+    """Built-in policy names ``"all"`` stands for: every one that does not need the future
+    (``needs_next_access``) and is not in :data:`NOT_CANDIDATES`, in registry order."""
+    return [n for n in BUILTIN if n not in NOT_CANDIDATES and not policy_class(n).needs_next_access]
+
+
 def candidates(policies: str | Sequence[str | Policy], params: bool = False) -> list[Policy]:
     """Policy instances to advise among.
 
     Parameters
     ----------
     policies : "all" or sequence of str or Policy
-        ``"all"``: every built-in policy except :data:`NOT_CANDIDATES`. Else registry names,
+        ``"all"``: :func:`all_candidates`. Else registry names,
         ``path/file.py:Class`` specs or configured instances.
     params : bool
         Expand each policy named in :data:`PARAM_GRID` over its grid (instances keep their
@@ -168,7 +176,7 @@ def candidates(policies: str | Sequence[str | Policy], params: bool = False) -> 
     """
     if isinstance(policies, str):
         names: list[str | Policy] = (
-            [n for n in BUILTIN if n not in NOT_CANDIDATES]
+            all_candidates()
             if policies.strip().lower() == "all"
             else [p.strip() for p in policies.split(",") if p.strip()]
         )

@@ -26,8 +26,9 @@ from pagesim.cli._compare import FORMAT_HELP, SET_HELP, WARMUP_HELP
 from pagesim.policies.base import Policy
 
 POLICIES_HELP = (
-    "Candidates: all (every built-in policy but opt and the kernel reclaim models linux-lru, mglru, "
-    "cast), or names comma-separated or repeated (pagesim policies; path/to/file.py:ClassName)."
+    "Candidates: all (every built-in policy but the clairvoyant opt and opt-bypass and the kernel "
+    "reclaim models linux-lru, mglru, cast), or names comma-separated or repeated (pagesim "
+    "policies; path/to/file.py:ClassName)."
 )
 
 
