@@ -171,7 +171,9 @@ def _summary(a: Advice) -> list[str]:
             else "equal miss ratios"
         )
         lines.append(f"no clear winner: tied {', '.join(a.tied)}; {reason}; lowest: {a.best}")
-    if a.full_seconds is None:
+    if a.method == "full":
+        full = f"{a.full_seconds_estimate:.2f} s (the advice's own runs)"
+    elif a.full_seconds is None:
         full = f"~{a.full_seconds_estimate:.2f} s estimated"
     else:
         full = f"{a.full_seconds:.2f} s measured"
