@@ -172,7 +172,7 @@ def _summary(a: Advice) -> list[str]:
         )
         lines.append(f"no clear winner: tied {', '.join(a.tied)}; {reason}; lowest: {a.best}")
     if a.method == "full":
-        full = f"{a.full_seconds_estimate:.2f} s (the advice's own runs)"
+        full = f"{a.full_seconds_estimate:.2f} s measured (the advice's own runs)"
     elif a.full_seconds is None:
         full = f"~{a.full_seconds_estimate:.2f} s estimated"
     else:
