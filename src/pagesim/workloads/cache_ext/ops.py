@@ -20,49 +20,25 @@ import numpy as np
 from pagesim.trace import KIND_FILE, OP_FREE, OP_READ, OP_WRITE, Trace
 
 PAGE = 4096
-
-
 DEFAULT_SCALE = 1 / 1024  #: of the paper's sizes: LevelDB's 10 GiB cgroup -> 2,560 pages
-
-
 GIB_PAGES = (1 << 30) // PAGE
-
-
 LEVEL1_PAGES = (10 << 20) // PAGE  #: LevelDB's level-1 target (10 MiB; x 10 per level below)
 
 
 #: Operation kinds (``OpTrace.op_kind``).
 OP_GET = 0
-
-
 OP_UPDATE = 1
-
-
 OP_INSERT = 2
-
-
 OP_SCAN = 3
-
-
 OP_RMW = 4
-
-
 OP_FILE = 5  #: one file read by the search
-
-
 OP_COMPACT = 6  #: one compaction step (read a page of the input, write a page of the output)
-
-
 OP_NAMES = ("get", "update", "insert", "scan", "rmw", "file", "compact")
 
 
 # source ids: region in the high bits, then the file, then the page in the file
 _R_MAIN, _R_UPPER, _R_L0, _R_LOG, _R_TREE, _R_OUT = 1, 2, 3, 4, 5, 6
-
-
 _R_SEEK = 7  #: tables written by seek compactions (``build_ycsb(compactions="seek")``)
-
-
 _R_LEVEL = 16  #: level L of the leveled layout is region 16 + L
 
 

@@ -37,8 +37,6 @@ TWITTER_CLUSTERS: dict[int, tuple[int, int, int]] = {
     34: (33, 536, 7_377_763),
     52: (22, 195, 2_767_367),
 }
-
-
 _TWITTER_READS = frozenset({"get", "gets"})
 
 
