@@ -16,21 +16,22 @@ Sizes are the paper's times ``scale`` (default 1/1024: the 10 GiB cgroup of Leve
 Modules: :mod:`.ops` (the operation trace and its assembly, sizes, operation kinds), :mod:`.keys`
 (YCSB's key generators, LevelDB's table cache as an LRU set), :mod:`.leveldb` (the LevelDB model:
 layouts, the table cache, a GET's, a scan's and a write's pages), and one module per workload:
-:mod:`.ycsb`, :mod:`.seek` (LevelDB's seek compactions), :mod:`.twitter`, :mod:`.file_search`,
-:mod:`.get_scan`, :mod:`.compaction`. Every public name is re-exported here.
+:mod:`.ycsb_workload`, :mod:`.seek` (LevelDB's seek compactions), :mod:`.twitter_workload`,
+:mod:`.file_search_workload`, :mod:`.get_scan_workload`, :mod:`.compaction_workload`. Every public
+name is re-exported here.
 """
 
 from __future__ import annotations
 
-from pagesim.workloads.cache_ext.compaction import (
+from pagesim.workloads.cache_ext.compaction_workload import (
     build_compaction,
     compaction,
 )
-from pagesim.workloads.cache_ext.file_search import (
+from pagesim.workloads.cache_ext.file_search_workload import (
     build_file_search,
     file_search,
 )
-from pagesim.workloads.cache_ext.get_scan import (
+from pagesim.workloads.cache_ext.get_scan_workload import (
     build_get_scan,
     get_scan,
 )
@@ -63,7 +64,7 @@ from pagesim.workloads.cache_ext.seek import (
     SeekCompactions,
     pace_compactions,
 )
-from pagesim.workloads.cache_ext.twitter import (
+from pagesim.workloads.cache_ext.twitter_workload import (
     TWITTER_CLUSTERS,
     TwitterOps,
     build_twitter,
@@ -72,7 +73,7 @@ from pagesim.workloads.cache_ext.twitter import (
     twitter,
     write_twitter_csv,
 )
-from pagesim.workloads.cache_ext.ycsb import (
+from pagesim.workloads.cache_ext.ycsb_workload import (
     YCSB_MIXES,
     build_ycsb,
     ycsb,

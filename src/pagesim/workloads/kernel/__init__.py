@@ -20,10 +20,10 @@ are a parameter away (``memory_pages=2097152``).
   reads a file of ``file_factor`` times memory sequentially, ``passes`` times. With ``stages``
   the mix changes during the run (the split study's changing conditions).
 
-Modules: :mod:`.common` (the scaled node, page ids, interleaving), :mod:`.stress_vm`,
-:mod:`.stream_ws`, :mod:`.mix`, :mod:`.study` (the split study's conditions); the registry
-(:data:`KERNEL_WORKLOADS`, with the cache_ext workloads of :mod:`pagesim.workloads.cache_ext`)
-and :func:`make_kernel_workload` are here.
+Modules: :mod:`.common` (the scaled node, page ids, interleaving), :mod:`.stress_vm_workload`,
+:mod:`.stream_ws_workload`, :mod:`.mix_workload`, :mod:`.study` (the split study's conditions); the
+registry (:data:`KERNEL_WORKLOADS`, with the cache_ext workloads of
+:mod:`pagesim.workloads.cache_ext`) and :func:`make_kernel_workload` are here.
 """
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ from typing import Any
 from pagesim.trace import Trace
 from pagesim.workloads.cache_ext import CACHE_EXT_WORKLOADS
 from pagesim.workloads.kernel.common import SCALED_MEMORY_PAGES
-from pagesim.workloads.kernel.mix import MIX_ANON_PATTERNS, MIX_FILE_PATTERNS, mix
-from pagesim.workloads.kernel.stream_ws import stream_ws
-from pagesim.workloads.kernel.stress_vm import stress_vm
+from pagesim.workloads.kernel.mix_workload import MIX_ANON_PATTERNS, MIX_FILE_PATTERNS, mix
+from pagesim.workloads.kernel.stream_ws_workload import stream_ws
+from pagesim.workloads.kernel.stress_vm_workload import stress_vm
 from pagesim.workloads.kernel.study import MIX_CHANGES, mix_study_conditions
 from pagesim.workloads.synthetic import Workload
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pagesim.workloads.kernel.mix import MIX_FILE_PATTERNS
+from pagesim.workloads.kernel.mix_workload import MIX_FILE_PATTERNS
 
 #: The changing conditions of :func:`mix_study_conditions` (``changing=True``): name -> the two
 #: stages it alternates between (keys of a ``mix`` stage over the base condition: zipf file, anon
