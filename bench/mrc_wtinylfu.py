@@ -19,10 +19,12 @@ patched copy of the module in a temporary folder, compiled afresh: about 40 s CP
 - ``independent rows``: each row's cell from a mixed hash, not ``ha + r * hb`` (rows of the
   power-of-two sketch are then independent, so two pages share all four cells with
   probability ``width**-4``, not ``width**-2``);
-- ``saturate at 7``: 3-bit counters instead of 4-bit.
+- ``saturate at 7``: 3-bit counters instead of 4-bit;
+- ``admit on ties``: the newcomer enters main when its estimate equals the victim's too.
 
     PYTHONPATH=src python bench/mrc_wtinylfu.py                      # 10 seeds, 10,000 pages
     PYTHONPATH=src python bench/mrc_wtinylfu.py --seeds 4 --kernel-variants
+    PYTHONPATH=src python bench/mrc_wtinylfu.py --kernel-variants --only ties
 """
 
 from __future__ import annotations
@@ -141,9 +143,13 @@ def variants(kernel: bool, tmp: Path, samples: int):  # type: ignore[no-untyped-
         row = "    h = (ha + i * hb) & MASK32\n"
         independent = patched_module(tmp, "mix", [(row, row + mix + mix + "    h = h ^ (h >> 16)\n")])
         sat = patched_module(tmp, "sat7", [("if n < CMS_MAX else 0", "if n < 7 else 0")])
+        ties = patched_module(
+            tmp, "ties", [("_estimate(s, v) > _estimate(s, m)", "_estimate(s, v) >= _estimate(s, m)")]
+        )
         out += [
             ("independent rows", independent, {}, None, samples),
             ("saturate at 7", sat, {}, None, samples),
+            ("admit on ties", ties, {}, None, samples),
         ]
     return out
 
@@ -153,7 +159,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--trace", default="arc/OLTP.lis.zst", help="under PAGESIM_TRACES")
     ap.add_argument("--seeds", type=int, default=10, help="hash seeds 0..N-1")
     ap.add_argument("--samples", type=int, default=10_000, help="pages in the base sample")
-    ap.add_argument("--kernel-variants", action="store_true", help="also the two patched-kernel variants")
+    ap.add_argument("--kernel-variants", action="store_true", help="also the three patched-kernel variants")
+    ap.add_argument("--only", default="", help="run the variants whose label contains this")
     args = ap.parse_args(argv)
 
     from pagesim.trace import read_trace
@@ -165,6 +172,8 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{'variant':>20} | {'full miss ratio':>27} | {'mean error':>31} | {'sd':>27} | MAE")
     with tempfile.TemporaryDirectory(prefix="pagesim-wtlfu-") as tmp:
         for label, module, params, hook, samples in variants(args.kernel_variants, Path(tmp), args.samples):
+            if args.only not in label:
+                continue
             full, err = errors(trace, module, params, hook, args.seeds, samples)
             print(
                 f"{label:>20} | {np.array2string(full, precision=4)} | "
