@@ -163,8 +163,11 @@ PARTS: dict[str, Callable[[], Iterator[tuple[str, Callable[[], Any]]]]] = {
 
 
 def normalise(value: Any) -> Any:
-    """The value as JSON would give it back (tuples as lists, numpy scalars as Python numbers)."""
-    return json.loads(json.dumps(value, default=_json_default))
+    """The value as JSON would give it back (tuples as lists, numpy scalars as Python numbers),
+    with the checkout's own path written ``<repo>`` so that a file recorded in one checkout
+    checks in another."""
+    text = json.dumps(value, default=_json_default).replace(json.dumps(str(REPO))[1:-1], "<repo>")
+    return json.loads(text)
 
 
 def _json_default(obj: Any) -> Any:
