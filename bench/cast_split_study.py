@@ -29,11 +29,11 @@ measured, the file of uniform/uniform/0.1 at 50 %, is busy 91 % of the run); a r
     python bench/cast_split_study.py --accesses 2000000    # the seed's size (~1 h on 2 cores)
     python bench/cast_split_study.py --conditions 0:90:10  # every tenth condition
     python bench/cast_split_study.py --jobs 2              # two conditions at a time
-    python bench/cast_split_study.py --pace-ns 0           # unpaced (the study before session 6)
+    python bench/cast_split_study.py --pace-ns 0           # unpaced (the anon task is done within ~8 ms)
 
 ``--changing`` runs the 20 changing conditions of ``mix_study_conditions(changing=True)``
 instead (``mix(stages=...)``: each alternates between two stages whose best splits differ, once
-or twice in the run; session 7, docs/cast.md "The split study under changing conditions"). Each
+or twice in the run; docs/cast.md, "Figures against the seed", has the figures). Each
 row also prints the chosen split by tenths of the main phase (``9666611111``: 90 % at the first
 tenth, 60 % at the next four, 10 % from the sixth on; ``-`` before its first decision).
 ``--seed S`` draws every condition with ``mix_study_conditions(seed=S)``.

@@ -528,14 +528,22 @@ def ref_vscsi(content: bytes) -> dict[str, list[int] | None]:
 
 
 def ref_oracle(content: bytes) -> dict[str, list[int] | None]:
+    """The records, refused as the reader's plausibility rule refuses them: a next access of -1
+    or a later 1-based request, of the same object where it is inside the file, and times in
+    order."""
     if len(content) % 24:
         raise Refused("partial record")
-    out: dict[str, list[int]] = {"ids": [], "size": [], "time": []}
-    for k in range(len(content) // 24):
-        t, i, s, _ = struct.unpack_from("<IQIq", content, 24 * k)
-        out["ids"].append(i)
-        out["size"].append(s)
-        out["time"].append(t)
+    records = [struct.unpack_from("<IQIq", content, 24 * k) for k in range(len(content) // 24)]
+    for k, (t, i, _, nxt) in enumerate(records, start=1):
+        if nxt != -1 and (nxt <= k or (nxt <= len(records) and records[nxt - 1][1] != i)):
+            raise Refused("next access")
+        if k > 1 and t < records[k - 2][0]:
+            raise Refused("time out of order")
+    out: dict[str, list[int]] = {
+        "ids": [r[1] for r in records],
+        "size": [r[2] for r in records],
+        "time": [r[0] for r in records],
+    }
     return out  # type: ignore[return-value]
 
 

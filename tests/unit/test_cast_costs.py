@@ -4,6 +4,7 @@ seed's per-queue ``cpu:`` and ``bdi N:`` lines of ``estimate``."""
 from __future__ import annotations
 
 from pagesim.core.state import GI_FILE_QUEUE, GI_SWAP_QUEUE, GI_SWAPPINESS, make_state
+from pagesim.policies.cast.costs import anon_share, miss_cost, note_wait, refault_cost
 from pagesim.policies.cast.layout import (
     ANON_T,
     F_ALL_N,
@@ -16,7 +17,6 @@ from pagesim.policies.cast.layout import (
     SWAPOUT_K,
 )
 from pagesim.policies.cast.policy import CAST
-from pagesim.policies.cast.tune import anon_share, miss_cost, note_wait, refault_cost
 
 
 def _state(**params: object):  # type: ignore[no-untyped-def]

@@ -124,7 +124,7 @@ def test_a_loop_larger_than_memory_keeps_a_part_of_itself() -> None:
     M's lowest at W's tail and goes; the rest stays, so each pass after the second swaps in at
     most 3/4 of the loop (at best 1,228 - 790). With the walker clearing bits that add nothing,
     no page of the loop reaches two reads and every pass swaps in the whole loop. Refaults as
-    newcomers (``history=False``): with their history (the default since 2026-11-30) a page
+    newcomers (``history=False``): with their history (the default) a page
     swapped back in outranks M's pages not yet read this pass, and this loop swaps in 613-1,148
     a pass (docs/cast.md)."""
     kept = _loop_swapins(CAST(history=False), 1024, 1228, 10)

@@ -98,7 +98,7 @@ def test_a_stream_read_once_loses_to_a_working_set_read_twice(interpreted: bool)
 
 def test_a_loop_larger_than_memory_keeps_the_same_part_pass_after_pass() -> None:
     """Pages 0..11 read in turn, 30 times, in 8 pages, decay 1, refaults as newcomers
-    (``history=False``, Choice 6's reading before 2026-11-30). After the first pass W holds
+    (``history=False``: Choice 6's other reading, a refault gets no history). After the first pass W holds
     one page and M seven; a page that comes back is a newcomer read once (key below any page
     of M read twice), so it meets M's lowest and loses: M keeps the same seven pages, and
     the resident set at the end of every pass is the same; at least 5 of 12 reads hit

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from pagesim.core.state import A_CGROUP, ACC_LEN, RESIDENT, make_state
-from pagesim.policies.cast import policy as P
+from pagesim.policies.cast import hooks, sweep
 from pagesim.policies.cast.core import pack, read_word
 from pagesim.policies.cast.layout import (
     FILE_T,
@@ -30,18 +30,19 @@ from pagesim.policies.cast.layout import (
     N_BLOCKS,
     WORD,
 )
+from pagesim.policies.cast.policy import CAST
 
 N = 1024
 TAG_FILE = 2  # lruvec 0, file: 1 + 1 + 2 * 0
 
 
-def _state(now: int) -> tuple[P.CAST, object]:
-    pol = P.CAST()
+def _state(now: int) -> tuple[CAST, object]:
+    pol = CAST()
     s = make_state(N, **pol.state_shape())
     pol.configure(s, N)
     a = np.zeros(ACC_LEN, dtype=np.int64)
     a[A_CGROUP] = 0
-    assert P._init(s, a) == 0
+    assert hooks._init(s, a) == 0
     s.gi[G_NOW] = now
     for b in range(N_BLOCKS):
         s.gi[G_BITMAP + b] = 1  # every block marked: the sweep clears the empty ones
@@ -56,7 +57,7 @@ def _put_m(s: object, p: int, word: int) -> None:
 
 def _drain(s: object) -> None:
     while s.gi[G_BUFLEN + FILE_T] > 0:  # type: ignore[attr-defined]
-        P.buf_pop(s, FILE_T)
+        sweep.buf_pop(s, FILE_T)
 
 
 def test_a_first_pass_keeps_the_128_lowest_and_sets_the_quantile() -> None:
@@ -70,7 +71,7 @@ def test_a_first_pass_keeps_the_128_lowest_and_sets_the_quantile() -> None:
     for i in range(200):
         _put_m(s, 5 * i, pack(i % 50, 0, 0, TAG_FILE, 1))
     s.gi[G_BUDGET + FILE_T] = N
-    P.sweep(s, FILE_T)
+    sweep.sweep(s, FILE_T)
     cands = pol.candidates(s, FILE_T)
     assert len(cands) == 128
     assert cands[:5] == [(0, 0), (250, 0), (500, 0), (750, 0), (5, 4)]
@@ -87,7 +88,7 @@ def test_a_first_pass_keeps_the_128_lowest_and_sets_the_quantile() -> None:
     _drain(s)
     words, frames = int(s.gi[G_WORDS]), int(s.gi[G_FRAMES])
     s.gi[G_BUDGET + FILE_T] = N
-    P.sweep(s, FILE_T)
+    sweep.sweep(s, FILE_T)
     assert s.gi[G_CURSOR + FILE_T] == 256
     assert s.gi[G_WORDS] - words == 208 and s.gi[G_FRAMES] - frames == 256
     cands = pol.candidates(s, FILE_T)
@@ -97,7 +98,7 @@ def test_a_first_pass_keeps_the_128_lowest_and_sets_the_quantile() -> None:
     # Each candidate is checked before it is taken: page 0 was read since it was found (its
     # word changed): passed over, counted stale; M's lowest is page 250.
     s.pm[0, WORD] = read_word(int(s.pm[0, WORD]), 60)
-    assert P.m_lowest(s, FILE_T) == 250
+    assert sweep.m_lowest(s, FILE_T) == 250
     assert s.gi[G_STALE] == 1
     pol.check_invariants(s)
 
@@ -105,9 +106,9 @@ def test_a_first_pass_keeps_the_128_lowest_and_sets_the_quantile() -> None:
 def _order(s: object, n: int) -> list[int]:
     out = []
     for _ in range(n):
-        p = P.m_lowest(s, FILE_T)
+        p = sweep.m_lowest(s, FILE_T)
         out.append(int(p))
-        P.buf_pop(s, FILE_T)
+        sweep.buf_pop(s, FILE_T)
     return out
 
 

@@ -22,8 +22,9 @@ from pagesim.core.state import (
 from pagesim.core.state import ANON as ANON_FLAG
 from pagesim.engine.kernel import KernelRun
 from pagesim.engine.memory import KernelConfig
-from pagesim.policies.cast import tune
+from pagesim.policies.cast import core, costs, layout, mrc, sample, sims, tune
 from pagesim.policies.cast.core import new_word
+from pagesim.policies.cast.hooks import _init
 from pagesim.policies.cast.layout import (
     F_MRC,
     F_MRCVAR,
@@ -54,7 +55,7 @@ from pagesim.policies.cast.layout import (
     TYPE_SIZE,
     WORD,
 )
-from pagesim.policies.cast.policy import CAST, _init
+from pagesim.policies.cast.policy import CAST
 from pagesim.policies.cast.walk import take_young
 from pagesim.trace import Trace
 from pagesim.workloads.kernel import make_kernel_workload
@@ -92,7 +93,7 @@ def test_decay_moves_to_the_sim_that_wins_its_sign_test() -> None:
     re-levelled around it (10, 9, 11, 8, 12, 6, 14, 2; 18 held to 14 is sim 6's level: off, 0)
     and the counts start again."""
     _, s = _state()
-    t = tune.ANON_T
+    t = layout.ANON_T
     assert s.gi[G_LE + t] == 8
     for i, (p, m) in {4: (30, 5), 3: (20, 8), 1: (9, 3)}.items():
         s.gi[G_SIMPLUS + i] = p
@@ -147,18 +148,24 @@ def _fault_then_loop(reread: bool):  # type: ignore[no-untyped-def]
     faulted at tick 2, A read again. Returns the state."""
     _, s = _state()
     s.gi[G_MSIZE] = 2  # the type's pages on the lists: the sims hold 2 (rate 65536)
-    assert tune.sim_capacity(s, tune.ANON_T) == 2
-    steps = ((0, 0, tune.READ), (1, 0, tune.REREAD), (2, 1, tune.READ), (2, 2, tune.READ), (2, 0, tune.READ))
+    assert sims.sim_capacity(s, layout.ANON_T) == 2
+    steps = (
+        (0, 0, sample.READ),
+        (1, 0, sample.REREAD),
+        (2, 1, sample.READ),
+        (2, 2, sample.READ),
+        (2, 0, sample.READ),
+    )
     for now, page, kind in steps:
-        if kind == tune.REREAD and not reread:
+        if kind == sample.REREAD and not reread:
             continue
         s.gi[G_NOW] = now
-        tune.tune_feed(s, page, tune.ANON_T, kind)
+        tune.tune_feed(s, page, layout.ANON_T, kind)
     return s
 
 
 def test_a_faults_young_bit_makes_the_decay_sims_differ() -> None:
-    """Session 7: the fault's young bit, which the main cache's walker takes a tick later as a
+    """The fault's young bit, which the main cache's walker takes a tick later as a
     second read (policy.py Choice 10), is a read in the sample too (``REREAD``: no access, no hit
     or miss). Centre le 8; sim 7 at le 1, sim 8 at le 14. C comes in over 2 pages: A and B join
     M (W's excess), C at W's tail meets M's lowest. With the re-read A has 2 reads (last at tick
@@ -169,8 +176,8 @@ def test_a_faults_young_bit_makes_the_decay_sims_differ() -> None:
     the nine sims were identical on stress-vm, where each page is written once a pass."""
     s = _fault_then_loop(reread=True)
     assert [int(s.gi[G_SIM + j * SIM_NS + S_LE]) for j in (0, 7, 8)] == [8, 1, 14]
-    rec = tune.sample_word(s.gi, s.gf, tune.ANON_T, 0)
-    assert tune.word_count(rec) == 3  # the fault, the re-read, the read at tick 2
+    rec = sample.sample_word(s.gi, s.gf, layout.ANON_T, 0)
+    assert core.word_count(rec) == 3  # the fault, the re-read, the read at tick 2
     assert (_sim_misses(s, 7), _sim_misses(s, 8)) == (3, 4)
     # the centre (le 8: A 4 + floor(16 log2(1 + 2^(-1/4))) = 18, B 8) hit A, as le 1 did
     assert s.gi[G_SIMMINUS + 8] == 1 and s.gi[G_SIMPLUS + 7] == 0
@@ -187,7 +194,7 @@ def _sim_pages(s, j: int) -> list[tuple[int, int, int]]:  # type: ignore[no-unty
 
 
 def test_a_sim_that_comes_on_takes_the_centres_pages() -> None:
-    """Session 7: a sim off (level a duplicate) that comes on at a centre move starts with the
+    """A sim off (level a duplicate) that comes on at a centre move starts with the
     centre's pages, not empty ("pages kept"). Sims of 2 pages, centre le 1: sims 1, 3, 5, 7 are
     off (levels 0, -1, -3, -7 held at 1, the centre's). A faulted at tick 0, re-read at tick 1,
     B at tick 2: both in every on sim's W. The centre moves to 12: sim 5 (12 - 4 = le 8) comes
@@ -197,20 +204,20 @@ def test_a_sim_that_comes_on_takes_the_centres_pages() -> None:
     _, s = _state()
     s.gi[G_MSIZE] = 2
     s.gi[G_LE] = 1
-    tune._centre_sims(s.gi, s.gf, tune.ANON_T)
+    tune._centre_sims(s.gi, s.gf, layout.ANON_T)
     assert [int(s.gi[G_SIM + j * SIM_NS + S_ON]) for j in range(9)] == [1, 0, 1, 0, 1, 0, 1, 0, 1]
-    for now, page, kind in ((0, 0, tune.READ), (1, 0, tune.REREAD), (2, 1, tune.READ)):
+    for now, page, kind in ((0, 0, sample.READ), (1, 0, sample.REREAD), (2, 1, sample.READ)):
         s.gi[G_NOW] = now
-        tune.tune_feed(s, page, tune.ANON_T, kind)
+        tune.tune_feed(s, page, layout.ANON_T, kind)
     s.gi[G_LE] = 12
-    tune._centre_sims(s.gi, s.gf, tune.ANON_T)
+    tune._centre_sims(s.gi, s.gf, layout.ANON_T)
     assert [int(s.gi[G_SIM + j * SIM_NS + S_LE]) for j in (0, 4, 5)] == [12, 14, 8]
     centre = _sim_pages(s, 0)
     assert [(x, place) for x, place, _ in centre] == [(0, 1), (1, 1)]
     assert _sim_pages(s, 5) == centre == _sim_pages(s, 4)
     assert _sim_misses(s, 5) == 0 and s.gi[G_SIMPLUS + 5] == 0 and s.gi[G_SIMMINUS + 5] == 0
     for page in (2, 0):
-        tune.tune_feed(s, page, tune.ANON_T, tune.READ)
+        tune.tune_feed(s, page, layout.ANON_T, sample.READ)
     assert [x for x, _, _ in _sim_pages(s, 5)] == [0, 2]
     assert [x for x, _, _ in _sim_pages(s, 4)] == [0, 2]  # A back after its miss
     assert (_sim_misses(s, 5), _sim_misses(s, 4)) == (1, 4)
@@ -225,34 +232,39 @@ def test_the_walker_feeds_a_sampled_pages_fault_bit_once() -> None:
     s.resident[p] = RESIDENT | ANON_FLAG | YOUNG
     s.gi[G_NOW] = 0
     s.pm[p, WORD] = new_word(0, 1)
-    tune.tune_feed(s, p, tune.ANON_T, tune.READ)  # the fault
+    tune.tune_feed(s, p, layout.ANON_T, sample.READ)  # the fault
     x = int(s.pm[p, SIDX])
-    assert tune.word_count(tune.sample_word(s.gi, s.gf, tune.ANON_T, x)) == 1
+    assert core.word_count(sample.sample_word(s.gi, s.gf, layout.ANON_T, x)) == 1
     assert not take_young(s, p, 0, True)  # the walker of the fault's tick leaves it (Choice 10)
     s.gi[G_NOW] = 1
     assert take_young(s, p, 1, True)
-    assert tune.word_count(tune.sample_word(s.gi, s.gf, tune.ANON_T, x)) == 2
-    assert tune.word_count(int(s.pm[p, WORD])) == 2
+    assert core.word_count(sample.sample_word(s.gi, s.gf, layout.ANON_T, x)) == 2
+    assert core.word_count(int(s.pm[p, WORD])) == 2
     s.resident[p] |= YOUNG  # an access, seen by its hinting fault
     s.pm[p, SIDX] = x | SAMPLE_PENDING
     s.gi[G_NOW] = 2
     assert take_young(s, p, 2, True)
-    assert tune.word_count(tune.sample_word(s.gi, s.gf, tune.ANON_T, x)) == 2
-    assert tune.word_count(int(s.pm[p, WORD])) == 3
+    assert core.word_count(sample.sample_word(s.gi, s.gf, layout.ANON_T, x)) == 2
+    assert core.word_count(int(s.pm[p, WORD])) == 3
 
 
 def test_a_page_read_ahead_again_comes_into_the_sims_w() -> None:
-    """Session 7: a page read ahead comes into every sim unread, a newcomer in W, as in the main
-    cache, with its history (until then a page read ahead again was not taken in, and its read
-    was a miss in every sim whatever W's share). File pages P, Q, R (0, 1, 2), read at tick 0 in
-    sims of 2 pages: R comes in over 2, P and Q join M (W's excess), R at W's tail ties M's
-    lowest P (key 0, one read each) and wins the tie: P goes. P read ahead: it comes back to W,
-    meets M's lowest Q (key 0) at W's tail, wins the tie, Q goes. P read: a hit. 3 misses in
-    each of the 11 sims (before: 4, P read ahead again stayed out)."""
+    """A page read ahead comes into every sim unread, a newcomer in W, as in the main cache, with its
+    history (kept out, its read would be a miss in every sim whatever W's share). File pages P, Q, R (0,
+    1, 2), read at tick 0 in sims of 2 pages: R comes in over 2, P and Q join M (W's excess), R at W's
+    tail ties M's lowest P (key 0, one read each) and wins the tie: P goes. P read ahead: it comes back to
+    W, meets M's lowest Q (key 0) at W's tail, wins the tie, Q goes. P read: a hit. 3 misses in each of
+    the 11 sims (4 if P read ahead were kept out)."""
     _, s = _state()
     s.gi[G_MSIZE + 1] = 2
-    assert tune.sim_capacity(s, 1) == 2
-    for page, kind in ((0, tune.READ), (1, tune.READ), (2, tune.READ), (0, tune.PREFETCH), (0, tune.READ)):
+    assert sims.sim_capacity(s, 1) == 2
+    for page, kind in (
+        (0, sample.READ),
+        (1, sample.READ),
+        (2, sample.READ),
+        (0, sample.PREFETCH),
+        (0, sample.READ),
+    ):
         tune.tune_feed(s, page, 1, kind)
     assert [_sim_misses(s, N_SIM_T + j) for j in range(N_SIM_T)] == [3] * N_SIM_T
 
@@ -264,7 +276,7 @@ def _curves(s, anon: list[float], file: list[float]) -> None:  # type: ignore[no
         for k, v in enumerate(c):
             s.gf[F_MRC + 12 * t + k] = v
             if k < 10:
-                s.gf[F_MRCVAR + 12 * t + k] = tune.MRC_EVERY * v
+                s.gf[F_MRCVAR + 12 * t + k] = mrc.MRC_EVERY * v
 
 
 def test_split_from_two_curves_weighed_by_cost() -> None:
@@ -276,11 +288,11 @@ def test_split_from_two_curves_weighed_by_cost() -> None:
     = 9,600,000 (a binned hit stands for 16 reads): the split moves to 1/10."""
     _, s = _state()
     _curves(s, [900, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1000], [100] * 10 + [1000])
-    assert tune.miss_cost(s, 0) == 142_500 and tune.miss_cost(s, 1) == 60_000
-    assert tune.mrc_misses(s, 0, 3) == 100 and tune.mrc_misses(s, 1, 9) == 100
-    assert tune.split_choice(s, 5) == 1
-    assert s.gf[tune.F_SPLIT_COST + 0] == 142_500 * 100 + 60_000 * 100
-    assert s.gf[tune.F_SPLIT_COST + 4] == 142_500 * 100 + 60_000 * 500
+    assert costs.miss_cost(s, 0) == 142_500 and costs.miss_cost(s, 1) == 60_000
+    assert mrc.mrc_misses(s, 0, 3) == 100 and mrc.mrc_misses(s, 1, 9) == 100
+    assert mrc.split_choice(s, 5) == 1
+    assert s.gf[layout.F_SPLIT_COST + 0] == 142_500 * 100 + 60_000 * 100
+    assert s.gf[layout.F_SPLIT_COST + 4] == 142_500 * 100 + 60_000 * 500
 
 
 def test_split_stays_within_two_standard_deviations() -> None:
@@ -291,15 +303,15 @@ def test_split_stays_within_two_standard_deviations() -> None:
     678,823; from 9/10 it saves 480,000 against 2 * 60,000 * sqrt(16 * 8) = 1,357,645: both
     stay. Four times the reads: from 9/10 1,920,000 saved against 2 * 60,000 * sqrt(16 * 32) =
     2,715,290: it stays. Sixteen times: 7,680,000 against 5,430,580: the split moves to 1/10."""
-    assert tune.MRC_EVERY == 16
+    assert mrc.MRC_EVERY == 16
     _, s = _state()
     _curves(s, [5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5], [1] * 10 + [10])
-    assert tune.split_choice(s, 3) == 3
-    assert tune.split_choice(s, 9) == 9
+    assert mrc.split_choice(s, 3) == 3
+    assert mrc.split_choice(s, 9) == 9
     _curves(s, [20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 20], [4] * 10 + [40])
-    assert tune.split_choice(s, 9) == 9
+    assert mrc.split_choice(s, 9) == 9
     _curves(s, [80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 80], [16] * 10 + [160])
-    assert tune.split_choice(s, 9) == 1
+    assert mrc.split_choice(s, 9) == 1
 
 
 def test_halving_quarters_the_variance() -> None:
@@ -312,18 +324,18 @@ def test_halving_quarters_the_variance() -> None:
     16 * 4 per tenth): 2 * 60,000 * sqrt(8 * 64) = 2,715,290: it stays."""
     _, s = _state()
     _curves(s, [80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 80], [16] * 10 + [160])
-    s.gi[tune.G_DAUTO] = 0
-    s.gi[tune.G_SPLIT] = 100  # already at the least: the decisions only halve
+    s.gi[layout.G_DAUTO] = 0
+    s.gi[layout.G_SPLIT] = 100  # already at the least: the decisions only halve
     s.gi[G_LRUPG] = 100
-    s.gi[tune.G_RATE] = 65536
-    assert tune.curve_memory(s) == 100
+    s.gi[layout.G_RATE] = 65536
+    assert mrc.curve_memory(s) == 100
     tune.tune_decide(s)
     tune.tune_decide(s)
     assert s.gf[F_MRC + 12 + 10] == 40 and s.gf[F_MRC + 12 + 3] == 4
     assert s.gf[F_MRCVAR + 12 + 3] == 16
-    assert tune.split_choice(s, 9) == 1
+    assert mrc.split_choice(s, 9) == 1
     _curves(s, [20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 20], [4] * 10 + [40])
-    assert tune.split_choice(s, 9) == 9
+    assert mrc.split_choice(s, 9) == 9
 
 
 def _decide_after_batches(curve_memory: int, batches: int) -> list[int]:
@@ -332,21 +344,21 @@ def _decide_after_batches(curve_memory: int, batches: int) -> list[int]:
     The 100-page list wholly sampled (a sample memory: 100 reads), split at 9/10, the decay
     controller off."""
     _, s = _state(curve_memory=curve_memory)
-    s.gi[tune.G_DAUTO] = 0
-    s.gi[tune.G_SPLIT] = 900
+    s.gi[layout.G_DAUTO] = 0
+    s.gi[layout.G_SPLIT] = 900
     s.gi[G_LRUPG] = 100
-    s.gi[tune.G_RATE] = 65536
+    s.gi[layout.G_RATE] = 65536
     out = []
     for _ in range(batches):
         s.gf[F_MRC + 0] += 40
         s.gf[F_MRC + 10] += 40
-        s.gf[F_MRCVAR + 0] += tune.MRC_EVERY * 40
+        s.gf[F_MRCVAR + 0] += mrc.MRC_EVERY * 40
         for k in range(10):
             s.gf[F_MRC + 12 + k] += 1
-            s.gf[F_MRCVAR + 12 + k] += tune.MRC_EVERY
+            s.gf[F_MRCVAR + 12 + k] += mrc.MRC_EVERY
         s.gf[F_MRC + 12 + 10] += 10
         tune.tune_decide(s)
-        out.append(int(s.gi[tune.G_SPLIT]) // 100)
+        out.append(int(s.gi[layout.G_SPLIT]) // 100)
     return out
 
 
@@ -359,9 +371,9 @@ def test_a_longer_curve_memory_decides_a_small_steady_difference() -> None:
     variance 128 / 4 = 32); the 9th batch gives 5 hits per tenth, variance 48: 2 * 25 > 48, it
     moves to 1/10. curve_memory 1 (100 reads) halves every second batch: before each decision
     2 hits per tenth against a variance that tends to 16 + 16 / 3 (2 * 4 = 8 < 21.3): the same
-    evidence never reaches two standard deviations and the split stays at 9/10 (session 8:
-    docs/cast.md "The split on the anon-0.4 rows")."""
-    assert tune.MRC_EVERY == 16
+    evidence never reaches two standard deviations and the split stays at 9/10 (docs/cast.md,
+    "Figures against the seed": the split study on the anon-0.4 rows)."""
+    assert mrc.MRC_EVERY == 16
     assert _decide_after_batches(4, 10) == [9] * 8 + [1, 1]
     assert _decide_after_batches(1, 12) == [9] * 12
 
@@ -369,15 +381,15 @@ def test_a_longer_curve_memory_decides_a_small_steady_difference() -> None:
 def test_press_toward_the_split() -> None:
     """At the split both types are pressed by their pages (100); over it, anon more; held 1..199.
     The power 64: a type 2.5 % of its share under it is pressed about a tenth as hard."""
-    assert tune.PRESS_POWER == 64
-    assert tune.press_of(650, 650) == 100
-    assert tune.press_of(650, 100) == 199
-    assert tune.press_of(100, 650) == 1
-    assert tune.press_of(0, 500) == 1 and tune.press_of(1000, 500) == 199
+    assert costs.PRESS_POWER == 64
+    assert costs.press_of(650, 650) == 100
+    assert costs.press_of(650, 100) == 199
+    assert costs.press_of(100, 650) == 1
+    assert costs.press_of(0, 500) == 1 and costs.press_of(1000, 500) == 199
     oa, of = (390 / 400) ** 64, (610 / 600) ** 64
-    assert tune.press_of(390, 400) == round(200 * oa / (oa + of)) == 13
+    assert costs.press_of(390, 400) == round(200 * oa / (oa + of)) == 13
     oa, of = (450 / 500) ** 8, (550 / 500) ** 8
-    assert tune.press_pow(450, 500, 8) == round(200 * oa / (oa + of)) == 33
+    assert costs.press_pow(450, 500, 8) == round(200 * oa / (oa + of)) == 33
 
 
 def test_readahead_hits_in_the_file_curve() -> None:
@@ -389,30 +401,30 @@ def test_readahead_hits_in_the_file_curve() -> None:
     _, s = _state()
     gi, gf = s.gi, s.gf
     f = F_MRC + 12
-    tune.mrc_access(gi, gf, 1, 0, tune.PREFETCH)  # slot 0 read ahead
-    tune.note_stream(s, 7, True)
-    tune.mrc_access(gi, gf, 1, 0, tune.READ)
+    mrc.mrc_access(gi, gf, 1, 0, sample.PREFETCH)  # slot 0 read ahead
+    mrc.note_stream(s, 7, True)
+    mrc.mrc_access(gi, gf, 1, 0, sample.READ)
     assert gf[f + 10] == 1 and gf[f] == 1 and gf[F_MRCVAR + 12] == 1
-    assert gi[G_TYPEBIG + TYPE_SIZE + P_LAST] & tune.REC_RA == 0  # read: no longer read ahead
-    tune.note_stream(s, 8, True)  # page 8 after page 7, a hit: the sequential run
+    assert gi[G_TYPEBIG + TYPE_SIZE + P_LAST] & sample.REC_RA == 0  # read: no longer read ahead
+    mrc.note_stream(s, 8, True)  # page 8 after page 7, a hit: the sequential run
     assert gi[G_SEQREAD] == 1 and gi[G_HITREAD] == 1
-    tune.mrc_access(gi, gf, 1, 0, tune.READ)
+    mrc.mrc_access(gi, gf, 1, 0, sample.READ)
     assert gf[f + 10] == 2 and gf[f] == 2
-    tune.note_stream(s, 9, False)  # a miss in the real cache: placed by depth (1 in 16)
-    assert gi[G_SEQREAD] == 0 and not tune.read_ahead_hit(gi, 1, tune.REC_RA)
-    tune.note_stream(s, 3, True)  # a hit out of sequence: by depth too
-    assert gi[G_SEQREAD] == 0 and not tune.read_ahead_hit(gi, 1, 0)
-    assert tune.read_ahead_hit(gi, 1, tune.REC_RA) and not tune.read_ahead_hit(gi, 0, tune.REC_RA)
+    mrc.note_stream(s, 9, False)  # a miss in the real cache: placed by depth (1 in 16)
+    assert gi[G_SEQREAD] == 0 and not mrc.read_ahead_hit(gi, 1, sample.REC_RA)
+    mrc.note_stream(s, 3, True)  # a hit out of sequence: by depth too
+    assert gi[G_SEQREAD] == 0 and not mrc.read_ahead_hit(gi, 1, 0)
+    assert mrc.read_ahead_hit(gi, 1, sample.REC_RA) and not mrc.read_ahead_hit(gi, 0, sample.REC_RA)
 
 
 def _read_slot_0_after(s, others: range, run: int, served: bool) -> None:  # type: ignore[no-untyped-def]
     """File slot 0 read ahead, then the slots ``others`` read ahead, the reader's run noted
     (``served``: readahead served it), then slot 0 read."""
-    tune.mrc_access(s.gi, s.gf, 1, 0, tune.PREFETCH)
+    mrc.mrc_access(s.gi, s.gf, 1, 0, sample.PREFETCH)
     for x in others:
-        tune.mrc_access(s.gi, s.gf, 1, x, tune.PREFETCH)
-    tune.note_stream(s, run, served)
-    tune.mrc_access(s.gi, s.gf, 1, 0, tune.READ)
+        mrc.mrc_access(s.gi, s.gf, 1, x, sample.PREFETCH)
+    mrc.note_stream(s, run, served)
+    mrc.mrc_access(s.gi, s.gf, 1, 0, sample.READ)
 
 
 def _file_curve_state(file_pages: int = 0):  # type: ignore[no-untyped-def]
@@ -420,9 +432,9 @@ def _file_curve_state(file_pages: int = 0):  # type: ignore[no-untyped-def]
     sampled), with ``file_pages`` sampled file pages; returns ``(s, s.gi, s.gf)``."""
     _, s = _state()
     s.gi[G_LRUPG] = 100
-    s.gi[tune.G_RATE] = 65536
+    s.gi[layout.G_RATE] = 65536
     if file_pages:
-        s.gi[tune.G_SCAP + 1] = file_pages
+        s.gi[layout.G_SCAP + 1] = file_pages
     return s, s.gi, s.gf
 
 
@@ -433,13 +445,13 @@ def test_a_readahead_window_is_a_hit_only_where_it_survives() -> None:
     read ahead, then 9 others: a hit at 1/10 (bin 0); slot 0 read ahead again, then 25 others:
     a miss at 1/10 and 2/10, a hit from 3/10 (bin 2)."""
     s, gi, gf = _file_curve_state()
-    assert tune.mrc_unit(gi, gf) == 10
+    assert mrc.mrc_unit(gi, gf) == 10
     f = F_MRC + 12
     _read_slot_0_after(s, range(1, 10), 7, True)
     assert gf[f] == 1 and gf[f + 10] == 1
     _read_slot_0_after(s, range(10, 35), 20, True)
     assert gf[f + 2] == 1 and gf[F_MRCVAR + 12 + 2] == 1 and gf[f + 10] == 2
-    assert tune.mrc_misses(s, 1, 2) == 1 and tune.mrc_misses(s, 1, 3) == 0
+    assert mrc.mrc_misses(s, 1, 2) == 1 and mrc.mrc_misses(s, 1, 3) == 0
 
 
 def test_a_lost_readahead_window_is_a_miss_up_to_the_real_size() -> None:
@@ -450,7 +462,7 @@ def test_a_lost_readahead_window_is_a_miss_up_to_the_real_size() -> None:
     f = F_MRC + 12
     _read_slot_0_after(s, range(0), 7, False)
     assert gf[f + 3] == 1 and gf[F_MRCVAR + 12 + 3] == 1 and gf[f + 10] == 1
-    assert tune.mrc_misses(s, 1, 3) == 1 and tune.mrc_misses(s, 1, 4) == 0
+    assert mrc.mrc_misses(s, 1, 3) == 1 and mrc.mrc_misses(s, 1, 4) == 0
 
 
 def test_a_lost_window_is_a_miss_where_w_would_not_have_held_it() -> None:
@@ -461,15 +473,15 @@ def test_a_lost_window_is_a_miss_where_w_would_not_have_held_it() -> None:
     size. W's share 500 permille: slot 0 read ahead again, 44 others (164 pages in all), missed:
     W holds 44 pages from 9/10 (45 pages) on: a miss up to 8/10, a hit from 9/10 (bin 8)."""
     s, gi, gf = _file_curve_state(file_pages=35)
-    gi[tune.G_WPM + 1] = 0
+    gi[layout.G_WPM + 1] = 0
     f = F_MRC + 12
     _read_slot_0_after(s, range(1, 120), 7, False)
     assert gf[f + 10] == 1 and sum(gf[f : f + 10]) == 0
-    assert tune.mrc_misses(s, 1, 10) == 1
-    gi[tune.G_WPM + 1] = 500
+    assert mrc.mrc_misses(s, 1, 10) == 1
+    gi[layout.G_WPM + 1] = 500
     _read_slot_0_after(s, range(120, 164), 9, False)
     assert gf[f + 8] == 1 and gf[F_MRCVAR + 12 + 8] == 1 and gf[f + 10] == 2
-    assert tune.mrc_misses(s, 1, 8) == 2 and tune.mrc_misses(s, 1, 9) == 1
+    assert mrc.mrc_misses(s, 1, 8) == 2 and mrc.mrc_misses(s, 1, 9) == 1
 
 
 def _lists_share(r: dict[str, Any]) -> float:
@@ -520,10 +532,10 @@ def test_cli_default_mix_gives_anon_memory_to_the_file_working_set() -> None:
     """``pagesim run mix --policy cast`` as it runs by default: cold anon (65 % of the 32,768-page
     node, written first) beside a zipf file working set 1.5x memory. Measured: anon's share of
     the lists 100, 75, 60, 43, 27, 12, 9 ... 9 % at the twelfths of the run, the split at 90 %
-    until its first move, then at anon's floor (10 %): the seed's 65 % -> 10 % floor. Since
-    2026-12-01 anon's share counts what zram holds (the seed's rule: 21,299 cold pages
+    until its first move, then at anon's floor (10 %): the seed's 65 % -> 10 % floor. Anon's
+    share counts what zram holds (the seed's rule: 21,299 cold pages
     compressed 3 to 1 are 7,100 pages of memory, 22 % of the node): held toward 10 %, anon keeps
-    nothing on the lists and its share ends at 22 % (session 7, docs/cast.md)."""
+    nothing on the lists and its share ends at 22 % (docs/cast.md, "Figures against the seed": mix)."""
     trace = make_kernel_workload("mix")
     assert trace.source["params"]["file_pattern"] == "zipf" and trace.source["memory_pages"] == 32_768
     shares, r = _shares_and_end(trace, KernelConfig(memory_pages=32_768), parts=12)
@@ -653,10 +665,10 @@ def test_knobs_and_readouts() -> None:
 
 def test_sample_rate_rule() -> None:
     """S = max(15,000 * memory / 2,097,152, min(2,048, memory)) pages; rate = S / memory."""
-    assert tune.sample_rate(2_097_152, 0) == 65536 * 15_000 // 2_097_152  # 1/140
-    assert tune.sample_rate(32_768, 0) == 4096  # 2,048 / 32,768 = 1/16
-    assert tune.sample_rate(1000, 0) == 65536  # everything
-    assert tune.sample_rate(32_768, 8192) == 16384
+    assert sample.sample_rate(2_097_152, 0) == 65536 * 15_000 // 2_097_152  # 1/140
+    assert sample.sample_rate(32_768, 0) == 4096  # 2,048 / 32,768 = 1/16
+    assert sample.sample_rate(1000, 0) == 65536  # everything
+    assert sample.sample_rate(32_768, 8192) == 16384
 
 
 def test_cold_anon_gives_its_memory_to_a_file_working_set() -> None:
@@ -668,7 +680,7 @@ def test_cold_anon_gives_its_memory_to_a_file_working_set() -> None:
     early, r = _mix_share_then_end(trace, KernelConfig(memory_pages=2048), parts=10)
     assert early > 600
     assert r["split_permille"] == 100
-    # anon's share counts zram's memory (2026-12-01): 1,331 cold pages compressed 3 to 1, 22 %
+    # anon's share counts zram's memory: 1,331 cold pages compressed 3 to 1, 22 %
     assert _lists_share(r) < 200 and r["anon_share_permille"] < 250
 
 
@@ -688,5 +700,5 @@ def test_cold_anon_gives_its_memory_to_a_file_loop() -> None:
     assert max(shares) >= 600
     assert r["decay_file"] <= 3
     assert r["split_permille"] == 100
-    # anon's share counts zram's memory (2026-12-01): 1,331 cold pages compressed 3 to 1, 22 %
+    # anon's share counts zram's memory: 1,331 cold pages compressed 3 to 1, 22 %
     assert _lists_share(r) <= 150 and r["anon_share_permille"] <= 250

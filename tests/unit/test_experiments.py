@@ -16,6 +16,9 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from pagesim.analysis import experiments as E
+from pagesim.analysis.experiments import ycsb as ycsb_module
+from pagesim.analysis.experiments.runs import _KV_METRICS, _policy
+from pagesim.analysis.experiments.twitter import _twitter_sources
 from pagesim.cli import app
 from pagesim.core.state import DIRTY
 from pagesim.engine.kernel import KernelRun
@@ -121,8 +124,8 @@ def test_ycsb_e_mru_skip_rule_stops_readahead_thrashing() -> None:
     # experiments' ce-mru skips pages still under I/O or off the LRU, as cache_ext's does.
     o = build_ycsb(workload="E", scale=SCALE)
     plain = E.measure(o, make_policy("ce-mru"), label="plain", workload="E", latency_window=0)
-    modelled = E.measure(o, E._policy("ce-mru", o), label="model", workload="E", latency_window=0)
-    assert E._policy("ce-mru", o).values["inflight"] == E.LRU_ADD_BATCH * 8
+    modelled = E.measure(o, _policy("ce-mru", o), label="model", workload="E", latency_window=0)
+    assert _policy("ce-mru", o).values["inflight"] == E.LRU_ADD_BATCH * 8
     assert modelled.counters["readahead_pages"] < plain.counters["readahead_pages"] / 2
     assert modelled.throughput["all"] > plain.throughput["all"]
 
@@ -195,15 +198,15 @@ def test_twitter_on_the_sample(tmp_path: Path) -> None:
 
 
 def test_twitter_rows_name_their_cluster() -> None:
-    assert E._twitter_sources("t.csv", [24]) == [("twitter-24", {"path": "t.csv"})]
-    assert E._twitter_sources("t.csv", None) == [("twitter", {"path": "t.csv"})]
-    rows = [row for row, _ in E._twitter_sources(None, None)]
+    assert _twitter_sources("t.csv", [24]) == [("twitter-24", {"path": "t.csv"})]
+    assert _twitter_sources("t.csv", None) == [("twitter", {"path": "t.csv"})]
+    rows = [row for row, _ in _twitter_sources(None, None)]
     assert rows == [f"twitter-{c}" for c in (17, 18, 24, 34, 52)]
-    assert E._twitter_sources(None, [34]) == [("twitter-34", {"cluster": 34})]
+    assert _twitter_sources(None, [34]) == [("twitter-34", {"cluster": 34})]
     with pytest.raises(ValueError, match="a trace is one cluster; got 2"):
-        E._twitter_sources("t.csv", [17, 18])
+        _twitter_sources("t.csv", [17, 18])
     with pytest.raises(ValueError, match="no stand-in for Twitter cluster 7; known: 17, 18, 24, 34, 52"):
-        E._twitter_sources(None, [24, 7])
+        _twitter_sources(None, [24, 7])
 
 
 @pytest.mark.parametrize(
@@ -292,7 +295,7 @@ def test_cli_experiment_layout_reaches_the_ycsb_build(monkeypatch: pytest.Monkey
         seen.update(kwargs)
         raise ValueError("stopped after the build's arguments")
 
-    monkeypatch.setattr(E, "build_ycsb", build)
+    monkeypatch.setattr(ycsb_module, "build_ycsb", build)  # where ycsb_experiment finds it
     result = CliRunner().invoke(
         app, ["experiment", "ycsb", "-w", "C", "-p", "linux-lru", "--layout", "levels=0,table_cache=none",
               "--layout", "filters=1"],
@@ -343,7 +346,7 @@ def _measured(workload: str, policy: str, ops_s: float) -> E.Measured:
 def test_the_twitter_table_shows_the_papers_oom_as_oom() -> None:
     """The paper's mglru run on cluster 24 ran out of memory: its column says OOM, not 0.00x."""
     runs = [_measured("twitter-24", "linux-lru", 100.0), _measured("twitter-24", "mglru", 105.0)]
-    exp = E.Experiment("twitter", runs, list(E._KV_METRICS), E.PAPER_TWITTER)
+    exp = E.Experiment("twitter", runs, list(_KV_METRICS), E.PAPER_TWITTER)
     console = Console(width=200, record=True)
     console.print(experiment_table(exp))
     mglru_row = next(line for line in console.export_text().splitlines() if " mglru " in line)

@@ -116,8 +116,18 @@ def test_random_bytes_named_oracle_general_are_refused(tmp_path: Path):
     rng = np.random.default_rng(1)
     noise = tmp_path / "noise.oracleGeneral.bin"
     noise.write_bytes(rng.bytes(24 * 200))  # 200 whole records of noise
-    with pytest.raises(TraceFormatError, match="byte 0: expected next_access_vtime"):
+    with pytest.raises(TraceFormatError, match=r"byte \d+: expected next_access_vtime"):
         read_trace(noise)
+
+
+def test_a_truncated_oracle_trace_is_read(tmp_path: Path):
+    # ids 7 8 7 8 cut after three records (as head -c leaves it): request 2's next access,
+    # request 4, lies past the end and is accepted; request 1's names request 3, object 7 again
+    whole = tmp_path / "whole.oracleGeneral.bin"
+    write_trace(Trace.from_ids([7, 8, 7, 8]), whole, format="oracle")
+    cut = tmp_path / "cut.oracleGeneral.bin"
+    cut.write_bytes(whole.read_bytes()[: 3 * ORACLE_RECORD.itemsize])
+    assert read_trace(cut).original_id[read_trace(cut).page].tolist() == [7, 8, 7]
 
 
 def test_an_oracle_file_whose_next_access_names_another_object_is_refused(tmp_path: Path):

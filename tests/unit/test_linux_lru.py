@@ -15,16 +15,8 @@ from hypothesis import strategies as st
 
 from pagesim.engine.kernel import KernelRun, simulate_kernel
 from pagesim.engine.memory import KernelConfig, watermarks
-from pagesim.policies.linux_lru import (
-    ACTIVE,
-    G_AGE,
-    REF,
-    WORKINGSET,
-    LinuxLRU,
-    inactive_is_low_counts,
-    lru_lists,
-    scan_fractions,
-)
+from pagesim.policies.linux_lru import LinuxLRU, inactive_is_low_counts, lru_lists, scan_fractions
+from pagesim.policies.linux_lru.layout import ACTIVE, G_AGE, REF, WORKINGSET
 from pagesim.trace import Trace
 
 FILE, ANON = 0, 1

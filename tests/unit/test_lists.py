@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from pagesim.core import indexed as I
 from pagesim.core import lists as L
 from pagesim.core.jit import kernel
 from pagesim.core.lists import (
@@ -557,12 +558,12 @@ def test_iterate_aborts_on_unknown_verdict(api: SimpleNamespace) -> None:
 # ------------------------------------------------------------------------- indexed sample
 
 RING, SLOT = 2, 3  #: pm columns of the index in the tests below
-G_IX = 4  #: gi slots of the index (L.INDEX_GLOBALS of them)
+G_IX = 4  #: gi slots of the index (I.INDEX_GLOBALS of them)
 
 
 @kernel
 def _sample_indexed_compiled(s, a, lid, request, sample_size, partial):  # type: ignore[no-untyped-def]
-    return L.list_sample_indexed(s, a, lid, _score, request, sample_size, partial, G_IX, RING, SLOT)
+    return I.list_sample_indexed(s, a, lid, _score, request, sample_size, partial, G_IX, RING, SLOT)
 
 
 def _twin_states(n_pages: int) -> tuple[Any, Any]:
@@ -582,7 +583,7 @@ def test_sample_indexed_same_as_sample(seed: int) -> None:
     plain, indexed = _twin_states(n)
     lp = L.list_create(plain, 0)
     li = L.list_create(indexed, 0)
-    L.index_reset(indexed, li, G_IX, SLOT)
+    I.index_reset(indexed, li, G_IX, SLOT)
     scores = rng.integers(0, 5, n)
     plain.pm[:, 0] = scores
     indexed.pm[:, 0] = scores
@@ -592,11 +593,11 @@ def test_sample_indexed_same_as_sample(seed: int) -> None:
         if op < 0.4 and len(inside) < n:
             p = int(rng.choice([q for q in range(n) if q not in inside]))
             assert L.list_add_tail(plain, lp, p) == 0
-            assert L.index_add_tail(indexed, li, p, G_IX, RING, SLOT) == 0
+            assert I.index_add_tail(indexed, li, p, G_IX, RING, SLOT) == 0
             inside.add(p)
         elif op < 0.6 and inside:
             p = int(rng.choice(sorted(inside)))
-            L.index_removed(indexed, li, p, G_IX, RING, SLOT)
+            I.index_removed(indexed, li, p, G_IX, RING, SLOT)
             L.list_del(plain, p)
             L.list_del(indexed, p)
             inside.discard(p)
@@ -623,9 +624,9 @@ def test_sample_indexed_overwritten_ring_ends() -> None:
     from slot 3."""
     s, _ = _twin_states(10)
     lid = L.list_create(s, 0)
-    L.index_reset(s, lid, G_IX, SLOT)
+    I.index_reset(s, lid, G_IX, SLOT)
     for p in range(6):
-        assert L.index_add_tail(s, lid, p, G_IX, RING, SLOT) == 0
+        assert I.index_add_tail(s, lid, p, G_IX, RING, SLOT) == 0
     s.pm[:6, RING] = -1
     assert _sample_indexed_compiled(s, acc(), lid, 1, 3, False) == 1
     assert s.cand[0] == 0 and s.scores[0] == 0 and pages(s, lid) == [3, 4, 5, 0, 1, 2]
@@ -635,10 +636,10 @@ def test_sample_indexed_overwritten_ring_ends() -> None:
 def test_sample_indexed_interpreted() -> None:
     """The same functions as plain Python: a short hand-worked run (rotation as list_sample)."""
     memo: dict[int, Any] = {}
-    add = interpreted(L.index_add_tail, memo)
-    reset = interpreted(L.index_reset, memo)
-    removed = interpreted(L.index_removed, memo)
-    sm = interpreted(L.list_sample_indexed, memo)
+    add = interpreted(I.index_add_tail, memo)
+    reset = interpreted(I.index_reset, memo)
+    removed = interpreted(I.index_removed, memo)
+    sm = interpreted(I.list_sample_indexed, memo)
     score = interpreted(_score, memo)
     _, s = _twin_states(10)
     lid = L.list_create(s, 0)
@@ -663,10 +664,10 @@ def test_sample_indexed_rebuilds_only_after_changes_it_was_not_told_about() -> N
     slot 0, window [5, 3], start 2."""
     s, _ = _twin_states(10)
     lid = L.list_create(s, 0)
-    L.index_reset(s, lid, G_IX, SLOT)
+    I.index_reset(s, lid, G_IX, SLOT)
     for p in range(6):
-        assert L.index_add_tail(s, lid, p, G_IX, RING, SLOT) == 0
-    L.index_removed(s, lid, 2, G_IX, RING, SLOT)
+        assert I.index_add_tail(s, lid, p, G_IX, RING, SLOT) == 0
+    I.index_removed(s, lid, 2, G_IX, RING, SLOT)
     L.list_del(s, 2)
     assert _sample_indexed_compiled(s, acc(), lid, 1, 2, False) == 1
     assert s.gi[G_IX] == 2 and s.pm[:8, RING].tolist() == [0, 1, -1, 3, 4, 5, 0, 1]

@@ -35,7 +35,10 @@ from pagesim.core.state import (
 )
 from pagesim.engine.kernel import KernelRun, simulate_kernel
 from pagesim.engine.memory import KernelConfig, watermarks
-from pagesim.policies.mglru import G_LOOKAROUND, G_SKIPPED, G_TS, G_WALKED, MGLRU, _inc_max_seq, _walk
+from pagesim.policies.mglru import MGLRU
+from pagesim.policies.mglru.gens import _inc_max_seq
+from pagesim.policies.mglru.layout import G_LOOKAROUND, G_SKIPPED, G_TS, G_WALKED
+from pagesim.policies.mglru.walk import _walk
 from pagesim.trace import Trace
 from pagesim.workloads.kernel import make_kernel_workload
 

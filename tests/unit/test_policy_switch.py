@@ -21,7 +21,8 @@ from pagesim.engine.kernel_loop import N_KC_DEPTH
 from pagesim.engine.memory import KernelConfig
 from pagesim.engine.simulate import simulate
 from pagesim.engine.switch import switch_order
-from pagesim.policies.cast.policy import CAST, enabled_schedule
+from pagesim.policies.cast.knobs import enabled_schedule
+from pagesim.policies.cast.policy import CAST
 from pagesim.policies.linux_lru import LinuxLRU, lru_lists
 from pagesim.policies.mglru import MGLRU
 from pagesim.trace import Trace

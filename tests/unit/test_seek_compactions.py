@@ -7,6 +7,7 @@ import pytest
 
 from pagesim.trace import OP_FREE, OP_READ, OP_WRITE
 from pagesim.workloads import cache_ext as ce
+from pagesim.workloads.cache_ext.ops import _R_LEVEL, _R_SEEK, _ids
 
 # A tiny leveled layout: 180 keys, 18 per page -> 10 data pages; level 1 holds 2, level 2 the
 # other 8. At scale 1/512 a unit (a 2 MiB table scaled) is one page and allowed_seeks =
@@ -16,7 +17,7 @@ LAYOUT = ce.LevelDBLayout(180, level_pages=(2,), table_cache=990, scale=1 / 512)
 
 
 def _level(level: int, file_no: int, page: int) -> int:
-    return int(ce._ids(ce._R_LEVEL + level, file_no, page))
+    return int(_ids(_R_LEVEL + level, file_no, page))
 
 
 def _key_in_level_2_below(limit: int) -> int:
@@ -51,7 +52,7 @@ def test_get_charges_the_first_table_and_compacts_at_zero() -> None:
     read, written, freed = seek.compact(*due)
     # inputs: level 1's page 0 and level 2's pages 0-3 (keys 0-89); outputs: 5 new one-page tables
     assert read.tolist() == [_level(1, 0, 0)] + [_level(2, 0, k) for k in range(4)]
-    assert written.tolist() == [int(ce._ids(ce._R_SEEK, f, 0)) for f in range(5)]
+    assert written.tolist() == [int(_ids(_R_SEEK, f, 0)) for f in range(5)]
     assert freed.tolist() == read.tolist()
     assert [(t.a, t.b) for t in seek.levels[0]] == [(90, 180)]
     assert [(t.a, t.b, t.file) for t in seek.levels[1]][:6] == [
@@ -59,11 +60,11 @@ def test_get_charges_the_first_table_and_compacts_at_zero() -> None:
     ]  # fmt: skip
     # after it, the key is read from the new table alone, and nothing is charged
     pages, due = seek.get(p, 2)
-    assert pages == [int(ce._ids(ce._R_SEEK, p // 18, 0))] and due is None
+    assert pages == [int(_ids(_R_SEEK, p // 18, 0))] and due is None
     # a level-1 key of the compacted range now lives in level 2
     keys = np.arange(90)
     q = int(keys[LAYOUT.level_of(keys) == 1][0])
-    assert seek.get(q, 1)[0] == [int(ce._ids(ce._R_SEEK, q // 18, 0))]
+    assert seek.get(q, 1)[0] == [int(_ids(_R_SEEK, q // 18, 0))]
 
 
 def test_single_table_get_is_not_charged() -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import typer
 
 import pagesim
-from pagesim.cli import _compare, _experiment, _listing, _mrc, _record, _run, _sweep, _trace, _warm
+from pagesim.cli import _advise, _compare, _experiment, _listing, _mrc, _record, _run, _sweep, _trace, _warm
 from pagesim.cli._help import Command, Group
 
 app = typer.Typer(
@@ -39,6 +39,7 @@ def main(
 app.command("run", cls=Command)(_run.run_command)
 app.command("compare", cls=Command)(_compare.compare_command)
 app.command("mrc", cls=Command)(_mrc.mrc_command)
+app.command("advise", cls=Command)(_advise.advise_command)
 app.add_typer(_trace.app, name="trace")
 app.command("policies", cls=Command)(_listing.policies_command)
 app.command("workloads", cls=Command)(_listing.workloads_command)

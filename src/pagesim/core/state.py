@@ -18,7 +18,7 @@ lst : int32, shape (n_pages, 3)
 lhd : int64, shape (n_list_slots, 5)
     Per list: ``[HEAD, TAIL, LEN, OWNER, VERSION]``; ``OWNER`` is the cgroup that created it,
     ``-1`` free; ``VERSION`` counts the list's link changes (never reset: an index of the list's
-    order uses it to know it is still exact, see :func:`pagesim.core.lists.list_sample_indexed`).
+    order uses it to know it is still exact, see :func:`pagesim.core.indexed.list_sample_indexed`).
     Heads are where ``list_add`` inserts; iteration runs head to tail.
 pm : int64, shape (n_pages, row_width(n_int_fields))
     Per-page integer metadata, columns named by the policy; the columns after its own are

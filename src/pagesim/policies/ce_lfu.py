@@ -27,7 +27,7 @@ Parameters  sample_size = 20 (pages per group): cache_ext's S (N = 32 x 20 = 640
             fault_read = True: count the missed access as the first read (cache mode only).
 Complexity  O(1) per hit; per eviction O(request x S) (20 pages scored, the window moved to the
             tail in O(1)). The list's order is also kept by position (``pm`` columns ring and
-            slot, ``core.lists.list_sample_indexed``) so that the sampled pages are read without
+            slot, ``core.indexed.list_sample_indexed``) so that the sampled pages are read without
             walking the links one at a time; the list stays the truth (same candidates).
             Per page: one list node and three int64.
 Deviations  1. A list shorter than the sample leaves every eviction to the fallback in cache_ext
@@ -48,28 +48,27 @@ from typing import Any
 
 import numpy as np
 
-from pagesim.core.jit import kernel, kernel_inline
-from pagesim.core.lists import (
+from pagesim.core.indexed import (
     INDEX_GLOBALS,
     index_add_tail,
     index_removed,
     index_reset,
-    list_create,
-    list_pages,
     list_sample_indexed,
 )
+from pagesim.core.jit import kernel, kernel_inline
+from pagesim.core.lists import list_create, list_pages
 from pagesim.core.state import A_CGROUP, A_MODE, A_PAGE, A_REQUEST, DIRTY, GI_USER, MODE_CACHE, NEVER
 from pagesim.policies.base import Policy
 
 ACCESSES = 0  #: pm column
-RING = 1  #: pm column: the list's order by position (the index of core.lists.list_sample_indexed)
+RING = 1  #: pm column: the list's order by position (the index of core.indexed.list_sample_indexed)
 SLOT = 2  #: pm column: the page's position in RING
 
 G_LIST = GI_USER
 G_SAMPLE = GI_USER + 1  #: parameter sample_size
 G_PARTIAL = GI_USER + 2  #: parameter partial
 G_FAULT_READ = GI_USER + 3  #: parameter fault_read
-G_INDEX = GI_USER + 4  #: INDEX_GLOBALS slots: the index's globals (core.lists)
+G_INDEX = GI_USER + 4  #: INDEX_GLOBALS slots: the index's globals (core.indexed)
 
 
 @kernel

@@ -51,7 +51,7 @@ Parameters  sample_size = 16 (pages per group): cache_ext's S (the paper's N = 5
             fault_read = True: the missed access also counts as a read (cache mode only).
 Complexity  O(1) per access; O(request x S) per eviction; O(16 x 16 384) per reconfiguration,
             once every 2^20 events. The list's order is also kept by position (``pm`` columns
-            ring and slot) so that ``core.lists.list_sample_indexed`` reads the sampled pages
+            ring and slot) so that ``core.indexed.list_sample_indexed`` reads the sampled pages
             without walking the links one at a time (same candidates). Memory: three int64 per
             page in a 32-byte row (``core.state.row_width`` pads it; two rows a cache line,
             where the six columns this policy had before took one and a half); 3 x 16 x 16 384
@@ -82,16 +82,15 @@ import numpy as np
 from numba.cpython.unsafe.numbers import leading_zeros
 from numba.extending import overload
 
-from pagesim.core.jit import kernel, kernel_inline
-from pagesim.core.lists import (
+from pagesim.core.indexed import (
     INDEX_GLOBALS,
     index_add_tail,
     index_removed,
     index_reset,
-    list_create,
-    list_pages,
     list_sample_indexed,
 )
+from pagesim.core.jit import kernel, kernel_inline
+from pagesim.core.lists import list_create, list_pages
 from pagesim.core.state import A_CGROUP, A_MODE, A_PAGE, A_REQUEST, DIRTY, GI_USER, MODE_CACHE, NEVER
 from pagesim.policies.base import HOOK_NAMES, Policy
 
@@ -104,7 +103,7 @@ DENSITY_THRESHOLD = SCALE // 100000  #: events needed for a density (10 scaled u
 # pm columns
 PACKED = 0  #: last access << 18 | last hit age << 4 | class (see _pack)
 SLOT = 1  #: the page's position in RING
-RING = 2  #: the list's order by position (the index of core.lists.list_sample_indexed)
+RING = 2  #: the list's order by position (the index of core.indexed.list_sample_indexed)
 CLASS_BITS = 4
 HIT_AGE_BITS = 14  #: hit ages are below MAX_AGE = 2^14
 TIME_SHIFT = CLASS_BITS + HIT_AGE_BITS
@@ -122,7 +121,7 @@ G_PERIOD = GI_USER + 8  #: parameter reconfigure_events
 G_SAMPLE = GI_USER + 9
 G_PARTIAL = GI_USER + 10
 G_FAULT_READ = GI_USER + 11
-G_INDEX = GI_USER + 12  #: INDEX_GLOBALS slots: the index's globals (core.lists)
+G_INDEX = GI_USER + 12  #: INDEX_GLOBALS slots: the index's globals (core.indexed)
 G_TABLES = G_INDEX + INDEX_GLOBALS
 TABLE = HIT_AGE_CLASSES * MAX_AGE
 G_HITS = G_TABLES  #: hits[class * MAX_AGE + age]

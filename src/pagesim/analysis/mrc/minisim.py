@@ -30,8 +30,11 @@ Minimum sampled capacity
 W-TinyLFU
     Its miniatures under-estimate the miss ratio on OLTP (mean error -0.013 to -0.017 over 10
     seeds at R 0.054, -0.007 to -0.009 at R 0.21), although every parameter it derives from
-    the capacity scales (the sketch's width scaled by R changes nothing); with
-    ``sketch="cbf"`` the bias nearly vanishes. Not corrected (docs/mrc.md).
+    the capacity scales; neither the sketch's geometry (power-of-two width, collisions,
+    correlated rows) nor its halving period's scaling explains it. It grows with the frequency
+    the counters accumulate (a longer halving period, a lower saturation) and nearly vanishes
+    with ``sketch="cbf"`` or W = 2 x capacity. Not corrected (docs/mrc.md,
+    bench/mrc_wtinylfu.py).
 
 Fixed size (``samples=S``)
     The S pages with the smallest hashes (R = S / pages), so a small trace keeps enough pages.

@@ -14,7 +14,7 @@ from pagesim.core.state import GI_USER
 
 ANON_T = 0
 FILE_T = 1
-SWAPOUT_K = 2  #: the third kind of cost sample (tune.note_wait): an anon page written out
+SWAPOUT_K = 2  #: the third kind of cost sample (costs.note_wait): an anon page written out
 
 # ---- s.pm columns
 WORD = 0  #: the 32-bit state word (core.py)
@@ -23,7 +23,7 @@ INBUF = 2  #: 1 while the page is among the sweep's candidates
 PASSK = 3  #: + type: scratch column, the keys seen by the current pass of the sweep (slot = row)
 SIDX = 5  #: the page's slot in the controllers' sample: -1 not sampled, -2 sampled (no slot yet)
 #: set in SIDX while a sampled anon page's young bit was seen by the sample (an access's hinting
-#: fault; with ``sample_faults`` off, also its fault's: tune.py)
+#: fault; with ``sample_faults`` off, also its fault's: sample.py)
 SAMPLE_PENDING = 1 << 40
 #: set in SIDX while a young bit the sample's harvest took is held for the walker and reclaim
 SAMPLE_HELD = 1 << 41
@@ -95,7 +95,7 @@ G_PICK = _s + 10  #: + type: pages proposed per type
 G_BITMAP = _s + 12  #: N_BLOCKS slots: 1 if the block may hold a page of M
 G_BUF = G_BITMAP + N_BLOCKS  #: per type BUF_CAP entries of BUF_W slots: page, key, word, tie rank
 _c = G_BUF + 2 * BUF_W * BUF_CAP
-# ---- the controllers (tune.py)
+# ---- the controllers (sample.py, sims.py, mrc.py, costs.py, tune.py)
 G_DAUTO = _c  #: decay_auto: the controllers set the decay and W's share
 G_SAUTO = _c + 1  #: the split controller on (0: the split stays at G_SPLIT, parameter split_permille)
 G_SPLIT = _c + 2  #: anon's share the reclaim presses toward, permille (-1: none chosen yet)
@@ -115,12 +115,12 @@ G_ENABLED = _c + 22  #: enabled (always 1)
 G_EVENTS = _c + 23  #: + type: sample events fed
 G_TICKS = _c + 25  #: ticks seen by the controllers
 G_MRCTS = _c + 26  #: + type: the MRC's stamp counter
-G_SAMPLEP = _c + 28  #: parameter sample_pages (0: the rule in tune.py)
+G_SAMPLEP = _c + 28  #: parameter sample_pages (0: the rule in sample.py)
 G_HACC = _c + 29  #: pages taken in since the sample's young bits were last harvested
 G_PREVREAD = _c + 30  #: the page the last file read (kernel mode) was of (-2: none yet)
 G_SEQREAD = _c + 31  #: 1 while the current file read hit and continues the reader's sequential run
 G_HITREAD = _c + 32  #: 1 while the current read hit in the real cache (kernel mode)
-G_CURVEMEM = _c + 33  #: parameter curve_memory (tune.curve_memory)
+G_CURVEMEM = _c + 33  #: parameter curve_memory (mrc.curve_memory)
 G_PRESSPOW = _c + 34  #: parameter press_power: how steeply the press rises with a type's excess
 G_LRUPG = _c + 35  #: pages on the lists at the last tick (what the split divides; the curves' sizes)
 G_SIMPLUS = _c + 36  #: 2 types x 11: sign-test counts: sim i hit where the centre missed (i=10: W+ vs W-)

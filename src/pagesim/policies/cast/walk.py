@@ -18,12 +18,12 @@ In kernel mode a read of a mapped (anon) page only sets its young bit (``YOUNG``
   MGLRU's ``lru_gen_look_around`` takes up to 64 PTEs of the PMD around the address). Page ids
   stand for virtual addresses here (dense ids in first-touch order).
 
-The sample (tune.py). The seed makes sampled mapped pages PROT_NONE so that every read of them
+The sample (sample.py). The seed makes sampled mapped pages PROT_NONE so that every read of them
 faults and is seen; so does CAST here (``sample_faults``, the default: each access a hinting
-fault that feeds the sample, tune.py). A young bit an access of a sampled page leaves is marked
+fault that feeds the sample, sample.py). A young bit an access of a sampled page leaves is marked
 as seen by the sample (SAMPLE_PENDING) and is the main cache's. Its fault's bit is not:
 when the walker or reclaim takes it as a read of the main cache, the sample gets the same
-read (tune.py ``REREAD``: no access, so no hit or miss in the sims), as the main cache counts a
+read (sample.py ``REREAD``: no access, so no hit or miss in the sims), as the main cache counts a
 fault twice once the page is still mapped a tick later (policy.py Choice 10).
 With ``sample_faults = False`` the sampled anon pages' young bits are harvested 16 times a tick
 instead (every 1/64 of memory taken in, :func:`harvest_sample`), besides the walker and reclaim:
@@ -56,7 +56,8 @@ from pagesim.policies.cast.layout import (
     TYPE_SIZE,
     WORD,
 )
-from pagesim.policies.cast.tune import READ, REREAD, tune_feed
+from pagesim.policies.cast.sample import READ, REREAD
+from pagesim.policies.cast.tune import tune_feed
 
 LOOK_AROUND = 64  #: PTEs the look-around reads around a young candidate
 PTE_TABLE = 512  #: PTEs per page table (the look-around stays within one)
@@ -83,7 +84,7 @@ def take_young(s, p, now, leave):  # type: ignore[no-untyped-def]
     s.resident[p] = v & (FLAG_MASK ^ YOUNG)
     if sx >= 0:
         if (v & YOUNG) != 0 and (sx & SAMPLE_PENDING) == 0:
-            # with the sample's faults, a bit the sample has not seen is its fault's (tune.py)
+            # with the sample's faults, a bit the sample has not seen is its fault's (sample.py)
             tune_feed(s, p, ANON_T, REREAD if s.gi[G_SFAULT] != 0 else READ)
         s.pm[p, SIDX] = sx & SLOT_MASK
     if last_read(w, now) != now or (w & 0xFF) == 0:

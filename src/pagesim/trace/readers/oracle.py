@@ -81,9 +81,10 @@ def check_plausible(
 
     A file is taken as oracleGeneral by its name alone; these checks stand in for the content
     test :func:`sniff` makes of an unnamed file. Request ``i`` (1-based) must have a
-    ``next_access_vtime`` of -1 or in ``i + 1 .. n``, that request must be of the same object,
-    and times must not decrease (libCacheSim's traces are in time order). Sizes are not checked:
-    a size of 0 is a legitimate record.
+    ``next_access_vtime`` of -1 or above ``i``; where it names a request of this file (at most
+    ``n``) that request must be of the same object (one past the end is a truncated trace's,
+    as ``head -c`` of a real trace leaves); and times must not decrease (libCacheSim's traces
+    are in time order). Sizes are not checked: a size of 0 is a legitimate record.
 
     Parameters
     ----------
@@ -98,14 +99,14 @@ def check_plausible(
     n = obj_id.shape[0]
     index = np.arange(1, n + 1, dtype=np.int64)
     has_next = next_vtime != -1
-    in_range = ~has_next | ((next_vtime > index) & (next_vtime <= n))
+    in_range = ~has_next | (next_vtime > index)
     same = np.ones(n, dtype=bool)
-    follows = has_next & in_range
+    follows = has_next & in_range & (next_vtime <= n)
     same[follows] = obj_id[next_vtime[follows] - 1] == obj_id[follows]
     ordered = np.ones(n, dtype=bool)
     ordered[1:] = time[1:] >= time[:-1]
     for bad, what in (
-        (~in_range, "next_access_vtime -1 or a later request's 1-based index (at most {n})"),
+        (~in_range, "next_access_vtime -1 or a later request's 1-based index"),
         (~same, "next_access_vtime naming a request to the same obj_id"),
         (~ordered, "a time no earlier than the previous record's"),
     ):

@@ -1,14 +1,12 @@
-"""Kernel mode's public entry point: run policies over a trace on a simulated Linux node.
-
-See :mod:`pagesim.engine.kernel_loop` for what each access does and
-:mod:`pagesim.engine.memory` for the node, its devices and their default figures.
+"""Kernel mode's run: :class:`KernelRun` steps the compiled loop chunk by chunk, switches policies
+where they ask (:meth:`Policy.switches`, :mod:`pagesim.engine.switch`) and reads its counters
+and result; :func:`simulate_kernel` drives one to the end.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -35,16 +33,10 @@ from pagesim.core.state import (
     ACC_LEN,
     ANON,
     FLAG_MASK,
-    GI_FILE_QUEUE,
-    GI_SWAP_QUEUE,
-    GI_SWAPPINESS,
     LIST,
-    MAX_CANDIDATES,
     MODE_KERNEL,
     N_STAT,
     PROT_NONE,
-    QUEUE_CPU,
-    QUEUE_NONE,
     REASON_FREED,
     STAT_NAMES,
     WORK_PTES,
@@ -55,239 +47,37 @@ from pagesim.core.state import (
 )
 from pagesim.engine import counters as C
 from pagesim.engine.build import interpreted, interpreted_runner, runner_for
-from pagesim.engine.kernel_loop import (
-    F_CPU_NS,
+from pagesim.engine.kernel.node import _node_slots, make_kframework
+from pagesim.engine.kernel.result import KernelResult, _latency_summary
+from pagesim.engine.kmode.framework import (
     F_DIRECT_NS,
-    F_HINT_NS,
     F_KC_NS,
     F_KSWAPD_NS,
-    F_LEN,
     F_MAX_FAULT,
     F_MAX_LAT,
     F_NOW,
-    F_PTE_NS,
     F_QUEUE_NS,
     F_QUEUED,
-    F_RMAP_NS,
-    F_SCAN_NS,
     F_TOTAL_NS,
-    F_ZERO_NS,
-    FILE_DEV,
-    N_DIRTY_BG,
-    N_HAS_NEXT,
     N_HAS_SWAP,
     N_KC_DEPTH,
     N_LAST_OOM_TAG,
-    N_LAT_BUCKETS,
-    N_LEN,
-    N_RA_MAX,
     N_RES_ANON,
     N_RES_FILE,
-    N_STOP,
     N_SWAP_TOTAL,
     N_SWAP_USED,
-    N_TIMED,
     N_TOTAL,
-    N_WHIGH,
-    N_WLOW,
-    N_WMIN,
-    N_ZRAM_SCALE,
     N_ZRAM_STORED,
-    RA_BYP_LEFT,
-    RA_LEN,
-    RA_SIZE,
-    SWAP_DEV,
-    KFramework,
     _free_pages,
     _zram_pages,
     _zram_pages_of,
 )
 from pagesim.engine.loop import CFG_HAS_ADMIT, new_cfg
-from pagesim.engine.memory import D_LEN, KernelConfig, watermarks
+from pagesim.engine.memory import KernelConfig
 from pagesim.engine.simulate import PolicyError, Stepper, _policies_per_cgroup
 from pagesim.engine.switch import handover_uses, release_lists, switch_order
-from pagesim.engine.zram import compression_entries, zram_costs
 from pagesim.policies.base import Policy
 from pagesim.trace import Trace
-
-
-@dataclass
-class KernelResult:
-    """Counters, times and the node's state at the end of a kernel-mode run.
-
-    Attributes
-    ----------
-    policy : str
-        The policy's label.
-    counters : dict of str to int
-        Cache-mode counters, /proc/vmstat-named kernel counters and the policy's own
-        (``pgactivate``, ``workingset_activate_*``...), summed over cgroups.
-    ops : int
-        Accesses simulated (those of killed processes excluded).
-    throughput_ops_per_s : float
-        Modelled operations per second: each task runs on its own CPU, so the sum over tasks of
-        (accesses / time), time being CPU per access plus every wait charged to the task.
-    latency_ns : dict
-        ``p50``, ``p99`` (upper edges of power-of-two buckets) and ``max`` of per-access time.
-    longest_fault_ns : float
-        The longest single wait of a fault or read miss.
-    kswapd_ns, direct_reclaim_ns : float
-        CPU time kswapd spent reclaiming, and time tasks spent in direct reclaim.
-    node : dict
-        Resident anon and file pages, swap used, zram's stored pages and the pages of memory
-        it holds (``zram_pages``) at the end; OOM victim.
-    series : dict of lists
-        Sampled every ``sample_every`` accesses (empty if not asked for): ``access`` (index),
-        ``time_ns`` (model time of the last access), ``resident_anon``, ``resident_file``,
-        ``free``, ``swap_used``, ``pswpin``, ``pswpout``,
-        and each policy readout (``Policy.readouts``) of cgroup 0's policy.
-    readouts : dict of str to float
-        Cgroup 0's policy's readouts at the end of the run (``Policy.readouts``; empty if it has
-        none), whether or not a series was sampled.
-    describe : str
-        Cgroup 0's policy's text readout at the end (``Policy.describe``; CAST: the seed's
-        ``estimate`` and ``tune``); "" if it has none.
-    clairvoyant : bool
-        True if cgroup 0's policy was told each page's next use in trace order (``opt``). In
-        kernel mode such a policy is a reference, not a bound: reclaim takes batches of 32,
-        readahead brings pages nobody asked for and tasks interleave by their clocks, so
-        another policy may miss less (docs/kernel-mode.md). ``to_dict`` adds ``is_bound``,
-        always False here, so that a JSON reader does not take its figures for the limit.
-    tasks : dict of lists, one entry per task (tag)
-        ``ops``, ``time_ns``, ``waits`` (swap-ins and file reads it waited for),
-        ``longest_wait_ns``, ``killed`` (1 if the OOM killer took it).
-    config : dict
-        The node's parameters (:class:`KernelConfig`), so the run can be repeated.
-    seconds : float
-        Wall time of the simulation loop.
-    """
-
-    policy: str
-    counters: dict[str, int]
-    ops: int
-    throughput_ops_per_s: float
-    latency_ns: dict[str, float]
-    longest_fault_ns: float
-    kswapd_ns: float
-    direct_reclaim_ns: float
-    node: dict[str, int]
-    tasks: dict[str, list[float]]
-    config: dict[str, Any]
-    seconds: float
-    prepare_seconds: float
-    mode: str
-    params: dict[str, Any] = field(default_factory=dict)
-    series: dict[str, list[float]] = field(default_factory=dict)
-    readouts: dict[str, float] = field(default_factory=dict)
-    describe: str = ""
-    clairvoyant: bool = False
-
-    def per_op(self, name: str) -> float:
-        """``counters[name]`` per simulated access (0.0 if none)."""
-        return self.counters[name] / self.ops if self.ops else 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-serialisable dict of the whole result."""
-        return {
-            "policy": self.policy,
-            **self.counters,
-            "ops": self.ops,
-            "throughput_ops_per_s": self.throughput_ops_per_s,
-            "latency_ns": self.latency_ns,
-            "longest_fault_ns": self.longest_fault_ns,
-            "kswapd_ns": self.kswapd_ns,
-            "direct_reclaim_ns": self.direct_reclaim_ns,
-            "node": self.node,
-            "tasks": self.tasks,
-            "series": self.series,
-            "readouts": self.readouts,
-            "describe": self.describe,
-            "clairvoyant": self.clairvoyant,
-            "is_bound": False,
-            "config": self.config,
-            "seconds": self.seconds,
-            "prepare_seconds": self.prepare_seconds,
-            "mode": self.mode,
-            "params": self.params,
-        }
-
-
-def release_times(trace: Trace) -> np.ndarray:
-    """Each access's earliest start in model time (ns), or an empty array if it has none.
-
-    A trace says its ``time`` column holds release times by ``source["time_is_release"]``
-    (kernel workloads set it, in ns: a task that reads every 100 ms sleeps in between). Other
-    timestamps (a recorded trace's wall clock, in its own unit) are not used.
-
-    Returns
-    -------
-    numpy.ndarray of int64, shape (n_requests,) or (0,)
-
-    Raises
-    ------
-    ValueError
-        If the trace says its times are release times but not in ns.
-    """
-    if trace.time is None or not trace.source.get("time_is_release"):
-        return np.zeros(0, dtype=np.int64)
-    if trace.source.get("time_unit", "ns") != "ns":
-        raise ValueError("release times must be in ns (source['time_unit'] == 'ns')")
-    return np.ascontiguousarray(trace.time, dtype=np.int64)
-
-
-def _first_access(page: np.ndarray, n_pages: int) -> np.ndarray:
-    """Each page's first access (row), NEVER for a page the trace never reads."""
-    first = np.full(n_pages, np.iinfo(np.int64).max, dtype=np.int64)
-    np.minimum.at(first, page, np.arange(page.shape[0], dtype=np.int64))
-    return first
-
-
-def device_addresses(trace: Trace, n_pages: int) -> np.ndarray:
-    """Each page's address on its device, to tell sequential requests from seeks.
-
-    A file page's address is its source id (workload generators and readers number a file's
-    blocks consecutively); an anon page's is replaced by its swap slot when it is swapped out.
-
-    Returns
-    -------
-    numpy.ndarray of int64, shape (n_pages,)
-    """
-    addr = np.zeros(n_pages, dtype=np.int64)
-    ids = np.asarray(trace.original_id)
-    if ids.size and np.issubdtype(ids.dtype, np.integer):
-        addr[: ids.size] = ids.astype(np.int64, copy=False)
-    else:
-        addr[: ids.size] = np.arange(ids.size, dtype=np.int64) * 2  # unknown: every read seeks
-    return addr
-
-
-def file_successors(trace: Trace) -> np.ndarray:
-    """For every page, the page holding the next block of the same file, or -1.
-
-    A file page's successor is the file page whose source id is one higher (workload
-    generators give each file a contiguous range of ids). Anon pages have none.
-
-    Returns
-    -------
-    numpy.ndarray of int64, shape (n_pages,)
-    """
-    n = trace.n_pages
-    nxt = np.full(max(n, 1), -1, dtype=np.int64)
-    if n == 0:
-        return nxt
-    first = np.full(n, -1, dtype=np.int64)
-    idx = np.arange(trace.n_requests - 1, -1, -1)
-    first[trace.page[idx]] = idx  # the earliest access wins (written last)
-    is_file = trace.kind[first] == 0
-    pages = np.flatnonzero(is_file)
-    if pages.size < 2:
-        return nxt
-    orig = trace.original_id[pages]
-    order = np.argsort(orig, kind="stable")
-    sp, so = pages[order], orig[order]
-    follows = so[1:] == so[:-1] + 1
-    nxt[sp[:-1][follows]] = sp[1:][follows]
-    return nxt
 
 
 class KernelRun(Stepper):
@@ -362,7 +152,16 @@ class KernelRun(Stepper):
         others = tuple(state_sharing_lists(first, **p.state_shape()) for p in self.policies[1:])
         self.states = (first, *others)
         self.state = first
-        self.framework = self._framework(n_pages, n_tags, limits)
+        self.framework = make_kframework(
+            cfgk,
+            trace,
+            (self.page, self.kind, self.tag),
+            self.classes,
+            self.policies[0],
+            n_pages,
+            n_tags,
+            limits,
+        )
         for pol, st, lim in zip(self.policies, self.states, limits):
             _node_slots(st, cfgk)
             pol.configure(st, int(lim))
@@ -512,114 +311,6 @@ class KernelRun(Stepper):
         a[A_REFAULT] = 0
         a[A_WAIT_NS] = 0
 
-    def _framework(self, n_pages: int, n_tags: int, limits: np.ndarray) -> KFramework:
-        c = self.config
-        wmin, wlow, whigh = watermarks(c.memory_pages)
-        node = np.zeros(N_LEN, dtype=np.int64)
-        node[N_TOTAL] = c.memory_pages
-        node[N_WMIN], node[N_WLOW], node[N_WHIGH] = wmin, wlow, whigh
-        node[N_RA_MAX] = max(c.readahead_pages, 1)
-        swap = c.device(c.swap)
-        node[N_HAS_SWAP] = 0 if swap is None else 1
-        node[N_SWAP_TOTAL] = c.swap_pages or 0
-        node[N_LAST_OOM_TAG] = -1
-        dev = np.zeros((2, D_LEN))
-        if swap is not None:
-            dev[SWAP_DEV] = swap.row()
-        file_dev = c.device(c.file_device)
-        if file_dev is not None:
-            dev[FILE_DEV] = file_dev.row()
-        f = np.zeros(F_LEN)
-        f[F_CPU_NS] = c.cpu_ns_per_access
-        f[F_ZERO_NS] = c.zero_fill_ns
-        f[F_SCAN_NS] = c.reclaim_ns_per_page
-        f[F_RMAP_NS] = c.rmap_ns_per_page
-        f[F_PTE_NS] = c.walk_ns_per_pte
-        f[F_HINT_NS] = c.hint_fault_ns
-        node[N_TIMED] = 1 if c.schedule == "time" else 0
-        stop = self.trace.source.get("stop", "all") if c.stop == "auto" else c.stop
-        if stop not in ("all", "first"):
-            raise ValueError(f"the trace's source['stop'] must be 'all' or 'first', got {stop!r}")
-        node[N_STOP] = 1 if stop == "first" else 0
-        if any(cls.needs_next_access for cls in self.classes):
-            node[N_HAS_NEXT] = 1
-            next_use = np.ascontiguousarray(self.trace.next_access(), dtype=np.int64)
-            upcoming = _first_access(self.page, n_pages)
-        else:
-            next_use = np.zeros(0, dtype=np.int64)
-            upcoming = np.zeros(0, dtype=np.int64)
-        depth = c.kcompressd if c.kcompressd is not None else self.policies[0].kcompressd_depth()
-        node[N_KC_DEPTH] = max(int(depth), 0)
-        if c.dirty_background_ratio > 0:
-            node[N_DIRTY_BG] = max(int(c.memory_pages * c.dirty_background_ratio / 100), 1)
-        tag_ra = np.full((n_tags, RA_LEN), -1, dtype=np.int64)
-        tag_ra[:, RA_SIZE] = 0
-        tag_ra[:, RA_BYP_LEFT] = 0
-        channels = max([d.channels for d in (swap, file_dev) if d is not None] + [0])
-        entries = compression_entries(self.trace.source)
-        zram_cost, node[N_ZRAM_SCALE] = zram_costs(
-            self.page, self.kind, self.tag, n_pages, c.zram_ratio_of(swap), entries
-        )
-        order = np.argsort(self.tag, kind="stable").astype(np.int64)
-        counts = np.bincount(self.tag, minlength=n_tags) if self.n else np.zeros(n_tags, np.int64)
-        task_first = np.zeros(n_tags + 1, dtype=np.int64)
-        np.cumsum(counts, out=task_first[1:])
-        return KFramework(
-            used=np.zeros(limits.shape[0], dtype=np.int64),
-            cap=limits.copy(),
-            hand=np.zeros(limits.shape[0], dtype=np.int64),
-            swapped=np.zeros(n_pages, dtype=np.uint8),
-            shadowed=np.zeros(n_pages, dtype=np.uint8),
-            owner_tag=np.full(n_pages, -1, dtype=np.int32),
-            ra_next=file_successors(self.trace) if c.readahead_pages > 1 else np.full(n_pages, -1, np.int64),
-            tag_ns=np.zeros(n_tags),
-            tag_ops=np.zeros(n_tags, dtype=np.int64),
-            tag_majflt=np.zeros(n_tags, dtype=np.int64),
-            tag_maxwait=np.zeros(n_tags),
-            tag_dead=np.zeros(n_tags, dtype=np.uint8),
-            tag_anon=np.zeros(n_tags, dtype=np.int64),
-            tag_ra=tag_ra,
-            node=node,
-            f=f,
-            dev=dev,
-            dev_last=np.full(2, -1, dtype=np.int64),
-            dev_busy=np.zeros((2, 1 + channels)),
-            addr=device_addresses(self.trace, n_pages),
-            lat=np.zeros(N_LAT_BUCKETS, dtype=np.int64),
-            victims=np.zeros(MAX_CANDIDATES, dtype=np.int64),
-            one_by_one=np.array([0 if c.proposes_batches else 1 for c in self.classes], dtype=np.uint8),
-            no_fallback=np.array([0 if c.uses_fallback else 1 for c in self.classes], dtype=np.uint8),
-            fill=np.zeros(c.readahead_pages + 1, dtype=np.int64),
-            fill_flags=np.zeros(c.readahead_pages + 1, dtype=np.uint8),
-            fill_ra=np.zeros(c.readahead_pages + 1, dtype=np.uint8),
-            release=release_times(self.trace),
-            order=order,
-            task_first=task_first,
-            task_pos=task_first[:-1].copy(),
-            clock=np.zeros(n_tags + 1),
-            tag_stall=np.zeros(n_tags),
-            tag_prio=np.full(n_tags, 12, dtype=np.int64),
-            tag_idle=np.zeros(n_tags, dtype=np.int64),
-            tag_idle_scanned=np.zeros(n_tags, dtype=np.int64),
-            tag_admit=np.full(n_tags, -1, dtype=np.int64),
-            tag_stalled=np.zeros(n_tags, dtype=np.uint8),
-            tag_reclaimer=np.full(n_tags, -1, dtype=np.int64),
-            tag_reclaimed=np.zeros(n_tags, dtype=np.int64),
-            heap=np.zeros(n_tags + 1, dtype=np.int64),
-            heap_pos=np.full(n_tags + 1, -1, dtype=np.int64),
-            dirty_ring=np.zeros(n_pages, dtype=np.int64),
-            in_ring=np.zeros(n_pages, dtype=np.uint8),
-            next_use=next_use,
-            upcoming=upcoming,
-            dirty_cg=np.zeros(limits.shape[0], dtype=np.int64),
-            dirty_bg_cg=np.maximum(
-                (np.minimum(limits, c.memory_pages) * c.dirty_background_ratio / 100).astype(np.int64), 1
-            ),
-            zram_cost=zram_cost,
-            zram_cg=np.zeros(limits.shape[0], dtype=np.int64),
-            swap_cg=np.full(n_pages, -1, dtype=np.int64),
-        )
-
     def _arrays(self) -> tuple[Any, ...]:
         return (
             self.page, self.kind, self.op, self.tag, self.cgroup, self.cfg,
@@ -712,47 +403,6 @@ class KernelRun(Stepper):
             describe=self.policies[0].describe(self._own_states[0]),
             clairvoyant=bool(type(self.policies[0]).needs_next_access),
         )
-
-
-#: The block device number (bdi) of each device a node has, as the policies' queue slots name it.
-SWAP_BDI = 1
-FILE_BDI = 2
-
-
-def _node_slots(st: State, config: KernelConfig) -> None:
-    """The framework's slots a policy reads in kernel mode: vm.swappiness and where each device's
-    waits queue (:data:`~pagesim.core.state.GI_SWAP_QUEUE`, ``GI_FILE_QUEUE``: the CPU for a
-    synchronous device such as zram, else its bdi number, ``QUEUE_NONE`` without swap)."""
-    st.gi[GI_SWAPPINESS] = config.swappiness
-    devices = ((GI_SWAP_QUEUE, config.swap, SWAP_BDI), (GI_FILE_QUEUE, config.file_device, FILE_BDI))
-    for slot, name, bdi in devices:
-        dev = config.device(name)
-        st.gi[slot] = QUEUE_NONE if dev is None else (QUEUE_CPU if dev.synchronous else bdi)
-
-
-def _latency_summary(hist: np.ndarray, max_ns: float) -> dict[str, float]:
-    """p50, p99 and max of the accesses' latencies (ns: CPU plus waits) from the loop's log2
-    histogram: bucket ``b`` > 0 counts latencies in [2**(b-1), 2**b), bucket 0 those under 1 ns.
-
-    A quantile is interpolated linearly within its bucket (the bucket's upper bound, which this
-    once gave, overstated it by up to 2x) and never exceeds the largest latency seen.
-    """
-    total = int(hist.sum())
-    if total == 0:
-        return {"p50": 0.0, "p99": 0.0, "max": 0.0}
-    cum = np.cumsum(hist)
-
-    def quantile(q: float) -> float:
-        rank = q * total
-        b = int(np.searchsorted(cum, rank, side="left"))
-        if b == 0:
-            return 0.0
-        below = float(cum[b - 1])
-        low, high = float(2 ** (b - 1)), float(2**b)
-        share = (rank - below) / float(hist[b])
-        return float(min(low + share * (high - low), max_ns))
-
-    return {"p50": quantile(0.5), "p99": quantile(0.99), "max": max_ns}
 
 
 def simulate_kernel(

@@ -1,0 +1,292 @@
+"""Reclaim: an episode's batches at falling priority (:func:`_reclaim_step`), one batch's
+evictions (:func:`_reclaim`), which cgroup node reclaim visits (:func:`_pick_cgroup`), who must
+reclaim before an allocation (:func:`_room_needed`) and kswapd's wake-up (:func:`_wake_kswapd`).
+"""
+
+from __future__ import annotations
+
+from pagesim.core.jit import kernel, kernel_inline
+from pagesim.core.state import (
+    A_CAPACITY,
+    A_FREE,
+    A_NOW_NS,
+    A_PRIORITY,
+    A_RECLAIMER,
+    A_REQUEST,
+    A_SCANNED,
+    A_SWAP_FREE,
+    A_USED,
+    A_WANT_OOM,
+    A_ZRAM_PAGES,
+    ANON,
+    REASON_FALLBACK,
+    REASON_FREED,
+    REASON_POLICY,
+    RECLAIM_DIRECT,
+    RECLAIM_KSWAPD,
+    RECLAIM_LIMIT,
+    WORK_PTES,
+    WORK_RMAP,
+)
+from pagesim.engine import counters as C
+from pagesim.engine.kmode.eviction import _collect_candidates, _evict_page, _kremove, _pick_fallback
+from pagesim.engine.kmode.framework import (
+    F_BATCH_T0,
+    F_COST,
+    F_DIRECT_NS,
+    F_KSWAPD_NS,
+    F_PTE_NS,
+    F_RMAP_NS,
+    F_SCAN_NS,
+    MAX_FRUITLESS_BATCHES,
+    MAX_RECLAIM_RETRIES,
+    N_HAS_SWAP,
+    N_KSWAPD_AWAKE,
+    N_KSWAPD_FAILURES,
+    N_KSWAPD_IDLE,
+    N_KSWAPD_PRIO,
+    N_LAST_OOM_TAG,
+    N_LAST_SCANNED,
+    N_RECLAIMER,
+    N_RR,
+    N_SWAP_TOTAL,
+    N_SWAP_USED,
+    N_WHIGH,
+    N_WLOW,
+    N_WMIN,
+    SWAP_CLUSTER_MAX,
+    _free_pages,
+    _zram_pages_of,
+)
+from pagesim.engine.kmode.oom import _kill_rest, _oom_victim
+from pagesim.engine.kmode.scheduler import _heap_fix, _heap_push, _heap_remove
+from pagesim.engine.kmode.swapout import _release_swap
+
+
+@kernel_inline
+def _reclaim(ss, fw, a, r, out, evict, removed, cg, request, prio, reclaimer, t):  # type: ignore[no-untyped-def]
+    """One reclaim batch from cgroup ``cg``: ask its policy, validate, evict, fall back."""
+    s = ss[0]
+    a[A_REQUEST] = request
+    a[A_PRIORITY] = prio
+    a[A_RECLAIMER] = reclaimer
+    a[A_USED] = fw.used[cg]
+    a[A_CAPACITY] = fw.cap[cg]
+    a[A_FREE] = _free_pages(fw)
+    a[A_ZRAM_PAGES] = _zram_pages_of(fw, cg)
+    a[A_SWAP_FREE] = fw.node[N_SWAP_TOTAL] - fw.node[N_SWAP_USED] if fw.node[N_HAS_SWAP] else 0
+    # A policy written for cache mode proposes one page per call: ask it once per page.
+    one_by_one = fw.one_by_one[cg] != 0
+    rounds = request if one_by_one else 1
+    freed = 0
+    policy_done = False
+    for rnd in range(rounds + 1):
+        fallback = rnd == rounds or policy_done
+        if fallback:
+            if freed * 100 > 80 * request or fw.no_fallback[cg] != 0:
+                break
+            out[C.FALLBACK_CALLS] += 1
+            nv = _pick_fallback(s, fw, cg, request - freed)
+            fw.f[F_COST] += nv * fw.f[F_SCAN_NS]
+        else:
+            a[A_REQUEST] = 1 if one_by_one else request
+            a[A_SCANNED] = -1
+            out[C.EVICT_CALLS] += 1
+            rmap0 = s.work[WORK_RMAP]
+            ptes0 = s.work[WORK_PTES]
+            nv = _collect_candidates(s, fw, out, cg, evict(ss, cg, a))
+            if a[A_SCANNED] < 0:
+                fw.node[N_LAST_SCANNED] = -1
+            elif fw.node[N_LAST_SCANNED] >= 0:
+                fw.node[N_LAST_SCANNED] += a[A_SCANNED]
+            scanned = a[A_SCANNED] if a[A_SCANNED] >= 0 else nv
+            fw.f[F_COST] += (
+                scanned * fw.f[F_SCAN_NS]
+                + (s.work[WORK_RMAP] - rmap0) * fw.f[F_RMAP_NS]
+                + (s.work[WORK_PTES] - ptes0) * fw.f[F_PTE_NS]
+            )
+            if reclaimer == RECLAIM_KSWAPD:
+                out[C.PGSCAN_KSWAPD] += nv
+            else:
+                out[C.PGSCAN_DIRECT] += nv
+        for i in range(nv):
+            if freed >= request:
+                if not fallback:
+                    out[C.UNUSED_CANDIDATES] += 1
+                continue
+            reason = REASON_FALLBACK if fallback else REASON_POLICY
+            if _evict_page(ss, fw, r, out, removed, fw.victims[i], reason, t) == 1:
+                freed += 1
+                if fallback:
+                    out[C.FALLBACK_EVICTIONS] += 1
+                else:
+                    out[C.POLICY_EVICTIONS] += 1
+        if fallback:
+            break
+        if freed >= request or nv == 0:
+            policy_done = True
+    if reclaimer == RECLAIM_KSWAPD:
+        out[C.PGSTEAL_KSWAPD] += freed
+    else:
+        out[C.PGSTEAL_DIRECT] += freed
+    return freed
+
+
+@kernel
+def _pick_cgroup(fw):  # type: ignore[no-untyped-def]
+    """Node reclaim visits the cgroups in turn, skipping empty ones."""
+    k = fw.used.shape[0]
+    for _ in range(k):
+        cg = fw.node[N_RR] % k
+        fw.node[N_RR] += 1
+        if fw.used[cg] > 0:
+            return cg
+    return 0
+
+
+@kernel
+def _wake_kswapd(fw, out, now):  # type: ignore[no-untyped-def]
+    """Free below low wakes kswapd (``wakeup_kswapd``); it starts at DEF_PRIORITY."""
+    if fw.node[N_KSWAPD_AWAKE] != 0 or _free_pages(fw) >= fw.node[N_WLOW]:
+        return
+    if fw.node[N_KSWAPD_FAILURES] >= MAX_RECLAIM_RETRIES:
+        return  # a hopeless node: direct reclaim has to make progress first
+    out[C.KSWAPD_WAKE] += 1
+    fw.node[N_KSWAPD_AWAKE] = 1
+    fw.node[N_KSWAPD_PRIO] = 12
+    fw.node[N_KSWAPD_IDLE] = 0
+    k = fw.clock.shape[0] - 1
+    fw.clock[k] = max(fw.clock[k], now)
+    _heap_push(fw, k)
+
+
+@kernel
+def _room_needed(fw, cg, k):  # type: ignore[no-untyped-def]
+    """Who must reclaim before ``k`` pages can be charged to ``cg``: limit, direct, or -1."""
+    if k <= 0:
+        return -1
+    if fw.used[cg] + k > fw.cap[cg]:
+        return RECLAIM_LIMIT
+    if _free_pages(fw) - k < fw.node[N_WMIN]:
+        return RECLAIM_DIRECT
+    return -1
+
+
+@kernel_inline
+def _reclaim_step(ss, fw, a, r, out, evict, removed, actor, cg, reclaimer, t):  # type: ignore[no-untyped-def]
+    """One reclaim batch by ``actor`` (a task in direct or limit reclaim, or kswapd).
+
+    Lowers the actor's priority when a batch frees nothing; at priority 0, three fruitless
+    batches make kswapd give up and a task call the OOM killer. Advances the actor's clock by
+    the batch's cost and returns the number of pages the OOM killer skipped (killed tasks'
+    remaining accesses).
+    """
+    s = ss[0]
+    kswapd = actor == fw.clock.shape[0] - 1
+    if kswapd:
+        if _free_pages(fw) >= fw.node[N_WHIGH]:
+            fw.node[N_KSWAPD_AWAKE] = 0
+            _heap_remove(fw, actor)
+            return 0
+        target = _pick_cgroup(fw)
+        prio = fw.node[N_KSWAPD_PRIO]
+    else:
+        target = cg if reclaimer == RECLAIM_LIMIT else _pick_cgroup(fw)
+        prio = fw.tag_prio[actor]
+        if reclaimer == RECLAIM_DIRECT and fw.tag_stalled[actor] == 0:
+            out[C.ALLOCSTALL] += 1
+            fw.tag_stalled[actor] = 1
+    a[A_NOW_NS] = int(fw.clock[actor])
+    a[A_WANT_OOM] = 0
+    fw.f[F_COST] = 0.0
+    rk = RECLAIM_KSWAPD if kswapd else reclaimer
+    fw.node[N_RECLAIMER] = rk
+    fw.f[F_BATCH_T0] = fw.clock[actor]
+    fw.node[N_LAST_SCANNED] = 0
+    request = SWAP_CLUSTER_MAX
+    if not kswapd:
+        if fw.tag_reclaimer[actor] != reclaimer:
+            fw.tag_reclaimer[actor] = reclaimer
+            fw.tag_reclaimed[actor] = 0
+        request = SWAP_CLUSTER_MAX - fw.tag_reclaimed[actor]
+    freed = _reclaim(ss, fw, a, r, out, evict, removed, target, request, prio, rk, t)
+    cost = max(fw.f[F_COST], fw.f[F_SCAN_NS])
+    fw.clock[actor] += cost
+    if freed > 0:
+        fw.node[N_KSWAPD_FAILURES] = 0  # any progress makes the node worth kswapd's time again
+    want_oom = a[A_WANT_OOM] != 0
+    a[A_WANT_OOM] = 0
+    if kswapd:
+        fw.f[F_KSWAPD_NS] += cost
+    else:
+        fw.f[F_DIRECT_NS] += cost
+        fw.tag_stall[actor] += cost
+    # A pass at this priority that did not yield a whole batch goes on at the next one
+    # (do_try_to_free_pages, balance_pgdat); kswapd never scans at 0.
+    floor = 1 if kswapd else 0
+    idle = 0
+    if not kswapd:
+        fw.tag_reclaimed[actor] += freed
+        if fw.tag_reclaimed[actor] >= SWAP_CLUSTER_MAX or (prio == 0 and freed < request):
+            fw.tag_reclaimer[actor] = -1  # the episode is over: the allocation is retried
+    if freed < request and not want_oom and prio > floor:
+        prio -= 1
+    elif freed == 0 and not want_oom:
+        idle = (fw.node[N_KSWAPD_IDLE] if kswapd else fw.tag_idle[actor]) + 1
+    # Out of memory: three fruitless batches at the lowest priority, and -- for a policy that
+    # reports its scans and looks at a bounded number of pages per call (MGLRU: 4096) -- having
+    # looked at as many pages as its cgroup holds since the first of them, or finding nothing it
+    # may even look at (the kernel's priority 0 pass covers every page, and the allocator retries
+    # before it calls the OOM killer).
+    oom = False
+    if not kswapd:
+        if idle == 0:
+            fw.tag_idle_scanned[actor] = 0
+        elif fw.node[N_LAST_SCANNED] < 0 or fw.tag_idle_scanned[actor] < 0:
+            fw.tag_idle_scanned[actor] = -1
+        else:
+            fw.tag_idle_scanned[actor] += fw.node[N_LAST_SCANNED]
+        seen = fw.tag_idle_scanned[actor]
+        nothing_to_scan = fw.node[N_LAST_SCANNED] == 0  # no page it may reclaim is left to look at
+        oom = idle > 2 and (
+            seen < 0 or nothing_to_scan or seen >= fw.used[target] or idle > MAX_FRUITLESS_BATCHES
+        )
+    skipped = 0
+    if kswapd:
+        fw.node[N_KSWAPD_PRIO] = prio
+        fw.node[N_KSWAPD_IDLE] = idle if freed == 0 else 0
+        if idle > 2:  # "hopeless": direct reclaim and the OOM killer take over
+            fw.node[N_KSWAPD_AWAKE] = 0
+            fw.node[N_KSWAPD_FAILURES] += 1
+            _heap_remove(fw, actor)
+        elif _free_pages(fw) >= fw.node[N_WHIGH]:
+            fw.node[N_KSWAPD_AWAKE] = 0
+            _heap_remove(fw, actor)
+        else:
+            _heap_fix(fw, actor)
+    else:
+        fw.tag_prio[actor] = prio
+        fw.tag_idle[actor] = idle if freed == 0 else 0
+        _heap_fix(fw, actor)
+    if want_oom or oom:
+        victim = _oom_victim(fw)
+        if victim >= 0:
+            for page in range(s.lst.shape[0]):
+                if fw.owner_tag[page] != victim:
+                    continue
+                if s.resident[page] & ANON:
+                    _kremove(ss, fw, r, out, removed, page, REASON_FREED, t, -1)
+                if s.resident[page] == 0 and fw.swapped[page] != 0:
+                    _release_swap(fw, page)
+                fw.shadowed[page] = 0
+            fw.tag_dead[victim] = 1
+            fw.tag_anon[victim] = 0
+            fw.node[N_LAST_OOM_TAG] = victim
+            out[C.OOM_KILL] += 1
+            skipped = _kill_rest(fw, out, victim)
+        if not kswapd:
+            fw.tag_idle[actor] = 0
+            fw.tag_idle_scanned[actor] = 0
+            fw.tag_prio[actor] = 12
+            fw.tag_reclaimer[actor] = -1
+    return skipped

@@ -1,0 +1,160 @@
+"""CAST's costs of a miss per type and the press (a swappiness from a type's excess over its share).
+
+The press (seed: "a page of each type is pressed by how far its type is over its share, as a
+swappiness held within 1-199"): with anon's share ``a`` and the split ``x`` (permille),
+``oa = (a / x)^P``, ``of = ((1000 - a) / (1000 - x))^P``, ``sw = 200 oa / (oa + of)`` held within
+1..199: 100 at the split (both pressed in proportion to their pages), rising steeply as anon goes
+over. ``P`` = ``PRESS_POWER`` = 64 (parameter ``press_power``): a type 2.5 % of its share under
+it is pressed at 13 instead of 100. At the power 8 a type with little intake (anon beside a
+file loop's readahead) sits 7-8 % of its share under the split (37 % at 40 %: 11,158 swap-ins
+where 50 % has 484); at 64 the share holds within ~2 %, and on the 13-condition subset P = 32
+gives +8.5 % / +36.8 %, 64 +6.9 % / +26.7 %. (With the power 2 a type whose pages are evicted
+for good sinks far below its share while every other type churns.)
+
+The costs (seed: "cost = (prior + sum of waits) / (1 + waits) [+ the cost of writing a page
+out, for anon]"): per type the waits' sum and number (``a[A_WAIT_NS]`` of each refault),
+halved once there have been as many as the LRUs hold pages; the prior one sample in the ratio
+``(200 - s) : s`` of vm.swappiness, scaled so the two priors average 100 us (a choice). The cost
+of writing anon out is measured: kernel mode tells ``removed`` what writing
+the page out cost its writer (``r[A_WAIT_NS]``: zram's compression, 0 for a write queued to a
+disk), and :func:`miss_cost` adds ``(swapout_ns + sum) / (1 + n)`` to anon's, the parameter
+``swapout_ns`` (default 2,500 ns, zram's documented compression time) being its prior. What a
+swap-in costs the study's measure (``node["total_ns"]``: every access's CPU and waits, direct
+reclaim's stalls included; kswapd's and kcompressd's work not) is more: on study condition 14
+(200,000 accesses) the fixed split 40 % against 50 % cost 19.1 ms more for 1,689 more
+swap-ins, 11.3 us each, of which 13.0 ms was the file reader's direct reclaim (5.2 us per
+swap-out it wrote) and 4.5 us per swap-in the anon task's own wait; CAST weighs anon's miss at
+3.7 + 2.5 = 6.2 us. Reclaim's work beyond writing the page out is not in the seed's cost.
+"""
+
+from __future__ import annotations
+
+from pagesim.core.state import GI_SWAPPINESS
+from pagesim.policies.cast.core import (
+    cast_kernel,
+)
+from pagesim.policies.cast.layout import (
+    ANON_T,
+    F_ALL_N,
+    F_ALL_SUM,
+    F_OUT_N,
+    F_OUT_SUM,
+    F_WAIT_N,
+    F_WAIT_SUM,
+    G_PRESSPOW,
+    G_SPLIT,
+    G_SWAPOUT,
+    G_SWP,
+    G_ZRAM,
+    SWAPOUT_K,
+)
+from pagesim.policies.cast.sample import type_pages
+
+MAX_SWAPPINESS = 200
+
+
+#: The prior's scale: the mean of the two priors, ns (between a zram swap-in and an SSD read).
+PRIOR_NS = 100_000.0
+
+
+PRESS_POWER = 64  #: how steeply the press rises with a type's excess over its share
+
+
+@cast_kernel
+def node_swappiness(s):  # type: ignore[no-untyped-def]
+    """vm.swappiness, or the policy's override."""
+    if s.gi[G_SWP] >= 0:
+        return s.gi[G_SWP]
+    return s.gi[GI_SWAPPINESS]
+
+
+@cast_kernel
+def anon_share(s):  # type: ignore[no-untyped-def]
+    """Anon's share of memory, permille (500 when there is none): anon's pages on the lists and
+    the memory zram holds compressed (``gi[G_ZRAM]``, kernel mode), against those and file's
+    pages on the lists. The seed: "Anon's part of memory counts what zram or zswap holds
+    compressed as well as its pages on the lists -- a page swapped to zram frees only what
+    compressing it saves." Each lruvec counts what zram holds for its own pages (those its
+    cgroup swapped out; the kernel charges zswap, not zram, to a cgroup, but the seed's share
+    is the lruvec's own anon), so with one cgroup all of it."""
+    a = type_pages(s, ANON_T) + s.gi[G_ZRAM]
+    f = type_pages(s, 1)
+    if a + f <= 0:
+        return 500
+    return (1000 * a) // (a + f)
+
+
+@cast_kernel
+def press_of(share, split):  # type: ignore[no-untyped-def]
+    """The swappiness that presses anon (share ``share`` permille) toward ``split``: 1..199."""
+    return press_pow(share, split, PRESS_POWER)
+
+
+@cast_kernel
+def press_pow(share, split, power):  # type: ignore[no-untyped-def]
+    """:func:`press_of` with the power ``power``."""
+    x = min(max(split, 1), 999)
+    oa = (share / x) ** power
+    of = ((1000.0 - share) / (1000.0 - x)) ** power
+    sw = 200.0 * oa / (oa + of)
+    return int(min(max(round(sw), 1), MAX_SWAPPINESS - 1))
+
+
+@cast_kernel
+def pressure_swappiness(s):  # type: ignore[no-untyped-def]
+    """The swappiness reclaim presses anon and file with, held within 1..199.
+
+    Toward the split once one is set (chosen or fixed); before that vm.swappiness (held).
+    """
+    if s.gi[G_SPLIT] >= 0:
+        return press_pow(anon_share(s), s.gi[G_SPLIT], s.gi[G_PRESSPOW])
+    sw = node_swappiness(s)
+    return min(max(sw, 1), MAX_SWAPPINESS - 1)
+
+
+@cast_kernel
+def note_wait(s, t, wait_ns, lru_pages):  # type: ignore[no-untyped-def]
+    """One cost sample of kind ``t``: a refault wait of type ``t`` (0 anon, 1 file) or, kind
+    ``SWAPOUT_K`` (2), what writing an anon page out cost. The kind's sum and number halve once
+    the number reaches the LRUs' pages; every sample is also kept unhalved (``gf[F_ALL_*]``, the
+    seed's per-queue lines)."""
+    s.gf[F_ALL_SUM + t] += wait_ns
+    s.gf[F_ALL_N + t] += 1.0
+    i_sum = F_OUT_SUM if t == SWAPOUT_K else F_WAIT_SUM + t
+    i_n = F_OUT_N if t == SWAPOUT_K else F_WAIT_N + t
+    s.gf[i_sum] += wait_ns
+    s.gf[i_n] += 1.0
+    if s.gf[i_n] >= max(lru_pages, 1):
+        s.gf[i_sum] *= 0.5
+        s.gf[i_n] *= 0.5
+
+
+@cast_kernel
+def refault_cost(s, t):  # type: ignore[no-untyped-def]
+    """``(prior + sum of waits) / (1 + waits)``, ns: the wait alone (see :func:`miss_cost`)."""
+    sw = node_swappiness(s)
+    share = (MAX_SWAPPINESS - sw) if t == ANON_T else sw
+    prior = 2.0 * PRIOR_NS * share / MAX_SWAPPINESS
+    return (prior + s.gf[F_WAIT_SUM + t]) / (1.0 + s.gf[F_WAIT_N + t])
+
+
+@cast_kernel
+def miss_cost(s, t):  # type: ignore[no-untyped-def]
+    """What a miss of type ``t`` costs, ns: its refault wait, plus for anon writing a page out,
+    ``(swapout_ns + sum of write-outs) / (1 + write-outs)``: the parameter is the prior, one
+    sample, as vm.swappiness is the waits' (the seed: "that time is measured too, on every path
+    that writes anon out, and added to anon's cost")."""
+    c = refault_cost(s, t)
+    if t == ANON_T:
+        c += (float(s.gi[G_SWAPOUT]) + s.gf[F_OUT_SUM]) / (1.0 + s.gf[F_OUT_N])
+    return c
+
+
+@cast_kernel
+def estimate_swappiness(s):  # type: ignore[no-untyped-def]
+    """The swappiness the measured costs amount to: 200 * file / (anon + file)."""
+    ca = miss_cost(s, 0)
+    cf = miss_cost(s, 1)
+    if ca + cf <= 0.0:
+        return float(node_swappiness(s))
+    return MAX_SWAPPINESS * cf / (ca + cf)

@@ -1,0 +1,65 @@
+"""Small readers of one CAST lruvec that the other modules share: its tag, a page's type,
+W's length, the pages on its lists, the rank order, the node's memory.
+
+The rules are in :mod:`.policy`'s docstring (Structures, Ties).
+"""
+
+from __future__ import annotations
+
+from pagesim.core.state import (
+    A_MEMORY,
+    A_MODE,
+    A_ZRAM_PAGES,
+    ANON,
+    LEN,
+    MODE_KERNEL,
+)
+from pagesim.policies.cast.core import (
+    cast_kernel,
+)
+from pagesim.policies.cast.layout import (
+    ANON_T,
+    FILE_T,
+    G_CG,
+    G_LIST,
+    G_MEM,
+    G_MSIZE,
+    G_ZRAM,
+)
+
+
+@cast_kernel
+def _mytag(s, t):  # type: ignore[no-untyped-def]
+    """This lruvec's tag for M of type ``t`` (1..14)."""
+    return 1 + t + 2 * (s.gi[G_CG] % 7)
+
+
+@cast_kernel
+def _type_of(s, p):  # type: ignore[no-untyped-def]
+    return ANON_T if s.resident[p] & ANON else FILE_T
+
+
+@cast_kernel
+def _w_len(s, t):  # type: ignore[no-untyped-def]
+    return s.lhd[s.gi[G_LIST + t], LEN]
+
+
+@cast_kernel
+def _lru_pages(s):  # type: ignore[no-untyped-def]
+    """Pages on this lruvec's lists (W and M of both types): the costs' memory."""
+    return _w_len(s, 0) + _w_len(s, 1) + s.gi[G_MSIZE] + s.gi[G_MSIZE + 1]
+
+
+@cast_kernel
+def _less(k1, tb1, k2, tb2):  # type: ignore[no-untyped-def]
+    """Rank order: lower key first, then lower tie rank."""
+    return k1 < k2 or (k1 == k2 and tb1 < tb2)
+
+
+@cast_kernel
+def _update_memory(s, a):  # type: ignore[no-untyped-def]
+    """The node's memory and what zram holds of it for this lruvec's pages (kernel mode;
+    ``added``, ``evict``)."""
+    if a[A_MODE] == MODE_KERNEL and a[A_MEMORY] > 0:
+        s.gi[G_MEM] = a[A_MEMORY]
+        s.gi[G_ZRAM] = a[A_ZRAM_PAGES]

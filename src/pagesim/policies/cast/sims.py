@@ -1,0 +1,452 @@
+"""CAST's simulated caches: eleven per type, each the main cache in small (W's ring, M's heap).
+
+The simulated caches (per type, 11): each is the main cache in small -- W a FIFO of newcomers (a
+ring of lazy entries), M the rest ranked by the real :func:`~pagesim.policies.cast.core.key_of`
+in a heap of lazy entries (an entry is live while its slot is in M with the word it was pushed
+with), ties by :func:`~pagesim.policies.cast.core.rank_tb` (read once: the order of joining M, a
+clock; read more: the frame hash) and W's newcomer winning a tie; W's tail meets M's lowest
+while W is over its share, W's excess beyond one page joins M unopposed (Choice 9 with a slack
+of one page). Their capacity is the type's pages on the real lists now times the rate
+(:func:`sim_capacity`, at every event: sized by the pages at the last tick, the sims would be
+far smaller than the main cache while memory fills, and evict what it keeps). Words use the
+real clock's tick, so H is the same in pages taken in. With ``history`` on (the default,
+policy.py Choice 6) a page that comes into a sim gets back its history, the
+sample's record of its word (every read of it so far), as a refault in the main cache gets back
+its shadow's word; a page read ahead comes in unread, a newcomer at W's head as in the main
+cache, with its history if it has one (kept out, its read would be a miss in every sim whatever
+W's share: W's sims would never see W keep a window until it is read, and on file loops the
+share would fall to 0, after which windows are evicted unread). Sims 0..8 rank
+at the centre decay and at -1, +1, -2, +2, -4, +4, -8, +8 steps held within 1..14 (the seed: the
+nine reach "from le 1 ... to le 14"; a level the centre or a nearer sim has already is off):
+from the default le 8 the nine reach le 1 and 14, so a loop larger than memory, which only the
+near-LFU decays keep part of (its keys tie and the frame hash keeps the same part), is found
+from any centre. Sims 9 and 10 rank at the centre decay with W 100 permille smaller and larger
+(clamped to 0..1000).
+"""
+
+from __future__ import annotations
+
+from pagesim.policies.cast.core import (
+    MAX_DECAY,
+    MIN_DECAY,
+    TB_NEWCOMER,
+    cast_kernel,
+    clamp_word,
+    frame_hash,
+    last_read,
+    new_word,
+    rank_tb,
+    read_word,
+    word_count,
+)
+from pagesim.policies.cast.layout import (
+    G_BIG,
+    G_NOW,
+    G_NSAMP,
+    G_RATE,
+    G_SIM,
+    G_TYPEBIG,
+    HEAP,
+    N_SIM_T,
+    O_HK,
+    O_HT,
+    O_HW,
+    O_HX,
+    O_RS,
+    O_RX,
+    O_SL,
+    O_SS,
+    O_SW,
+    P_LAST,
+    RING,
+    S_ACC,
+    S_HIT,
+    S_HLEN,
+    S_LE,
+    S_MISS,
+    S_MLEN,
+    S_ON,
+    S_RHEAD,
+    S_RTAIL,
+    S_STAMP,
+    S_WLEN,
+    S_WPM,
+    SIM_NS,
+    SIM_SIZE,
+    SMAX,
+    TYPE_SIZE,
+)
+from pagesim.policies.cast.sample import (
+    READ,
+    REC_RA,
+    REC_SHIFT,
+    STAMP_MASK,
+    _page_of,
+    key_fast,
+    sample_word,
+    type_pages,
+)
+
+
+@cast_kernel
+def _sv(j):  # type: ignore[no-untyped-def]
+    """Index of sim ``j``'s scalars."""
+    return G_SIM + j * SIM_NS
+
+
+@cast_kernel
+def _sb(j):  # type: ignore[no-untyped-def]
+    """Base of sim ``j``'s arrays."""
+    return G_BIG + j * SIM_SIZE
+
+
+@cast_kernel
+def _heap_less(gi, gf, b, i, k):  # type: ignore[no-untyped-def]
+    ki = gi[b + O_HK + i]
+    kk = gi[b + O_HK + k]
+    return ki < kk or (ki == kk and gi[b + O_HT + i] < gi[b + O_HT + k])
+
+
+@cast_kernel
+def _heap_swap(gi, gf, b, i, k):  # type: ignore[no-untyped-def]
+    for o in (O_HK, O_HT, O_HX, O_HW):
+        tmp = gi[b + o + i]
+        gi[b + o + i] = gi[b + o + k]
+        gi[b + o + k] = tmp
+
+
+@cast_kernel
+def _heap_down(gi, gf, b, i, n):  # type: ignore[no-untyped-def]
+    while True:
+        c = 2 * i + 1
+        if c >= n:
+            return
+        if c + 1 < n and _heap_less(gi, gf, b, c + 1, c):
+            c += 1
+        if not _heap_less(gi, gf, b, c, i):
+            return
+        _heap_swap(gi, gf, b, i, c)
+        i = c
+
+
+@cast_kernel
+def _heap_push_raw(gi, gf, j, key, tb, x, w):  # type: ignore[no-untyped-def]
+    b = _sb(j)
+    v = _sv(j)
+    i = gi[v + S_HLEN]
+    gi[b + O_HK + i] = key
+    gi[b + O_HT + i] = tb
+    gi[b + O_HX + i] = x
+    gi[b + O_HW + i] = w
+    gi[v + S_HLEN] = i + 1
+    while i > 0:
+        par = (i - 1) // 2
+        if not _heap_less(gi, gf, b, i, par):
+            break
+        _heap_swap(gi, gf, b, i, par)
+        i = par
+
+
+@cast_kernel
+def _m_rank(gi, gf, j, t, x, w):  # type: ignore[no-untyped-def]
+    """Tie rank in a sim's M: the order of joining M for a page read once, else the frame hash."""
+    return rank_tb(w, _page_of(gi, gf, t, x), gi[_sb(j) + O_SS + x])
+
+
+@cast_kernel
+def _rebuild_heap(gi, gf, j, t):  # type: ignore[no-untyped-def]
+    """Re-key sim ``j``'s M from its live pages (heap full of stale entries, or a new level)."""
+    b = _sb(j)
+    v = _sv(j)
+    gi[v + S_HLEN] = 0
+    le = gi[v + S_LE]
+    now = gi[G_NOW]
+    for x in range(gi[G_NSAMP + t]):
+        if gi[b + O_SL + x] == 2:
+            w = gi[b + O_SW + x]
+            _heap_push_raw(gi, gf, j, key_fast(gf, w, now, le), _m_rank(gi, gf, j, t, x, w), x, w)
+
+
+@cast_kernel
+def _heap_push(gi, gf, j, t, x, w):  # type: ignore[no-untyped-def]
+    v = _sv(j)
+    if gi[v + S_HLEN] >= HEAP:
+        _rebuild_heap(gi, gf, j, t)
+        if gi[v + S_HLEN] >= HEAP:
+            return
+    _heap_push_raw(gi, gf, j, key_fast(gf, w, gi[G_NOW], gi[v + S_LE]), _m_rank(gi, gf, j, t, x, w), x, w)
+
+
+@cast_kernel
+def _heap_top(gi, gf, j):  # type: ignore[no-untyped-def]
+    """Sim ``j``'s lowest live page of M (stale entries dropped), or -1."""
+    b = _sb(j)
+    v = _sv(j)
+    while gi[v + S_HLEN] > 0:
+        x = gi[b + O_HX]
+        if gi[b + O_SL + x] == 2 and gi[b + O_SW + x] == gi[b + O_HW]:
+            return x
+        _heap_pop(gi, gf, j)
+    return -1
+
+
+@cast_kernel
+def _heap_pop(gi, gf, j):  # type: ignore[no-untyped-def]
+    b = _sb(j)
+    v = _sv(j)
+    n = gi[v + S_HLEN] - 1
+    if n < 0:
+        return
+    _heap_swap(gi, gf, b, 0, n)
+    gi[v + S_HLEN] = n
+    _heap_down(gi, gf, b, 0, n)
+
+
+@cast_kernel
+def _ring_compact(gi, gf, j):  # type: ignore[no-untyped-def]
+    """Drop the W ring's stale entries (pages freed out of W)."""
+    b = _sb(j)
+    v = _sv(j)
+    h = gi[v + S_RHEAD]
+    k = 0
+    for i in range(h, gi[v + S_RTAIL]):
+        x = gi[b + O_RX + i % RING]
+        st = gi[b + O_RS + i % RING]
+        if gi[b + O_SL + x] == 1 and gi[b + O_SS + x] == st:
+            gi[b + O_RX + (h + k) % RING] = x
+            gi[b + O_RS + (h + k) % RING] = st
+            k += 1
+    gi[v + S_RTAIL] = h + k
+
+
+@cast_kernel
+def _w_tail(gi, gf, j):  # type: ignore[no-untyped-def]
+    """Sim ``j``'s oldest live page of W (stale entries dropped), or -1."""
+    b = _sb(j)
+    v = _sv(j)
+    while gi[v + S_RHEAD] < gi[v + S_RTAIL]:
+        i = gi[v + S_RHEAD] % RING
+        x = gi[b + O_RX + i]
+        if gi[b + O_SL + x] == 1 and gi[b + O_SS + x] == gi[b + O_RS + i]:
+            return x
+        gi[v + S_RHEAD] += 1
+    return -1
+
+
+@cast_kernel
+def _w_pop(gi, gf, j):  # type: ignore[no-untyped-def]
+    gi[_sv(j) + S_RHEAD] += 1
+
+
+@cast_kernel
+def _join_m(gi, gf, j, t, x):  # type: ignore[no-untyped-def]
+    """W's tail ``x`` (already popped) joins sim ``j``'s M."""
+    b = _sb(j)
+    v = _sv(j)
+    gi[b + O_SL + x] = 2
+    st = gi[v + S_STAMP]
+    gi[v + S_STAMP] = st + 1
+    gi[b + O_SS + x] = st
+    gi[v + S_WLEN] -= 1
+    gi[v + S_MLEN] += 1
+    _heap_push(gi, gf, j, t, x, gi[b + O_SW + x])
+
+
+@cast_kernel
+def _drop(gi, gf, j, x):  # type: ignore[no-untyped-def]
+    """``x`` leaves sim ``j`` (its ring or heap entry goes stale)."""
+    b = _sb(j)
+    v = _sv(j)
+    loc = gi[b + O_SL + x]
+    if loc == 1:
+        gi[v + S_WLEN] -= 1
+    elif loc == 2:
+        gi[v + S_MLEN] -= 1
+    gi[b + O_SL + x] = 0
+    gi[b + O_SW + x] = 0
+
+
+@cast_kernel
+def _w_tail_rank(gi, gf, t, x, w):  # type: ignore[no-untyped-def]
+    if word_count(w) <= 1:
+        return TB_NEWCOMER
+    return (1 << 40) | frame_hash(_page_of(gi, gf, t, x))
+
+
+@cast_kernel
+def sim_evict(gi, gf, j, t):  # type: ignore[no-untyped-def]
+    """One page leaves sim ``j`` by the main cache's rule (W's tail vs M's lowest)."""
+    b = _sb(j)
+    v = _sv(j)
+    wpm = gi[v + S_WPM]
+    wl = gi[v + S_WLEN]
+    ml = gi[v + S_MLEN]
+    excess = wl - (wpm * (wl + ml)) // 1000
+    while excess > 1:
+        x = _w_tail(gi, gf, j)
+        if x < 0:
+            break
+        _w_pop(gi, gf, j)
+        _join_m(gi, gf, j, t, x)
+        excess -= 1
+    wl = gi[v + S_WLEN]
+    ml = gi[v + S_MLEN]
+    over = wl > 0 and 1000 * wl > wpm * (wl + ml)
+    if over or ml == 0:
+        wt = _w_tail(gi, gf, j)
+        if wt < 0:
+            return
+        m = _heap_top(gi, gf, j)
+        if m >= 0:
+            w = gi[b + O_SW + wt]
+            wk = key_fast(gf, w, gi[G_NOW], gi[v + S_LE])
+            mk = gi[b + O_HK]
+            mt = gi[b + O_HT]
+            wtb = _w_tail_rank(gi, gf, t, wt, w)
+            if not (wk < mk or (wk == mk and wtb < mt)):
+                _heap_pop(gi, gf, j)
+                _drop(gi, gf, j, m)
+                _w_pop(gi, gf, j)
+                _join_m(gi, gf, j, t, wt)
+                return
+        _w_pop(gi, gf, j)
+        _drop(gi, gf, j, wt)
+        return
+    m = _heap_top(gi, gf, j)
+    if m >= 0:
+        _heap_pop(gi, gf, j)
+        _drop(gi, gf, j, m)
+        return
+    wt = _w_tail(gi, gf, j)
+    if wt >= 0:
+        _w_pop(gi, gf, j)
+        _drop(gi, gf, j, wt)
+
+
+@cast_kernel
+def sim_access(gi, gf, j, t, x, kind, hist, cap):  # type: ignore[no-untyped-def]
+    """Slot ``x`` read (``kind`` 1) or read ahead (0) in sim ``j`` of ``cap`` pages: 1 if it was
+    there, else 0.
+
+    A page that comes in gets back ``hist``, its word before this access, when it is not 0
+    (history on: the sim's shadow, as the main cache's refault), else a fresh word."""
+    b = _sb(j)
+    v = _sv(j)
+    now = gi[G_NOW]
+    loc = gi[b + O_SL + x]
+    if loc != 0:
+        if kind == READ:
+            w = read_word(gi[b + O_SW + x], now)
+            gi[b + O_SW + x] = w
+            if loc == 2:
+                _heap_push(gi, gf, j, t, x, w)
+            gi[v + S_HIT] += 1
+            gi[v + S_ACC] += 1
+        return 1
+    if kind == READ:
+        gi[v + S_MISS] += 1
+        gi[v + S_ACC] += 1
+    if hist == 0:
+        gi[b + O_SW + x] = new_word(now, kind)
+    elif kind == READ:
+        gi[b + O_SW + x] = read_word(clamp_word(hist, now), now)
+    else:
+        gi[b + O_SW + x] = clamp_word(hist, now)
+    gi[b + O_SL + x] = 1
+    st = gi[v + S_STAMP]
+    gi[v + S_STAMP] = st + 1
+    gi[b + O_SS + x] = st
+    if gi[v + S_RTAIL] - gi[v + S_RHEAD] >= RING:
+        _ring_compact(gi, gf, j)
+    i = gi[v + S_RTAIL]
+    gi[b + O_RX + i % RING] = x
+    gi[b + O_RS + i % RING] = st
+    gi[v + S_RTAIL] = i + 1
+    gi[v + S_WLEN] += 1
+    while gi[v + S_WLEN] + gi[v + S_MLEN] > cap:
+        before = gi[v + S_WLEN] + gi[v + S_MLEN]
+        sim_evict(gi, gf, j, t)
+        if gi[v + S_WLEN] + gi[v + S_MLEN] >= before:
+            break
+    return 0
+
+
+@cast_kernel
+def sim_reset(gi, gf, j, le, wpm):  # type: ignore[no-untyped-def]
+    """Sim ``j`` empty, at level ``le`` (off unless within 1..14) and W share ``wpm``."""
+    b = _sb(j)
+    v = _sv(j)
+    for k in range(SIM_NS):
+        gi[v + k] = 0
+    for x in range(SMAX):
+        gi[b + O_SL + x] = 0
+        gi[b + O_SW + x] = 0
+    gi[v + S_LE] = le
+    gi[v + S_WPM] = wpm
+    gi[v + S_ON] = 1 if MIN_DECAY <= le <= MAX_DECAY else 0
+
+
+@cast_kernel
+def _sim_copy(gi, gf, src, j):  # type: ignore[no-untyped-def]
+    """Sim ``j`` (just reset) takes sim ``src``'s pages: each slot's word, place (W or M) and
+    stamp, W's ring and the counts and stamp clock that go with them; its level, W share, on
+    flag, hits and misses stay. The block holds no absolute index (slots, ring positions modulo
+    RING, stamps are the sim's own), so a copy is self-contained; M's heap is left empty for the
+    caller's re-key at ``j``'s level."""
+    bs = _sb(src)
+    bj = _sb(j)
+    vs = _sv(src)
+    vj = _sv(j)
+    for x in range(SMAX):
+        gi[bj + O_SW + x] = gi[bs + O_SW + x]
+        gi[bj + O_SL + x] = gi[bs + O_SL + x]
+        gi[bj + O_SS + x] = gi[bs + O_SS + x]
+    for i in range(RING):
+        gi[bj + O_RX + i] = gi[bs + O_RX + i]
+        gi[bj + O_RS + i] = gi[bs + O_RS + i]
+    for k in (S_WLEN, S_MLEN, S_RHEAD, S_RTAIL, S_STAMP):
+        gi[vj + k] = gi[vs + k]
+    gi[vj + S_HLEN] = 0
+
+
+@cast_kernel
+def sim_capacity(s, t):  # type: ignore[no-untyped-def]
+    """The sims' capacity for type ``t``, pages: the type's pages on the real lists now times the
+    sample's rate (at least 1)."""
+    return max(1, (type_pages(s, t) * s.gi[G_RATE]) // 65536)
+
+
+@cast_kernel
+def _reread(gi, gf, t, x):  # type: ignore[no-untyped-def]
+    """Slot ``x``'s fault's young bit taken by the main cache as a read: the slot's record and
+    every sim holding the page get the read too (the main cache's rule: nothing if the word's last
+    read is this tick). No access: no hit or miss, no page comes in, the curve places nothing."""
+    now = gi[G_NOW]
+    i = G_TYPEBIG + t * TYPE_SIZE + P_LAST + x
+    w = sample_word(gi, gf, t, x)
+    if word_count(w) == 0 or last_read(w, now) == now:
+        return
+    w = read_word(clamp_word(w, now), now)
+    gi[i] = (w << REC_SHIFT) | (gi[i] & STAMP_MASK) | (gi[i] & REC_RA)
+    for k in range(N_SIM_T):
+        j = t * N_SIM_T + k
+        if gi[_sv(j) + S_ON] != 0:
+            sim_reread(gi, gf, j, t, x)
+
+
+@cast_kernel
+def sim_reread(gi, gf, j, t, x):  # type: ignore[no-untyped-def]
+    """Slot ``x`` re-read in sim ``j`` (:func:`_reread`): its word gets the read if the sim holds
+    it and its last read is not this tick."""
+    b = _sb(j)
+    loc = gi[b + O_SL + x]
+    if loc == 0:
+        return
+    now = gi[G_NOW]
+    w = gi[b + O_SW + x]
+    if word_count(w) != 0 and last_read(w, now) == now:
+        return
+    w = read_word(w, now)
+    gi[b + O_SW + x] = w
+    if loc == 2:
+        _heap_push(gi, gf, j, t, x, w)
