@@ -37,15 +37,25 @@ def run_with_state(
     capacity_unit: str = "pages",
     step: int = 0,
     check: Callable[[Any, Any, int, Any], None] | None = None,
+    checked: bool = False,
 ) -> tuple[dict[str, int], Any, Any]:
     """Run ``policy`` over ``trace`` and return ``(counters, s, fw)`` after the last access.
 
     ``step > 0`` advances ``step`` accesses at a time (:class:`pagesim.engine.simulate.Run`)
     and calls ``check(s, fw, done, out)`` after each advance (``step=1``: after every access);
     ``out`` is the engine's raw counter array (slots in :mod:`pagesim.engine.counters`). The
-    counters are also checked equal to :func:`simulate`'s for the same run.
+    counters are also checked equal to :func:`simulate`'s for the same run. ``checked``: the
+    engine verifies after every hook that the policy left residency and owners alone.
     """
-    run = Run(trace, policy, capacity, warmup=warmup, capacity_unit=capacity_unit, interpreted=interpreted)
+    run = Run(
+        trace,
+        policy,
+        capacity,
+        warmup=warmup,
+        capacity_unit=capacity_unit,
+        interpreted=interpreted,
+        checked=checked,
+    )
     chunk = step if step > 0 else max(run.n, 1)
     while run.done < run.n:
         run.advance(chunk)
@@ -53,7 +63,13 @@ def run_with_state(
             check(run.state, run.framework, run.done, run.out)
     counters = run.counters
     reference = simulate(
-        trace, policy, capacity, warmup=warmup, capacity_unit=capacity_unit, interpreted=interpreted
+        trace,
+        policy,
+        capacity,
+        warmup=warmup,
+        capacity_unit=capacity_unit,
+        interpreted=interpreted,
+        checked=checked,
     )
     assert counters == reference.counters, "harness and simulate disagree"
     return counters, run.state, run.framework

@@ -83,7 +83,8 @@ def test_capacity_and_counters_after_every_access(name: str, capacity: int) -> N
         steps(s, fw, done, out)
         hits(s, fw, done, out)
 
-    c, s, fw = run_with_state(trace, policy, capacity, step=1, check=check)
+    # checked: the engine verifies after every hook that residency and owners are untouched
+    c, s, fw = run_with_state(trace, policy, capacity, step=1, check=check, checked=True)
     assert_counter_laws(c)
     assert c["requests"] == trace.n_requests
     assert c["hits"] + c["misses"] == c["requests"]

@@ -310,6 +310,9 @@ def compare(
     on_stage: Callable[[str, str], None] | None = None,
     failures: list[PolicyError] | None = None,
     parallel_compile: bool = False,
+    writes: str = "access",
+    checked: bool = False,
+    policy_timeout: float | None = None,
 ) -> list[Result]:
     """Simulate every policy at every size on one trace.
 
@@ -338,6 +341,10 @@ def compare(
         (baseline runs included).
     interpreted : bool
         Run every policy as plain Python (slow; for debugging).
+    writes, checked, policy_timeout
+        As for :func:`pagesim.engine.simulate`: how writes are served, whether the framework's
+        arrays are verified after every hook, and the seconds an access may take (a run that
+        times out is a failure like a hook that raises).
     parallel_compile : bool
         Compile the runners not cached yet first, in parallel processes
         (:func:`pagesim.engine.warm.compile_ahead`; two or more of them, one cgroup). Off by
@@ -399,7 +406,15 @@ def compare(
             if on_stage is not None:
                 on_stage("prepare", policy.label())
             sim = Run(
-                trace, policy, int(size), warmup=warmup, capacity_unit=capacity_unit, interpreted=interpreted
+                trace,
+                policy,
+                int(size),
+                warmup=warmup,
+                capacity_unit=capacity_unit,
+                interpreted=interpreted,
+                writes=writes,
+                checked=checked,
+                policy_timeout=policy_timeout,
             )
             if on_stage is not None:
                 on_stage("simulate", policy.label())

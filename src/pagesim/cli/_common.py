@@ -121,7 +121,9 @@ _FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 def _policy_failure_line(exc: PolicyError) -> str:
     original = exc.original
     where = f"at access index {exc.access_index}" if exc.access_index >= 0 else "in init (access index -1)"
-    text = f"policy {exc.policy!r} raised {type(original).__name__}: {original} {where}"
+    hook = getattr(exc, "hook", "")
+    in_hook = f" in its {hook!r} hook" if hook else ""
+    text = f"policy {exc.policy!r} raised {type(original).__name__}: {original}{in_hook} {where}"
     location = user_location(original)
     if location is None:
         found = [m for m in _FRAME.finditer(exc.traceback_text or "") if _is_user_file(m.group(1))]
@@ -445,6 +447,9 @@ def run_comparison(
     opt: bool = True,
     interpreted: bool = False,
     sets: Sequence[str] | None = None,
+    writes: str = "access",
+    checked: bool = False,
+    policy_timeout: float | None = None,
 ) -> None:
     """Resolve the options, run :func:`pagesim.analysis.compare.compare` and print the result.
 
@@ -482,6 +487,9 @@ def run_comparison(
                 on_stage=None if interpreted else progress.stage,
                 failures=failures,
                 parallel_compile=True,
+                writes=writes,
+                checked=checked,
+                policy_timeout=policy_timeout,
             )
         except PolicyError as err:
             finished: list[Result] = getattr(err, "results", [])

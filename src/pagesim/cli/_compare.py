@@ -14,6 +14,7 @@ from pagesim.cli._common import (
     run_comparison,
 )
 from pagesim.cli._kernel import DEFAULT_KERNEL_POLICIES, kernel_compare
+from pagesim.engine.loop import WRITES_RULES
 
 SIZE_HELP = (
     "Cache size: pages (5000), or a percentage of the unique pages the trace touches (10%); "
@@ -31,6 +32,21 @@ WARMUP_HELP = (
 )
 SET_HELP = "A policy parameter, NAME.PARAM=VALUE (slru.protected=0.5); repeatable."
 FORMAT_HELP = f"Trace format, one of: {FORMAT_NAMES}. Detected from name and content by default."
+WRITES_HELP = (
+    "Cache mode, traces with an op column: a write is an access like a read (access), an insert "
+    "that is no request (insert-only), or skipped (ignore). Deletes always free the page."
+)
+CHECKED_HELP = (
+    "Cache mode: verify after every hook that the policy left residency and owners alone, and "
+    "name the hook that did not (slow: for debugging a policy)."
+)
+#: Seconds an access may take before ``pagesim compare`` gives up on that policy.
+DEFAULT_POLICY_TIMEOUT = 60.0
+TIMEOUT_HELP = (
+    "Cache mode: a run in which no access completes for this many seconds is stopped with the "
+    "hook named (user policies), the others go on. An interpreted hook is stopped; compiled "
+    "code cannot be interrupted and is left running until pagesim exits."
+)
 
 
 def compare_command(
@@ -76,6 +92,11 @@ def compare_command(
     zram_ratio: float | None = typer.Option(
         None, "--zram-ratio", metavar="R", help="Kernel mode: zram compresses anon pages R:1 (default 3)."
     ),
+    writes: str = typer.Option("access", "--writes", metavar="|".join(WRITES_RULES), help=WRITES_HELP),
+    checked: bool = typer.Option(False, "--checked", help=CHECKED_HELP),
+    policy_timeout: float = typer.Option(
+        DEFAULT_POLICY_TIMEOUT, "--policy-timeout", metavar="SECONDS", help=TIMEOUT_HELP
+    ),
 ) -> None:
     """Compare policies on a trace at one or more cache sizes."""
     with handled_errors():
@@ -99,4 +120,7 @@ def compare_command(
             opt=opt,
             interpreted=interpreted,
             sets=sets,
+            writes=writes,
+            checked=checked,
+            policy_timeout=policy_timeout,
         )

@@ -1,7 +1,8 @@
 """One place for the compiler options of every compiled kernel in pagesim.
 
-Every kernel is decorated with :func:`kernel` so that caching, bounds checks and fast-math are
-decided here and nowhere else (a test scans the tree for hard-coded options). Setting the
+Every kernel is decorated with :func:`kernel` so that caching, bounds checks (on for a user's
+policy, off for pagesim's own code: :func:`options_for`) and fast-math are decided here and
+nowhere else (a test scans the tree for hard-coded options). Setting the
 environment variable ``NUMBA_DISABLE_JIT=1`` runs every kernel as plain Python, which is how the
 test suite checks that the compiled and interpreted paths agree.
 """
@@ -60,6 +61,26 @@ _use_versioned_numba_cache()
 JIT_OPTIONS: dict[str, Any] = {"cache": True, "nogil": True, "fastmath": False, "boundscheck": False}
 
 
+def options_for(func: Callable[..., Any]) -> dict[str, Any]:
+    """:data:`JIT_OPTIONS`, with numba's bounds checks on for code outside pagesim.
+
+    A user's policy (any module but pagesim's own, :func:`is_pagesims`) is compiled with ``boundscheck=True``,
+    so that ``s.cand[40]`` raises ``IndexError`` instead of writing past the buffer; pagesim's
+    own kernels, which its tests cover, run without the checks.
+    """
+    opts = dict(JIT_OPTIONS)
+    module = getattr(getattr(func, "py_func", func), "__module__", "") or ""
+    if not is_pagesims(module):
+        opts["boundscheck"] = True
+    return opts
+
+
+def is_pagesims(module: str) -> bool:
+    """True for pagesim's own modules and its generated runners (``pagesim_runner_...``);
+    False for a user's (a policy file loaded by the command line is ``pagesim_user_...``)."""
+    return module == "pagesim" or module.startswith(("pagesim.", "pagesim_runner_"))
+
+
 def kernel(func: F) -> F:
     """Compile ``func`` with pagesim's options (lazily, on first call).
 
@@ -73,7 +94,7 @@ def kernel(func: F) -> F:
     numba.core.registry.CPUDispatcher
         The dispatcher; the original function stays reachable as ``.py_func``.
     """
-    return numba.njit(**JIT_OPTIONS)(func)  # type: ignore[no-any-return]
+    return numba.njit(**options_for(func))(func)  # type: ignore[no-any-return]
 
 
 def kernel_inline(func: F) -> F:
@@ -83,7 +104,7 @@ def kernel_inline(func: F) -> F:
     callback, the engine loop with a policy's hooks) must be inlined: a function value passed to
     a separately compiled function makes the caller impossible to cache on disk.
     """
-    return numba.njit(inline="always", **JIT_OPTIONS)(func)  # type: ignore[no-any-return]
+    return numba.njit(inline="always", **options_for(func))(func)  # type: ignore[no-any-return]
 
 
 def compiled(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -144,6 +165,6 @@ def kernel_nocache(func: F) -> F:
     Used for user-supplied hooks that live in files numba cannot cache beside (read-only
     folders) or that are rebuilt on every run.
     """
-    opts = dict(JIT_OPTIONS)
+    opts = options_for(func)
     opts["cache"] = False
     return numba.njit(**opts)(func)  # type: ignore[no-any-return]

@@ -51,8 +51,8 @@ from pagesim.engine.kernel_loop import run_kernel as _run_kernel
 _RUNNER_FOOTER = """
 
 @_runner
-def run(page, size, nxt, cgroup, tag, cfg, ss, fw, a, r, out):
-    return _run_cache(page, size, nxt, cgroup, tag, cfg, ss, fw, a, r, out,
+def run(page, size, nxt, cgroup, tag, op, cfg, ss, fw, a, r, out):
+    return _run_cache(page, size, nxt, cgroup, tag, op, cfg, ss, fw, a, r, out,
                       _cache_init, _cache_admit, _cache_added, _cache_accessed, _cache_evict,
                       _cache_removed)
 
@@ -62,6 +62,40 @@ def run_kernel(page, kind, op, tag, cgroup, cfg, ss, fw, a, r, out):
     return _run_kernel(page, kind, op, tag, cgroup, cfg, ss, fw, a, r, out,
                        _init, _admit, _added, _accessed, _evict, _removed)
 """
+
+
+#: Slot of the event array (``a``, or ``r`` for ``removed``) in which a user policy's hook
+#: wrappers leave the number of the hook running (``HOOK_NAMES.index + 1``) and clear it when the
+#: hook returns: after an exception, it names the hook that raised. No ``A_*`` slot uses it.
+HOOK_SLOT = 31
+
+
+def hook_that_failed(*events: Any) -> str:
+    """The hook named in ``HOOK_SLOT`` of the first event array that has one, else ``""``."""
+    for ev in events:
+        k = int(ev[HOOK_SLOT])
+        if 0 < k <= len(HOOK_NAMES):
+            return HOOK_NAMES[k - 1]
+    return ""
+
+
+def _is_users(cls: type[Policy]) -> bool:
+    """True for a policy from outside pagesim: compiled with bounds checks, hooks named on failure."""
+    return not _jit.is_pagesims(cls.__module__)
+
+
+def _named_hook_lines(target: str, callee: str, hook: str) -> list[str]:
+    """``target(s, a)``: ``callee`` with the hook's number in ``a[HOOK_SLOT]`` while it runs."""
+    return [
+        "",
+        "",
+        "@_kernel_inline",
+        f"def {target}(s, a):",
+        f"    a[{HOOK_SLOT}] = {HOOK_NAMES.index(hook) + 1}",
+        f"    r = _as_int({callee}(s, a))",
+        f"    a[{HOOK_SLOT}] = 0",
+        "    return r",
+    ]
 
 
 def _dispatcher_lines(name: str, decorator: str, prefix: str, calls: list[str]) -> list[str]:
@@ -112,10 +146,18 @@ def _runner_source(classes: tuple[type[Policy], ...], key: str) -> str:
             lines.append(f"_P{i}_{name} = _compiled(_P{i}.{name})")
             if name in cls.inline_hooks:
                 lines.append(f"_P{i}_{name}_inline = _inlined_copy(_P{i}.{name})")
+            if _is_users(cls):
+                lines += _named_hook_lines(f"_P{i}_{name}_named", f"_P{i}_{name}", name)
+                if name in cls.inline_hooks:
+                    lines += _named_hook_lines(f"_P{i}_{name}_inline_named", f"_P{i}_{name}_inline", name)
     for name in HOOK_NAMES:
         plain = [f"_P{distinct.index(cls)}_{name}" for cls in classes]
-        lines += _dispatcher_lines(name, "@_kernel", "_", plain)
-        calls = [c + "_inline" * (name in k.inline_hooks) for c, k in zip(plain, classes, strict=True)]
+        named = ["_named" * _is_users(cls) for cls in classes]
+        lines += _dispatcher_lines(name, "@_kernel", "_", [p + n for p, n in zip(plain, named, strict=True)])
+        calls = [
+            c + "_inline" * (name in k.inline_hooks) + n
+            for c, k, n in zip(plain, classes, named, strict=True)
+        ]
         lines += _dispatcher_lines(name, "@_kernel_inline", "_cache_", calls)
     lines.append(_RUNNER_FOOTER)
     return "\n".join(lines)
@@ -267,7 +309,7 @@ def runner_for(classes: type[Policy] | tuple[type[Policy], ...], mode: str = "ca
     Returns
     -------
     numba dispatcher
-        ``run(page, size, nxt, cgroup, cfg, ss, fw, a, r, out) -> int`` in cache mode,
+        ``run(page, size, nxt, cgroup, tag, op, cfg, ss, fw, a, r, out) -> int`` in cache mode,
         ``run_kernel(page, kind, op, tag, cgroup, cfg, ss, fw, a, r, out) -> int`` in kernel
         mode. ``ss`` is a tuple of one State per cgroup. Compilation happens on the first call
         and may raise ``numba.core.errors.NumbaError``.
@@ -340,7 +382,12 @@ def interpreted_runner(
 
     def dispatcher(name: str) -> Callable[..., int]:
         def call(ss, cg, a):  # type: ignore[no-untyped-def]
-            return as_int(per_cgroup[cg][name](ss[cg], a))
+            a[HOOK_SLOT] = number
+            result = as_int(per_cgroup[cg][name](ss[cg], a))
+            a[HOOK_SLOT] = 0
+            return result
+
+        number = HOOK_NAMES.index(name) + 1
 
         return call
 

@@ -28,7 +28,11 @@ TOO_LARGE = 18
 WARMUP = 19
 BYTES_REQUESTED = 20
 BYTES_MISSED = 21
-N_COUNTERS = 24
+FREES = 22
+FREES_ABSENT = 23
+WRITES_SKIPPED = 24
+SIZE_CHANGES = 25
+N_COUNTERS = 32
 
 #: name -> (slot, meaning). Every count is over the measured accesses (after warm-up): what a
 #: warm-up access causes (its evictions, proposals, rejects) is not counted.
@@ -48,41 +52,48 @@ COUNTERS: dict[str, tuple[int, str]] = {
     "rejected_not_resident": (REJ_NOT_RESIDENT, "refused: page not in memory"),
     "rejected_foreign": (REJ_FOREIGN, "refused: page owned by another cgroup"),
     "rejected_duplicate": (REJ_DUPLICATE, "refused: proposed twice in one request"),
-    "rejected_overflow": (REJ_OVERFLOW, "refused: more than 32 candidates returned"),
+    "rejected_overflow": (
+        REJ_OVERFLOW,
+        "refused: evict calls that returned more than 32 candidates (the whole proposal, counted once)",
+    ),
     "unused_candidates": (UNUSED_CANDIDATES, "valid candidates beyond what the request needed"),
     "bypassed": (BYPASSED, "misses the admit hook kept out of the cache"),
     "too_large": (TOO_LARGE, "misses on objects larger than the cache, never inserted"),
     "warmup_accesses": (WARMUP, "accesses that only warmed the cache"),
     "bytes_requested": (BYTES_REQUESTED, "bytes of counted accesses (size-aware traces)"),
     "bytes_missed": (BYTES_MISSED, "bytes of counted misses (size-aware traces)"),
+    "frees": (FREES, "deletes (op free) of resident pages: freed, neither hit nor miss"),
+    "frees_not_resident": (FREES_ABSENT, "deletes of pages not resident: ignored"),
+    "writes_skipped": (WRITES_SKIPPED, "writes not counted as requests (--writes insert-only or ignore)"),
+    "size_changes": (SIZE_CHANGES, "hits whose object came with a new size (bytes mode): size updated"),
 }
 
 # ---- kernel mode: counters under their /proc/vmstat names (slots after the cache-mode ones) ----
-PGFAULT = 24
-PGMAJFAULT = 25
-PSWPIN = 26
-PSWPOUT = 27
-WS_REFAULT_ANON = 28
-WS_REFAULT_FILE = 29
-PGPGIN = 30
-PGPGOUT = 31
-PGSTEAL_KSWAPD = 32
-PGSTEAL_DIRECT = 33
-PGSCAN_KSWAPD = 34
-PGSCAN_DIRECT = 35
-ALLOCSTALL = 36
-OOM_KILL = 37
-OOM_SKIPPED = 38
-SWAP_FULL = 39
-READAHEAD_PAGES = 40
-KSWAPD_WAKE = 41
-ZERO_FILL = 42
-PGFREE_BY_OWNER = 43
-DIRTY_WRITEBACK = 44
-STOPPED = 45
-FLUSHED = 46
-KCOMPRESSD = 47
-HINT_FAULTS = 48
+PGFAULT = 32
+PGMAJFAULT = 33
+PSWPIN = 34
+PSWPOUT = 35
+WS_REFAULT_ANON = 36
+WS_REFAULT_FILE = 37
+PGPGIN = 38
+PGPGOUT = 39
+PGSTEAL_KSWAPD = 40
+PGSTEAL_DIRECT = 41
+PGSCAN_KSWAPD = 42
+PGSCAN_DIRECT = 43
+ALLOCSTALL = 44
+OOM_KILL = 45
+OOM_SKIPPED = 46
+SWAP_FULL = 47
+READAHEAD_PAGES = 48
+KSWAPD_WAKE = 49
+ZERO_FILL = 50
+PGFREE_BY_OWNER = 51
+DIRTY_WRITEBACK = 52
+STOPPED = 53
+FLUSHED = 54
+KCOMPRESSD = 55
+HINT_FAULTS = 56
 N_KERNEL_COUNTERS = 64
 
 KERNEL_COUNTERS: dict[str, tuple[int, str]] = {

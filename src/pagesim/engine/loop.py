@@ -43,6 +43,7 @@ from pagesim.core.state import (
     A_HIT,
     A_N_PAGES,
     A_NEXT,
+    A_OP,
     A_PAGE,
     A_REASON,
     A_REQUEST,
@@ -55,6 +56,7 @@ from pagesim.core.state import (
     NEXT,
     PREV,
     REASON_FALLBACK,
+    REASON_FREED,
     REASON_POLICY,
     REFERENCED,
     RESIDENT,
@@ -75,7 +77,32 @@ CFG_MAX_SEEN = 9  #: highest page id accessed so far (-1 before the first access
 CFG_LINK_A = 10  #: ``pm`` column naming a page whose row the loop prefetches too (-1: none)
 CFG_LINK_B = 11  #: a second such column (-1: none)
 CFG_LINK_LIST = 12  #: 1: the loop also prefetches the page's neighbours in its eviction list
-CFG_LEN = 13
+CFG_HAS_OP = 13  #: 1 if the trace carries operations (read, write, free)
+CFG_WRITES = 14  #: how a write is served: ``WRITES_ACCESS``, ``WRITES_INSERT_ONLY``, ``WRITES_IGNORE``
+CFG_LEN = 16
+
+OP_WRITE = 1  #: ``a[A_OP]`` of a write (pagesim.trace.OP_WRITE)
+OP_FREE = 2  #: ``a[A_OP]`` of a delete (pagesim.trace.OP_FREE)
+
+#: A write is an access like a read (hit or miss, the policy's hooks called alike).
+WRITES_ACCESS = 0
+#: A write is not a request (neither hit nor miss): a resident page only takes its new size; a
+#: page not resident is inserted as a miss would be (``admit``, evictions, ``added``), uncounted.
+WRITES_INSERT_ONLY = 1
+#: A write is skipped: no hook sees it, nothing changes.
+WRITES_IGNORE = 2
+#: ``--writes`` names, in ``CFG_WRITES`` order.
+WRITES_RULES = ("access", "insert-only", "ignore")
+
+#: ``fw.check`` slots: 1 to verify the framework's arrays after every hook; the hook that broke them.
+CHECK_ON = 0
+CHECK_BROKEN = 1
+#: Hook numbers stored in ``fw.check[CHECK_BROKEN]`` (0: none).
+HOOK_INIT, HOOK_ADMIT, HOOK_ADDED, HOOK_ACCESSED, HOOK_EVICT, HOOK_REMOVED = 1, 2, 3, 4, 5, 6
+HOOK_BY_NUMBER = {1: "init", 2: "admit", 3: "added", 4: "accessed", 5: "evict", 6: "removed"}
+#: ``fw.check[CHECK_BROKEN]`` of an unchecked run that met a page whose residency a hook changed
+#: (inserting a page the framework holds resident, or removing one it does not).
+HOOK_UNKNOWN = -1
 
 #: How many accesses ahead the loop prefetches a page's flags, list node and metadata.
 PREFETCH_AHEAD = 12
@@ -91,12 +118,26 @@ class Framework(NamedTuple):
     used : int64, shape (n_cgroups,) -- units in use per cgroup.
     cap : int64, shape (n_cgroups,) -- capacity per cgroup, in units.
     hand : int64, shape (n_cgroups,) -- position of each cgroup's CLOCK hand (a page id).
+    count : int64, shape (n_cgroups,) -- bytes mode: resident pages per cgroup, counted by the
+        framework (in page mode ``used`` is that count); with ``used`` it is checked against
+        ``State.resident`` between chunks (:func:`accounting_errors`) to catch a policy writing
+        what it may only read.
+    res : uint8, shape (n_pages,) -- checked mode: 1 while the page is resident, the framework's
+        own record (policies never get it), compared with ``State.resident`` after every hook.
+    owner : int32, shape (n_pages,) -- checked mode: the cgroup of each resident page, the
+        framework's record of ``State.cgroup_of``.
+    check : int64, shape (2,) -- ``[CHECK_ON]`` 1 in checked mode; ``[CHECK_BROKEN]`` the
+        ``HOOK_*`` number of the hook after which the arrays differed (0: none).
     """
 
     psize: np.ndarray
     used: np.ndarray
     cap: np.ndarray
     hand: np.ndarray
+    count: np.ndarray
+    res: np.ndarray
+    owner: np.ndarray
+    check: np.ndarray
 
 
 def new_cfg(
@@ -107,13 +148,16 @@ def new_cfg(
     prefetch_pm: bool,
     link_columns: tuple[int, ...] = (),
     list_links: bool = False,
+    has_op: bool = False,
+    writes: int = WRITES_ACCESS,
 ) -> np.ndarray:
     """A fresh ``cfg`` array for :func:`run_cache` (``CFG_START``/``CFG_END`` still to set).
 
     ``link_columns``: at most two ``pm`` columns (``Policy.prefetch_links``) that hold page ids
     (or -1) whose rows the loop prefetches ahead of an access (``CFG_LINK_A``, ``CFG_LINK_B``);
     ``list_links``: it prefetches the list nodes of the page's list neighbours too
-    (``CFG_LINK_LIST``).
+    (``CFG_LINK_LIST``); ``has_op``: the trace's ``op`` column is read (``CFG_HAS_OP``);
+    ``writes``: a ``WRITES_*`` rule.
 
     Raises
     ------
@@ -133,11 +177,14 @@ def new_cfg(
     cfg[CFG_LINK_A] = links[0]
     cfg[CFG_LINK_B] = links[1]
     cfg[CFG_LINK_LIST] = int(list_links)
+    cfg[CFG_HAS_OP] = int(has_op)
+    cfg[CFG_WRITES] = writes
     return cfg
 
 
-def make_framework(n_pages: int, capacities: np.ndarray) -> Framework:
-    """Allocate the framework arrays for ``n_pages`` pages and one capacity per cgroup."""
+def make_framework(n_pages: int, capacities: np.ndarray, checked: bool = False) -> Framework:
+    """Allocate the framework arrays for ``n_pages`` pages and one capacity per cgroup;
+    ``checked``: verify residency and owners after every hook (:func:`tampered`)."""
     n = max(n_pages, 1)
     caps = np.asarray(capacities, dtype=np.int64)
     return Framework(
@@ -145,7 +192,57 @@ def make_framework(n_pages: int, capacities: np.ndarray) -> Framework:
         used=np.zeros(caps.shape[0], dtype=np.int64),
         cap=caps.copy(),
         hand=np.zeros(caps.shape[0], dtype=np.int64),
+        count=np.zeros(caps.shape[0], dtype=np.int64),
+        res=np.zeros(n, dtype=np.uint8),
+        owner=np.zeros(n, dtype=np.int32),
+        check=np.array([int(checked), 0], dtype=np.int64),
     )
+
+
+@kernel
+def tampered(s, fw, multi_cgroup):  # type: ignore[no-untyped-def]
+    """Number of pages whose residency (``s.resident != 0``) or, with several cgroups, owner
+    (``s.cgroup_of``) differs from the framework's own record (``fw.res``, ``fw.owner``)."""
+    bad = 0
+    for p in range(fw.res.shape[0]):
+        r = s.resident[p] != 0
+        if r != (fw.res[p] != 0):
+            bad += 1
+        elif r and multi_cgroup and s.cgroup_of[p] != fw.owner[p]:
+            bad += 1
+    return bad
+
+
+@kernel
+def accounting_errors(s, fw, bytes_mode, multi_cgroup):  # type: ignore[no-untyped-def]
+    """Number of cgroups whose resident pages in ``s.resident`` (by ``s.cgroup_of``), counted
+    and weighed (``fw.psize`` in bytes mode), differ from the framework's ``fw.count`` and
+    ``fw.used``: what a policy that wrote ``s.resident`` or ``s.cgroup_of`` leaves behind.
+    O(pages); no allocation per page."""
+    n_cg = fw.used.shape[0]
+    count = np.zeros(n_cg, dtype=np.int64)
+    used = np.zeros(n_cg, dtype=np.int64)
+    for p in range(s.resident.shape[0]):
+        if s.resident[p] != 0:
+            cg = s.cgroup_of[p] if multi_cgroup else 0
+            if cg < 0 or cg >= n_cg:
+                return n_cg
+            count[cg] += 1
+            used[cg] += fw.psize[p] if bytes_mode else 1
+    bad = 0
+    for k in range(n_cg):
+        if (bytes_mode and count[k] != fw.count[k]) or used[k] != fw.used[k]:
+            bad += 1
+    return bad
+
+
+@kernel
+def _verify(ss, fw, hook, multi_cgroup):  # type: ignore[no-untyped-def]
+    """Checked mode: record ``hook`` in ``fw.check`` if the framework's arrays were written;
+    True if they were (now or by an earlier hook)."""
+    if fw.check[CHECK_BROKEN] == 0 and tampered(ss[0], fw, multi_cgroup) != 0:
+        fw.check[CHECK_BROKEN] = hook
+    return fw.check[CHECK_BROKEN] != 0
 
 
 @kernel_inline
@@ -159,13 +256,19 @@ def _remove(ss, fw, r, out, removed, page, reason, t, bytes_mode, multi_cgroup):
     r[A_SIZE] = sz
     r[A_REASON] = reason
     removed(ss, cg, r)
+    if fw.check[CHECK_ON] != 0:
+        _verify(ss, fw, HOOK_REMOVED, multi_cgroup)
+        if fw.res[page] == 0 and fw.check[CHECK_BROKEN] == 0:
+            fw.check[CHECK_BROKEN] = HOOK_UNKNOWN  # made resident by a hook, not by the framework
+        fw.res[page] = 0
     if s.lst[page, LIST] >= 0:
         _unlink(s, page)
     s.resident[page] = 0
     if multi_cgroup:
         s.cgroup_of[page] = -1
     fw.used[cg] -= sz
-    out[C.EVICTIONS] += 1
+    if bytes_mode:
+        fw.count[cg] -= 1
 
 
 @kernel_inline
@@ -188,6 +291,7 @@ def _fallback(ss, fw, r, out, removed, cg, n, t, bytes_mode, multi_cgroup):  # t
             s.resident[page] = RESIDENT
             continue
         _remove(ss, fw, r, out, removed, page, REASON_FALLBACK, t, bytes_mode, multi_cgroup)
+        out[C.EVICTIONS] += 1
         out[C.FALLBACK_EVICTIONS] += 1
         freed += 1
     fw.hand[cg] = hand
@@ -212,12 +316,15 @@ def _evict_request(ss, fw, a, r, out, evict, removed, cg, request, t, bytes_mode
     a[A_CAPACITY] = fw.cap[cg]
     out[C.EVICT_CALLS] += 1
     n = evict(ss, cg, a)
+    if fw.check[CHECK_ON] != 0:
+        _verify(ss, fw, HOOK_EVICT, multi_cgroup)
     freed = 0
     n_pages = s.lst.shape[0]
     if n > MAX_CANDIDATES:
-        out[C.REJ_OVERFLOW] += n
-        out[C.REJECTED] += n
-        out[C.PROPOSED] += n
+        # cache_ext aborts the attempt: one refused proposal, whatever count was returned
+        out[C.REJ_OVERFLOW] += 1
+        out[C.REJECTED] += 1
+        out[C.PROPOSED] += 1
         n = 0
     elif n > 0:
         out[C.PROPOSED] += n
@@ -243,6 +350,7 @@ def _evict_request(ss, fw, a, r, out, evict, removed, cg, request, t, bytes_mode
             out[C.UNUSED_CANDIDATES] += 1
             continue
         _remove(ss, fw, r, out, removed, c, REASON_POLICY, t, bytes_mode, multi_cgroup)
+        out[C.EVICTIONS] += 1
         out[C.POLICY_EVICTIONS] += 1
         freed += 1
     if freed * 100 <= 80 * request:
@@ -253,7 +361,7 @@ def _evict_request(ss, fw, a, r, out, evict, removed, cg, request, t, bytes_mode
 
 @kernel_inline
 def run_cache(  # type: ignore[no-untyped-def]
-    page, size, nxt, cgroup, tag, cfg, ss, fw, a, r, out, init, admit, added, accessed, evict, removed
+    page, size, nxt, cgroup, tag, op, cfg, ss, fw, a, r, out, init, admit, added, accessed, evict, removed
 ):
     """Run accesses ``cfg[CFG_START]:cfg[CFG_END]`` of a trace, one policy per cgroup, cache mode.
 
@@ -264,6 +372,8 @@ def run_cache(  # type: ignore[no-untyped-def]
     nxt : int64, shape (n,) or (0,) -- next-access index per access (for OPT), else empty.
     cgroup : int64, shape (n,) -- cgroup of each access, ``0 <= cg < len(fw.cap)``.
     tag : int32, shape (n,) -- thread / role tag of each access, given to hooks as ``a[A_TAG]``.
+    op : uint8, shape (n,) -- OP_READ, OP_WRITE or OP_FREE per access, given to hooks as
+        ``a[A_OP]`` (read only when ``cfg[CFG_HAS_OP]``; may be empty otherwise).
     cfg : int64, shape (CFG_LEN,) -- see the ``CFG_*`` slots; updated in place.
     ss : tuple of State -- one per cgroup; they share the list, residency and scratch arrays
         and differ in the policy's own (``pm``, ``pf``, ``gi``, ``gf``).
@@ -276,6 +386,25 @@ def run_cache(  # type: ignore[no-untyped-def]
         call cgroup ``cg``'s policy hook with ``ss[cg]`` (generated by ``engine.build``).
         ``accessed`` goes to the policy of the cgroup that owns the page (cache_ext §3).
 
+    Operations (when ``cfg[CFG_HAS_OP]``)
+    -------------------------------------
+    * free: a resident page is removed (``removed`` with ``REASON_FREED``, then unlinked), counted
+      in ``frees``; a page not resident is counted in ``frees_not_resident`` and nothing else
+      happens. A free is not a request: neither hit nor miss, no other hook sees it.
+    * write: by ``cfg[CFG_WRITES]``, see ``WRITES_ACCESS``, ``WRITES_INSERT_ONLY`` and
+      ``WRITES_IGNORE``; skipped writes are counted in ``writes_skipped``.
+
+    Size change on a hit (bytes mode): the stored size becomes the request's and the cgroup's
+    usage moves by the difference, counted in ``size_changes``. As in libCacheSim (``cache_find_base``
+    / ``cache_check_base``: ``occupied_byte`` updated on a hit, evictions only before an insert),
+    room is made by the next insert's eviction loop, which evicts while usage plus the new object
+    exceeds the capacity.
+
+    Checked mode (``fw.check[CHECK_ON]``): the framework keeps its own residency and owner
+    records (``fw.res``, ``fw.owner``); after every hook they are compared with the state's;
+    the first hook after which they differ is stored in ``fw.check[CHECK_BROKEN]`` and the loop
+    returns at once.
+
     Returns
     -------
     int
@@ -285,10 +414,14 @@ def run_cache(  # type: ignore[no-untyped-def]
     n_pages = s.lst.shape[0]
     a[A_N_PAGES] = n_pages
     r[A_N_PAGES] = n_pages
+    multi_cgroup = fw.cap.shape[0] > 1
+    checked = fw.check[CHECK_ON] != 0
     if cfg[CFG_INITED] == 0:
         for k in range(fw.cap.shape[0]):
             a[A_CGROUP] = k
             result = init(ss, k, a)
+            if checked:
+                _verify(ss, fw, HOOK_INIT, multi_cgroup)
             if result != 0 and cfg[CFG_INIT_RESULT] == 0:
                 cfg[CFG_INIT_RESULT] = result
         cfg[CFG_INITED] = 1
@@ -296,7 +429,9 @@ def run_cache(  # type: ignore[no-untyped-def]
     has_admit = cfg[CFG_HAS_ADMIT]
     has_next = cfg[CFG_HAS_NEXT]
     bytes_mode = cfg[CFG_BYTES] != 0
-    multi_cgroup = fw.cap.shape[0] > 1
+    has_op = cfg[CFG_HAS_OP] != 0
+    writes = cfg[CFG_WRITES]
+    a[A_OP] = 0
     # Page ids are dense in first-occurrence order (pagesim.trace.Trace guarantees it), so an
     # access is a page's first exactly when its id exceeds every id before it.
     max_seen = cfg[CFG_MAX_SEEN]
@@ -312,6 +447,8 @@ def run_cache(  # type: ignore[no-untyped-def]
     # Hits are counted as requests less misses: the hit path updates no counter.
     misses_counted = 0
     bytes_counted = 0
+    not_requests = 0  # counted accesses that are no request: frees, skipped writes
+    stopped = -1  # checked mode: the access at which a broken framework stopped the loop
     for t in range(start, end):
         # Trace rows and page ids index unsigned: no negative-index fix-up per array read.
         if t + PREFETCH_AHEAD < end:
@@ -346,15 +483,58 @@ def run_cache(  # type: ignore[no-untyped-def]
         a[A_TAG] = tag[ut]
         if has_next:
             a[A_NEXT] = nxt[ut]
-        if bytes_mode and counted:
+        request = True
+        if has_op:
+            opc = op[ut]
+            a[A_OP] = opc
+            if opc == OP_FREE:
+                if counted:
+                    not_requests += 1
+                if p > max_seen:
+                    max_seen = p
+                if s.resident[up] == 0:
+                    out[C.FREES_ABSENT if counted else C.N_COUNTERS + C.FREES_ABSENT] += 1
+                    continue
+                _remove(ss, fw, r, out, removed, p, REASON_FREED, t, bytes_mode, multi_cgroup)
+                out[C.FREES if counted else C.N_COUNTERS + C.FREES] += 1
+                if checked and fw.check[CHECK_BROKEN] != 0:
+                    stopped = t
+                    break
+                continue
+            if opc == OP_WRITE and writes != WRITES_ACCESS:
+                out[C.WRITES_SKIPPED if counted else C.N_COUNTERS + C.WRITES_SKIPPED] += 1
+                if counted:
+                    not_requests += 1
+                if writes == WRITES_IGNORE:
+                    continue
+                request = False
+        if bytes_mode and counted and request:
             bytes_counted += sz
         if s.resident[up] != 0:
+            if bytes_mode and fw.psize[up] != sz:
+                owner = s.cgroup_of[up] if multi_cgroup else 0
+                fw.used[owner] += sz - fw.psize[up]
+                fw.psize[up] = sz
+                out[C.SIZE_CHANGES if counted else C.N_COUNTERS + C.SIZE_CHANGES] += 1
+            if not request:
+                continue
             a[A_HIT] = 1
             s.resident[up] = RESIDENT | REFERENCED
             accessed(ss, s.cgroup_of[up] if multi_cgroup else 0, a)
+            if checked and _verify(ss, fw, HOOK_ACCESSED, multi_cgroup):
+                stopped = t + 1
+                break
             continue
         a[A_HIT] = 0
-        if counted:
+        if checked and fw.res[up] != 0:
+            # resident for the framework, not in s.resident: a hook cleared it
+            if fw.check[CHECK_BROKEN] == 0:
+                fw.check[CHECK_BROKEN] = HOOK_UNKNOWN
+            stopped = t
+            break
+        # an inserting write (--writes insert-only) is no miss; its evictions are counted
+        measured = counted and request
+        if measured:
             misses_counted += 1
             out[C.BYTES_MISSED] += sz
             if p > max_seen:
@@ -362,32 +542,49 @@ def run_cache(  # type: ignore[no-untyped-def]
         if p > max_seen:
             max_seen = p
         if sz > fw.cap[cg]:
-            if counted:
+            if measured:
                 out[C.TOO_LARGE] += 1
             continue
-        if has_admit != 0 and admit(ss, cg, a) == 0:
-            if counted:
-                out[C.BYPASSED] += 1
-            continue
+        if has_admit != 0:
+            admitted = admit(ss, cg, a)
+            if checked and _verify(ss, fw, HOOK_ADMIT, multi_cgroup):
+                stopped = t + 1
+                break
+            if admitted == 0:
+                if measured:
+                    out[C.BYPASSED] += 1
+                continue
         while fw.used[cg] + sz > fw.cap[cg]:
             o = out[: C.N_COUNTERS] if counted else out[C.N_COUNTERS :]
             if _evict_request(ss, fw, a, r, o, evict, removed, cg, 1, t, bytes_mode, multi_cgroup) == 0:
                 break
+        if checked:
+            if fw.check[CHECK_BROKEN] != 0:
+                stopped = t
+                break
+            fw.res[up] = 1
+            fw.owner[up] = cg
         s.resident[up] = RESIDENT
         if multi_cgroup:
             s.cgroup_of[up] = cg
         if bytes_mode:
             fw.psize[up] = sz
+            fw.count[cg] += 1
         fw.used[cg] += sz
         added(ss, cg, a)
+        if checked and _verify(ss, fw, HOOK_ADDED, multi_cgroup):
+            stopped = t + 1
+            break
+    if stopped >= 0:
+        end = stopped
     n_all = max(end - start, 0)
     n_counted = min(max(end - warmup, 0), n_all)
-    out[C.REQUESTS] += n_counted
+    out[C.REQUESTS] += n_counted - not_requests
     out[C.WARMUP] += n_all - n_counted
-    out[C.HITS] += n_counted - misses_counted
+    out[C.HITS] += n_counted - not_requests - misses_counted
     out[C.MISSES] += misses_counted
-    out[C.BYTES_REQUESTED] += bytes_counted if bytes_mode else n_counted
+    out[C.BYTES_REQUESTED] += bytes_counted if bytes_mode else n_counted - not_requests
     cfg[CFG_MAX_SEEN] = max_seen
-    done = cfg[CFG_END] - cfg[CFG_START]
-    cfg[CFG_START] = cfg[CFG_END]
+    done = end - cfg[CFG_START]
+    cfg[CFG_START] = end
     return done

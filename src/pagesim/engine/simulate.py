@@ -15,9 +15,21 @@ from numba.core.errors import NumbaError
 
 from pagesim.core.state import ACC_LEN, make_state, state_sharing_lists
 from pagesim.engine import counters as C
-from pagesim.engine.build import interpreted_runner, mark_compiled, runner_for
-from pagesim.engine.loop import CFG_END, CFG_INIT_RESULT, CFG_START, make_framework, new_cfg
+from pagesim.engine.build import hook_that_failed, interpreted_runner, mark_compiled, runner_for
+from pagesim.engine.loop import (
+    CFG_END,
+    CFG_INIT_RESULT,
+    CFG_START,
+    CHECK_BROKEN,
+    HOOK_BY_NUMBER,
+    OP_FREE,
+    WRITES_RULES,
+    accounting_errors,
+    make_framework,
+    new_cfg,
+)
 from pagesim.engine.result import Result, counters_from_array
+from pagesim.engine.watchdog import PolicyTimeout, call_watched
 from pagesim.policies.base import Policy
 from pagesim.trace import Trace
 
@@ -28,11 +40,16 @@ CHUNK = 2_000_000
 class PolicyError(RuntimeError):
     """A policy's hook raised; carries the access index and the hook's own traceback text."""
 
-    def __init__(self, policy: str, access_index: int, original: BaseException, tb: str) -> None:
+    def __init__(
+        self, policy: str, access_index: int, original: BaseException, tb: str, hook: str = ""
+    ) -> None:
+        where = f" in its {hook!r} hook" if hook else ""
         super().__init__(
-            f"policy {policy!r} raised {type(original).__name__}: {original} at access index {access_index}"
+            f"policy {policy!r} raised {type(original).__name__}: {original}{where} at access index "
+            f"{access_index}"
         )
         self.policy = policy
+        self.hook = hook
         self.access_index = access_index
         self.original = original
         self.traceback_text = tb
@@ -62,6 +79,21 @@ def numba_reason(text: str) -> str:
     return message
 
 
+def _refuse_zero_sizes(trace: Any, size: np.ndarray, op: np.ndarray) -> None:
+    """Refuse an object of size <= 0 that is not a delete: it would occupy nothing, so a
+    4-byte cache could hold any number of them."""
+    bad = size <= 0
+    if op.shape[0]:
+        bad &= op != OP_FREE
+    if bad.any():
+        i = int(np.argmax(bad))
+        where = trace.source.get("path", "") if isinstance(getattr(trace, "source", None), dict) else ""
+        raise ValueError(
+            f"{where + ': ' if where else ''}access {i} (0-based) has object size {int(size[i])}: "
+            "with --capacity-unit bytes every object must weigh at least 1 byte"
+        )
+
+
 def _columns(trace: Any, capacity_unit: str, needs_next: bool) -> tuple[np.ndarray, ...]:
     if not isinstance(trace, Trace):
         raise TypeError(
@@ -81,7 +113,11 @@ def _columns(trace: Any, capacity_unit: str, needs_next: bool) -> tuple[np.ndarr
     nxt = np.ascontiguousarray(trace.next_access(), dtype=np.int64) if needs_next else np.zeros(0, np.int64)
     tg = getattr(trace, "tag", None)
     tag = np.zeros(n, dtype=np.int32) if tg is None else np.ascontiguousarray(tg, dtype=np.int32)
-    return page, size, nxt, cgroup, tag
+    o = getattr(trace, "op", None)
+    op = np.zeros(0, dtype=np.uint8) if o is None else np.ascontiguousarray(o, dtype=np.uint8)
+    if capacity_unit == "bytes":
+        _refuse_zero_sizes(trace, size, op)
+    return page, size, nxt, cgroup, tag, op
 
 
 class Stepper:
@@ -96,8 +132,12 @@ class Stepper:
     classes: tuple[type[Policy], ...]
     cfg: np.ndarray
     a: np.ndarray
+    r: np.ndarray
     n: int
     _mode_name: str = "cache"
+    #: Seconds an access may take before the run is stopped (None: no watchdog), see
+    #: :mod:`pagesim.engine.watchdog`.
+    policy_timeout: float | None = None
 
     def _arrays(self) -> tuple[Any, ...]:
         raise NotImplementedError
@@ -117,7 +157,21 @@ class Stepper:
             self._run(*self._arrays())
         except Exception as exc:  # a hook raised (or numba could not compile): say where
             index = int(self.a[0]) if self.cfg[CFG_END] > 0 else -1
-            raise PolicyError(self.label(), index, exc, traceback.format_exc()) from exc
+            hook = hook_that_failed(self.a, self.r)
+            raise PolicyError(self.label(), index, exc, traceback.format_exc(), hook) from exc
+        self._check_framework()
+
+    def _check_framework(self) -> None:
+        """Raise :class:`PolicyError` if a hook wrote what the framework owns (cache mode)."""
+
+    def _call_watched(self, timeout: float) -> float:
+        """:meth:`_call` under the watchdog; a timeout becomes a :class:`PolicyError` naming the
+        access and, when known, the hook. Returns the loop's CPU seconds."""
+        try:
+            return call_watched(self._call, lambda: int(self.a[0]), timeout)
+        except PolicyTimeout as exc:
+            hook = hook_that_failed(self.a, self.r)
+            raise PolicyError(self.label(), int(self.a[0]), exc, "", hook) from exc
 
     def _start_up(self, interpreted: bool) -> None:
         """Build the runner, compile or load it and run every cgroup's ``init`` (an empty call).
@@ -168,9 +222,12 @@ class Stepper:
         self.cfg[CFG_START] = self.done
         self.cfg[CFG_END] = end
         t1 = time.perf_counter()
-        c1 = time.thread_time()
-        self._call()
-        self.loop_cpu_seconds += time.thread_time() - c1
+        if self.policy_timeout is None:
+            c1 = time.thread_time()
+            self._call()
+            self.loop_cpu_seconds += time.thread_time() - c1
+        else:
+            self.loop_cpu_seconds += self._call_watched(self.policy_timeout)
         self.loop_seconds += time.perf_counter() - t1
         self.done = max(end, int(self.cfg[CFG_START]))  # kernel mode may skip a killed task's rest
         return self.done
@@ -196,6 +253,8 @@ class Run(Stepper):
     capacity_unit : {"pages", "bytes"}
     interpreted : bool
         Use the plain-Python code path.
+    writes, checked, policy_timeout
+        As for :func:`simulate`.
 
     Attributes
     ----------
@@ -229,7 +288,17 @@ class Run(Stepper):
         warmup: int = 0,
         capacity_unit: str = "pages",
         interpreted: bool = False,
+        writes: str = "access",
+        checked: bool = False,
+        policy_timeout: float | None = None,
     ) -> None:
+        if policy_timeout is not None and not policy_timeout > 0:
+            raise ValueError(f"policy timeout must be > 0 seconds, got {policy_timeout}")
+        self.policy_timeout = policy_timeout
+        if writes not in WRITES_RULES:
+            raise ValueError(f"writes must be one of {', '.join(WRITES_RULES)}; got {writes!r}")
+        self.writes = writes
+        self.checked = checked
         if warmup < 0:
             raise ValueError(f"warmup must be >= 0, got {warmup}")
         if capacity_unit not in ("pages", "bytes"):
@@ -251,14 +320,17 @@ class Run(Stepper):
         self.capacity = int(self.capacities[0])
         self.classes = tuple(type(p) for p in self.policies)
         needs_next = any(c.needs_next_access for c in self.classes)
-        self.page, self.size, self.nxt, self.cgroup, self.tag = _columns(trace, capacity_unit, needs_next)
+        self.page, self.size, self.nxt, self.cgroup, self.tag, self.op = _columns(
+            trace, capacity_unit, needs_next
+        )
         self.n = int(self.page.shape[0])
         n_pages = int(trace.n_pages)
         first = make_state(n_pages, n_cgroups, **self.policies[0].state_shape())
         others = tuple(state_sharing_lists(first, **p.state_shape()) for p in self.policies[1:])
         self.states = (first, *others)
         self.state = first
-        self.framework = make_framework(n_pages, self.capacities)
+        self.framework = make_framework(n_pages, self.capacities, checked)
+        self._verified_at = 0
         for pol, st, cap in zip(self.policies, self.states, self.capacities):
             pol.configure(st, int(cap))
         self.cfg = self._fresh_cfg()
@@ -270,9 +342,36 @@ class Run(Stepper):
 
     def _arrays(self) -> tuple[Any, ...]:
         return (
-            self.page, self.size, self.nxt, self.cgroup, self.tag, self.cfg,
+            self.page, self.size, self.nxt, self.cgroup, self.tag, self.op, self.cfg,
             self.states, self.framework, self.a, self.r, self.out,
         )  # fmt: skip
+
+    def _check_framework(self) -> None:
+        """After a call of the loop: the resident pages the state shows, counted and weighed per
+        cgroup, are what the framework accounted (O(pages): after the last access, and between
+        chunks once at least 8 accesses per page have run since the last look, so that it costs
+        at most 1/8 of a page visit per access); in checked mode the loop compared its own records
+        after every hook and named the hook."""
+        fw = self.framework
+        hook = int(fw.check[CHECK_BROKEN])
+        if hook == 0:
+            # O(pages): at most once per 8 accesses per page, and after the last access
+            done = max(int(self.cfg[CFG_START]), self.done)
+            if done < self.n and done - self._verified_at < 8 * fw.res.shape[0]:
+                return
+            self._verified_at = done
+            multi = fw.cap.shape[0] > 1
+            if accounting_errors(self.state, fw, self.capacity_unit == "bytes", multi) == 0:
+                return
+        where = (
+            f"after its {HOOK_BY_NUMBER[hook]!r} hook at access {int(self.a[0])}"
+            if hook > 0
+            else "in a hook (run with checked=True, --checked, to name it)"
+        )
+        message = (
+            f"wrote s.resident or s.cgroup_of, which the framework owns (read-only for policies), {where}"
+        )
+        raise PolicyError(self.label(), int(self.a[0]), RuntimeError(message), "")
 
     def _fresh_cfg(self) -> np.ndarray:
         return new_cfg(
@@ -284,6 +383,8 @@ class Run(Stepper):
             # the loop reads the columns in the first cgroup's rows: one class for all, or none
             self.classes[0].link_columns() if len(set(self.classes)) == 1 else (),
             any("list" in c.prefetch_links for c in self.classes),
+            has_op=self.op.shape[0] > 0,
+            writes=WRITES_RULES.index(self.writes),
         )
 
     @property
@@ -306,6 +407,7 @@ class Run(Stepper):
                 "policy": [repr(p) for p in self.policies],
                 "capacities": [int(c) for c in self.capacities],
                 "warmup": self.warmup,
+                "writes": self.writes,
                 "source": getattr(self.trace, "source", {}),
             },
         )
@@ -348,6 +450,9 @@ def simulate(
     interpreted: bool = False,
     progress: Callable[[int, int], None] | None = None,
     chunk: int = CHUNK,
+    writes: str = "access",
+    checked: bool = False,
+    policy_timeout: float | None = None,
 ) -> Result:
     """Simulate ``policy`` over ``trace`` with a cache of ``capacity`` units (cache mode).
 
@@ -372,6 +477,21 @@ def simulate(
         Called after each chunk of ``chunk`` accesses.
     chunk : int
         Accesses per call of the compiled loop.
+    writes : {"access", "insert-only", "ignore"}
+        How a write (``trace.op == OP_WRITE``) is served: as an access like a read; as an
+        insert that is no request (a page not resident is inserted, uncounted; a resident one
+        only takes its new size); or not at all. Counted in ``writes_skipped`` unless "access".
+        A free (``OP_FREE``) always removes a resident page (``removed`` with
+        ``REASON_FREED``; ``frees``) and is otherwise ignored (``frees_not_resident``).
+    checked : bool
+        Compare the framework's residency and owner records with ``State.resident`` and
+        ``State.cgroup_of`` after every hook, to name the hook that wrote them (O(pages) per
+        hook: for tests and debugging). Unchecked runs compare once per chunk.
+    policy_timeout : float or None
+        Seconds an access may take (its hooks included) before the run is stopped with a
+        :class:`PolicyError` naming the access and, for a user's policy or an interpreted run,
+        the hook (:mod:`pagesim.engine.watchdog`: an interpreted hook is stopped; a compiled
+        one cannot be, its thread is abandoned). None: no watchdog.
 
     Returns
     -------
@@ -383,11 +503,24 @@ def simulate(
     TypeError
         If ``trace`` is not a :class:`pagesim.trace.Trace`.
     ValueError
-        If ``capacity <= 0``, ``warmup < 0``, the unit is unknown or sizes are missing.
+        If ``capacity <= 0``, ``warmup < 0``, the unit is unknown, sizes are missing, an
+        object that is not deleted has a size <= 0 in bytes mode (refused with its access
+        index: it would take no room), or ``writes`` is unknown.
     PolicyError
-        If a hook raises (the message names the access index) or ``init`` fails.
+        If a hook raises (the message names the access index), ``init`` fails, or a hook wrote
+        ``State.resident`` / ``State.cgroup_of`` (named with ``checked=True``).
     """
-    run = Run(trace, policy, capacity, warmup=warmup, capacity_unit=capacity_unit, interpreted=interpreted)
+    run = Run(
+        trace,
+        policy,
+        capacity,
+        warmup=warmup,
+        capacity_unit=capacity_unit,
+        interpreted=interpreted,
+        writes=writes,
+        checked=checked,
+        policy_timeout=policy_timeout,
+    )
     step = max(int(chunk), 1)
     while run.done < run.n:
         run.advance(step)

@@ -155,9 +155,10 @@ def _collect_candidates(s, fw, out, cg, n):  # type: ignore[no-untyped-def]
     """Validate the policy's ``n`` proposals; copy the valid ones to ``fw.victims``."""
     n_pages = s.lst.shape[0]
     if n > MAX_CANDIDATES:
-        out[C.REJ_OVERFLOW] += n
-        out[C.REJECTED] += n
-        out[C.PROPOSED] += n
+        # cache_ext aborts the attempt: one refused proposal, whatever count was returned
+        out[C.REJ_OVERFLOW] += 1
+        out[C.REJECTED] += 1
+        out[C.PROPOSED] += 1
         return 0
     if n > 0:
         out[C.PROPOSED] += n
