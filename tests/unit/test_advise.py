@@ -179,3 +179,20 @@ def test_cli_bad_input_is_one_line(args, needle):
 def test_cli_size_missing_is_refused():
     result = invoke("advise", SMALL)
     assert result.exit_code == 2 and "--size" in result.output
+
+
+def test_cli_a_policy_that_raises_when_created_is_one_line_as_in_compare(tmp_path):
+    path = tmp_path / "boom.py"
+    path.write_text(
+        "from pagesim.policies.base import Policy\n\n\nclass Boom(Policy):\n"
+        "    def __init__(self, **kw):\n        raise RuntimeError('boom')\n"
+    )
+    result = invoke("advise", SMALL, "--size", "50", "--policies", f"lru,{path}:Boom")
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    lines = result.stderr.strip().splitlines()
+    # the line compare prints, naming the constructor's line (6)
+    assert (
+        len(lines) == 1 and "policy 'boom' (Boom) raised RuntimeError: boom while it was created" in lines[0]
+    )
+    assert "boom.py:6" in lines[0]

@@ -125,3 +125,20 @@ def test_check_prints_errors_and_figure_is_written(tmp_path):
 def test_bad_input_is_one_line(args, needles):
     sizes = () if "--size" in args else ("--size", "100")
     one_line_error(invoke("mrc", SMALL, *sizes, *args), *needles)
+
+
+BOOM = """from pagesim.policies.base import Policy
+
+
+class Boom(Policy):
+    def __init__(self, **kw):
+        raise RuntimeError("boom")
+"""
+
+
+def test_a_policy_that_raises_when_created_is_one_line_as_in_compare(tmp_path):
+    path = tmp_path / "boom.py"
+    path.write_text(BOOM)
+    result = invoke("mrc", SMALL, "--size", "100", "--policy", f"lru,{path}:Boom")
+    # the same line compare prints: the policy, the exception and the constructor's line (6)
+    one_line_error(result, "policy 'boom' (Boom) raised RuntimeError: boom while it was created", "boom.py:6")

@@ -53,7 +53,7 @@ from pagesim.analysis.mrc import MIN_SAMPLED_CAPACITY
 from pagesim.analysis.mrc.minisim import Sample, minisim, sample_trace
 from pagesim.engine import PolicyError
 from pagesim.policies.base import Policy
-from pagesim.policies.registry import BUILTIN, policy_class
+from pagesim.policies.registry import BUILTIN, instantiate, policy_class
 from pagesim.trace import Trace
 
 __all__ = [
@@ -174,6 +174,8 @@ def candidates(policies: str | Sequence[str | Policy], params: bool = False) -> 
         For an unknown name (the message lists the known ones).
     ValueError
         For an empty list.
+    pagesim.policies.registry.PolicySetupError
+        If a policy's constructor raises (a ValueError naming the policy, file and line).
     """
     if isinstance(policies, str):
         names: list[str | Policy] = (
@@ -187,7 +189,7 @@ def candidates(policies: str | Sequence[str | Policy], params: bool = False) -> 
         raise ValueError("no policy to advise among: name at least one, or 'all'")
     out: dict[str, Policy] = {}
     for given in names:
-        base = given if isinstance(given, Policy) else policy_class(given)()
+        base = given if isinstance(given, Policy) else instantiate(policy_class(given))
         for inst in _grid(base) if params else [base]:
             out.setdefault(inst.label(), inst)
     return list(out.values())

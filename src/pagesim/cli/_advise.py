@@ -24,6 +24,7 @@ from pagesim.cli._common import (
 )
 from pagesim.cli._compare import FORMAT_HELP, SET_HELP, WARMUP_HELP
 from pagesim.policies.base import Policy
+from pagesim.policies.registry import instantiate
 
 POLICIES_HELP = (
     "Candidates: all (every built-in policy but the clairvoyant opt and opt-bypass and the kernel "
@@ -103,7 +104,7 @@ def _candidates(policies: list[str] | None, sets: list[str] | None) -> str | lis
         return "all"
     if any(w.lower() == "all" for w in wanted):
         raise ValueError("'all' stands alone: give --policies all, or a list of policies")
-    return [p if isinstance(p, Policy) else p() for p in load_policies(wanted, sets)]
+    return [p if isinstance(p, Policy) else instantiate(p) for p in load_policies(wanted, sets)]
 
 
 def _clean(value: Any) -> Any:

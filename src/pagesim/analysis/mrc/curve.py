@@ -29,7 +29,7 @@ from pagesim.analysis.mrc.minisim import MIN_SAMPLED_CAPACITY, SMALL_CHOICES, Sa
 from pagesim.analysis.mrc.shards import shards_fixed_rate, shards_fixed_size
 from pagesim.analysis.mrc.stack import STACK_POLICIES, exact_misses
 from pagesim.policies.base import Policy
-from pagesim.policies.registry import UnknownPolicyError, policy_class
+from pagesim.policies.registry import UnknownPolicyError, instantiate, policy_class
 from pagesim.trace import Trace
 
 __all__ = ["COLUMNS", "DEFAULT_RATE", "METHODS", "check_mrc", "method_for", "mrc", "stack_name"]
@@ -44,11 +44,12 @@ COLUMNS = ("trace", "policy", "params", "size_pages", "misses", "requests", "mis
 
 
 def _instance(policy: str | type[Policy] | Policy) -> Policy:
+    """A fresh instance; a constructor that raises in its own file is a PolicySetupError."""
     if isinstance(policy, Policy):
-        return type(policy)(**policy.values)
+        return instantiate(type(policy), **policy.values)
     if isinstance(policy, type):
-        return policy()
-    return policy_class(policy)()
+        return instantiate(policy)
+    return instantiate(policy_class(policy))
 
 
 def stack_name(policy: Policy) -> str | None:
@@ -154,6 +155,8 @@ def mrc(
         minimum with ``small="refuse"``, and as :func:`~pagesim.analysis.mrc.stack.exact_misses`.
     UnknownPolicyError
         For an unknown policy name.
+    pagesim.policies.registry.PolicySetupError
+        If a policy's constructor raises (a ValueError naming the policy, file and line).
     """
     caps = sorted({int(s) for s in sizes})
     if not caps or min(caps) < 1:
