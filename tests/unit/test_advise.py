@@ -196,3 +196,17 @@ def test_cli_a_policy_that_raises_when_created_is_one_line_as_in_compare(tmp_pat
         len(lines) == 1 and "policy 'boom' (Boom) raised RuntimeError: boom while it was created" in lines[0]
     )
     assert "boom.py:6" in lines[0]
+
+
+def test_cli_compiles_the_candidates_in_parallel_with_a_notice(monkeypatch):
+    from pagesim.analysis import compare as compare_module
+
+    asked: list[list[str]] = []
+    monkeypatch.setattr(compare_module, "pending", lambda classes: list(dict.fromkeys(classes)))
+    monkeypatch.setattr(
+        compare_module, "compile_ahead", lambda todo: asked.append([c.__name__ for c in todo])
+    )
+    result = invoke("advise", SMALL, "--size", "50", "--policies", "lru,fifo")
+    assert result.exit_code == 0, result.output
+    assert asked == [["LRU", "FIFO"]]
+    assert "pagesim: notice: compiling lru, fifo in parallel" in result.stderr

@@ -142,3 +142,33 @@ def test_a_policy_that_raises_when_created_is_one_line_as_in_compare(tmp_path):
     result = invoke("mrc", SMALL, "--size", "100", "--policy", f"lru,{path}:Boom")
     # the same line compare prints: the policy, the exception and the constructor's line (6)
     one_line_error(result, "policy 'boom' (Boom) raised RuntimeError: boom while it was created", "boom.py:6")
+
+
+@pytest.fixture
+def nothing_cached(monkeypatch):
+    """Runners look uncompiled; the parallel compile records the classes instead of compiling."""
+    from pagesim.analysis import compare as compare_module
+
+    asked: list[list[str]] = []
+    monkeypatch.setattr(compare_module, "pending", lambda classes: list(dict.fromkeys(classes)))
+    monkeypatch.setattr(
+        compare_module, "compile_ahead", lambda todo: asked.append([c.__name__ for c in todo])
+    )
+    return asked
+
+
+def test_the_command_compiles_the_minisim_policies_in_parallel_with_a_notice(nothing_cached):
+    result = invoke("mrc", SMALL, "--size", "200", "--policy", "lru,fifo,clock", "--rate", "0.5")
+    assert result.exit_code == 0, result.output
+    assert nothing_cached == [["FIFO", "Clock"]]  # lru is exact: one pass, no runner
+    assert "pagesim: notice: compiling fifo, clock in parallel" in result.stderr
+
+
+def test_the_library_compiles_in_parallel_only_when_asked(nothing_cached):
+    from pagesim.analysis.mrc import mrc
+
+    trace = from_spec(SMALL.partition(":")[2])
+    mrc(trace, ["fifo", "clock"], [200], rate=0.5)
+    assert nothing_cached == []
+    mrc(trace, ["fifo", "clock"], [200], rate=0.5, parallel_compile=True)
+    assert nothing_cached == [["FIFO", "Clock"]]

@@ -89,6 +89,8 @@ def advise_command(
                 warmup=n_warmup,
                 check=check,
                 progress=progress,
+                parallel_compile=True,
+                on_stage=progress.stage,
             )
         if as_json:
             sys.stdout.write(json.dumps(_clean(advice.to_dict()), allow_nan=False, default=str) + "\n")

@@ -161,6 +161,8 @@ def mrc_command(
                 warmup=n_warmup,
                 small=small,
                 progress=progress,
+                parallel_compile=True,
+                on_stage=progress.stage,
             )
             checks = check_mrc(t, curve, configured, warmup=n_warmup) if check else None
         _print(curve, trace, checks, as_json)

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pagesim.analysis.compare import compare
+from pagesim.analysis.compare import compare, compile_in_parallel
 from pagesim.analysis.mrc.minisim import MIN_SAMPLED_CAPACITY, SMALL_CHOICES, Sample, minisim, sample_trace
 from pagesim.analysis.mrc.shards import shards_fixed_rate, shards_fixed_size
 from pagesim.analysis.mrc.stack import STACK_POLICIES, exact_misses
@@ -105,6 +105,8 @@ def mrc(
     warmup: int = 0,
     small: str = "denser",
     progress: Callable[[int, int], None] | None = None,
+    parallel_compile: bool = False,
+    on_stage: Callable[[str, str], None] | None = None,
 ) -> pd.DataFrame:
     """Miss-ratio curves: every policy at every size, by one method.
 
@@ -132,6 +134,13 @@ def mrc(
         denser sample at rate M / c (in full when c <= M), is simulated in full, or is refused.
     progress : callable ``(done, total)``, optional
         Over minisim's runs, per policy.
+    parallel_compile : bool
+        Compile the runners of the minisim policies not cached yet first, in parallel processes
+        (:func:`pagesim.analysis.compare.compile_in_parallel`). Off by default, as in
+        :func:`~pagesim.analysis.compare.compare` (spawned processes re-import the calling
+        script); the ``pagesim`` command turns it on.
+    on_stage : callable ``(stage, label)``, optional
+        Called with ``("compile", "fifo, arc")`` before the runners compile in parallel.
 
     Returns
     -------
@@ -176,6 +185,8 @@ def mrc(
         )
     insts = [_instance(p) for p in policies]
     chosen = [method_for(p, method) for p in insts]
+    if parallel_compile:
+        compile_in_parallel([type(p) for p, how in zip(insts, chosen) if how == "minisim"], on_stage)
     requests = max(trace.n_requests - warmup, 0)
     rows: list[dict[str, Any]] = []
     runs: dict[str, dict[str, Any]] = {}
