@@ -172,3 +172,23 @@ def test_the_library_compiles_in_parallel_only_when_asked(nothing_cached):
     assert nothing_cached == []
     mrc(trace, ["fifo", "clock"], [200], rate=0.5, parallel_compile=True)
     assert nothing_cached == [["FIFO", "Clock"]]
+
+
+def test_shards_notes_the_sizes_whose_sampled_cache_is_under_the_minimum():
+    args = ("mrc", SMALL, "--method", "shards", "--rate", "0.05")
+    # expected sampled caches at rate 0.05: 1000 -> 50 pages, 1500 -> 75 (under 100), 2000 -> 100 (not)
+    shown = " ".join(
+        invoke(*args, "--size", "1000", "--size", "1500", "--size", "2000").stdout.split()
+    )  # the console wraps
+    assert (
+        "note lru: sizes 1,000 and 1,500 pages (2 of 3) have expected sampled caches (size x R) under "
+        "100 pages at rate 0.05, where SHARDS is least accurate; use a higher --rate (>= 0.1 for these "
+        "sizes) or --samples N" in shown
+    )
+    assert "note" not in invoke(*args, "--size", "2000", "--size", "3000").stdout
+    # the note changes no estimate: the JSON equals the library's curve
+    from pagesim.analysis.mrc import mrc
+
+    doc = json.loads(invoke(*args, "--size", "1000:2000:3", "--json").stdout)
+    curve = mrc(from_spec(SMALL.partition(":")[2]), ["lru"], [1000, 1500, 2000], method="shards", rate=0.05)
+    assert [p["miss_ratio"] for p in doc["policies"][0]["points"]] == curve["miss_ratio"].tolist()
