@@ -210,3 +210,13 @@ def test_cli_compiles_the_candidates_in_parallel_with_a_notice(monkeypatch):
     assert result.exit_code == 0, result.output
     assert asked == [["LRU", "FIFO"]]
     assert "pagesim: notice: compiling lru, fifo in parallel" in result.stderr
+
+
+def test_cli_takes_policy_as_every_command_does_and_policies_too():
+    # lru and mru at 50 pages, checked: the same table whichever name the option is given by
+    by_policy = invoke("advise", SMALL, "--size", "50", "--policy", "lru", "--policy", "mru", "--json")
+    by_policies = invoke("advise", SMALL, "--size", "50", "--policies", "lru,mru", "--json")
+    assert by_policy.exit_code == 0 and by_policies.exit_code == 0, by_policy.output
+    first, second = json.loads(by_policy.stdout), json.loads(by_policies.stdout)
+    assert [r["policy"] for r in first["table"]] == [r["policy"] for r in second["table"]]
+    assert sorted(r["policy"] for r in first["table"]) == ["lru", "mru"]
