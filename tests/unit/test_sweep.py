@@ -206,6 +206,20 @@ def test_a_policy_file_that_does_not_import_is_refused_in_one_line(tmp_path) -> 
     assert len(lines) == 1 and "ModuleNotFoundError" in lines[0] and "noimport.py:1" in lines[0]
 
 
+def test_a_user_policy_row_has_its_spec_as_policy_and_its_short_name_as_label(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from pagesim.sweep.plan import make_plan
+    from pagesim.sweep.store import Store
+
+    path = tmp_path / "mine.py"
+    path.write_text("from pagesim.policies.fifo import FIFO\nclass DictLRU(FIFO):\n    name = 'dict-lru'\n")
+    spec = f"{path}:DictLRU"
+    grid = grid_from_options([SMALL], [spec], ["10"])
+    with Store(str(tmp_path / "u.db")) as store:
+        (task,) = make_plan(grid, store).tasks
+    (run,) = task.runs
+    assert (run.policy, run.label) == (spec, "dict-lru")  # as docs/sweep.md says
+
+
 def test_timeout_fails_the_run_only(tmp_path) -> None:  # type: ignore[no-untyped-def]
     db = str(tmp_path / "t.db")
     grid = grid_from_options(["workload:zipf?n_requests=400000&n_pages=4000"], ["fifo"], ["10"], timeout=1e-4)
