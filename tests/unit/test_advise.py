@@ -179,3 +179,44 @@ def test_cli_bad_input_is_one_line(args, needle):
 def test_cli_size_missing_is_refused():
     result = invoke("advise", SMALL)
     assert result.exit_code == 2 and "--size" in result.output
+
+
+def test_cli_a_policy_that_raises_when_created_is_one_line_as_in_compare(tmp_path):
+    path = tmp_path / "boom.py"
+    path.write_text(
+        "from pagesim.policies.base import Policy\n\n\nclass Boom(Policy):\n"
+        "    def __init__(self, **kw):\n        raise RuntimeError('boom')\n"
+    )
+    result = invoke("advise", SMALL, "--size", "50", "--policies", f"lru,{path}:Boom")
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    lines = result.stderr.strip().splitlines()
+    # the line compare prints, naming the constructor's line (6)
+    assert (
+        len(lines) == 1 and "policy 'boom' (Boom) raised RuntimeError: boom while it was created" in lines[0]
+    )
+    assert "boom.py:6" in lines[0]
+
+
+def test_cli_compiles_the_candidates_in_parallel_with_a_notice(monkeypatch):
+    from pagesim.analysis import compare as compare_module
+
+    asked: list[list[str]] = []
+    monkeypatch.setattr(compare_module, "pending", lambda classes: list(dict.fromkeys(classes)))
+    monkeypatch.setattr(
+        compare_module, "compile_ahead", lambda todo: asked.append([c.__name__ for c in todo])
+    )
+    result = invoke("advise", SMALL, "--size", "50", "--policies", "lru,fifo")
+    assert result.exit_code == 0, result.output
+    assert asked == [["LRU", "FIFO"]]
+    assert "pagesim: notice: compiling lru, fifo in parallel" in result.stderr
+
+
+def test_cli_takes_policy_as_every_command_does_and_policies_too():
+    # lru and mru at 50 pages, checked: the same table whichever name the option is given by
+    by_policy = invoke("advise", SMALL, "--size", "50", "--policy", "lru", "--policy", "mru", "--json")
+    by_policies = invoke("advise", SMALL, "--size", "50", "--policies", "lru,mru", "--json")
+    assert by_policy.exit_code == 0 and by_policies.exit_code == 0, by_policy.output
+    first, second = json.loads(by_policy.stdout), json.loads(by_policies.stdout)
+    assert [r["policy"] for r in first["table"]] == [r["policy"] for r in second["table"]]
+    assert sorted(r["policy"] for r in first["table"]) == ["lru", "mru"]

@@ -125,3 +125,70 @@ def test_check_prints_errors_and_figure_is_written(tmp_path):
 def test_bad_input_is_one_line(args, needles):
     sizes = () if "--size" in args else ("--size", "100")
     one_line_error(invoke("mrc", SMALL, *sizes, *args), *needles)
+
+
+BOOM = """from pagesim.policies.base import Policy
+
+
+class Boom(Policy):
+    def __init__(self, **kw):
+        raise RuntimeError("boom")
+"""
+
+
+def test_a_policy_that_raises_when_created_is_one_line_as_in_compare(tmp_path):
+    path = tmp_path / "boom.py"
+    path.write_text(BOOM)
+    result = invoke("mrc", SMALL, "--size", "100", "--policy", f"lru,{path}:Boom")
+    # the same line compare prints: the policy, the exception and the constructor's line (6)
+    one_line_error(result, "policy 'boom' (Boom) raised RuntimeError: boom while it was created", "boom.py:6")
+
+
+@pytest.fixture
+def nothing_cached(monkeypatch):
+    """Runners look uncompiled; the parallel compile records the classes instead of compiling."""
+    from pagesim.analysis import compare as compare_module
+
+    asked: list[list[str]] = []
+    monkeypatch.setattr(compare_module, "pending", lambda classes: list(dict.fromkeys(classes)))
+    monkeypatch.setattr(
+        compare_module, "compile_ahead", lambda todo: asked.append([c.__name__ for c in todo])
+    )
+    return asked
+
+
+def test_the_command_compiles_the_minisim_policies_in_parallel_with_a_notice(nothing_cached):
+    result = invoke("mrc", SMALL, "--size", "200", "--policy", "lru,fifo,clock", "--rate", "0.5")
+    assert result.exit_code == 0, result.output
+    assert nothing_cached == [["FIFO", "Clock"]]  # lru is exact: one pass, no runner
+    assert "pagesim: notice: compiling fifo, clock in parallel" in result.stderr
+
+
+def test_the_library_compiles_in_parallel_only_when_asked(nothing_cached):
+    from pagesim.analysis.mrc import mrc
+
+    trace = from_spec(SMALL.partition(":")[2])
+    mrc(trace, ["fifo", "clock"], [200], rate=0.5)
+    assert nothing_cached == []
+    mrc(trace, ["fifo", "clock"], [200], rate=0.5, parallel_compile=True)
+    assert nothing_cached == [["FIFO", "Clock"]]
+
+
+def test_shards_notes_the_sizes_whose_sampled_cache_is_under_the_minimum():
+    args = ("mrc", SMALL, "--method", "shards", "--rate", "0.05")
+    # expected sampled caches at rate 0.05: 1000 -> 50 pages, 1500 -> 75 (under 100), 2000 -> 100 (not)
+    shown = " ".join(
+        invoke(*args, "--size", "1000", "--size", "1500", "--size", "2000").stdout.split()
+    )  # the console wraps
+    assert (
+        "note lru: sizes 1,000 and 1,500 pages (2 of 3) have expected sampled caches (size x R) under "
+        "100 pages at rate 0.05, where SHARDS is least accurate; use a higher --rate (>= 0.1 for these "
+        "sizes) or --samples N" in shown
+    )
+    assert "note" not in invoke(*args, "--size", "2000", "--size", "3000").stdout
+    # the note changes no estimate: the JSON equals the library's curve
+    from pagesim.analysis.mrc import mrc
+
+    doc = json.loads(invoke(*args, "--size", "1000:2000:3", "--json").stdout)
+    curve = mrc(from_spec(SMALL.partition(":")[2]), ["lru"], [1000, 1500, 2000], method="shards", rate=0.05)
+    assert [p["miss_ratio"] for p in doc["policies"][0]["points"]] == curve["miss_ratio"].tolist()

@@ -194,3 +194,14 @@ def test_exact_refuses_other_policies_and_cgroups():
         exact_misses(trace, "lru", [1])
     with pytest.raises(ValueError, match="not one"):
         exact_misses(Trace.from_ids([0]), "fifo", [1])
+
+
+def test_sizes_are_counts_or_percentages_as_compare_reads_them():
+    # Trace a b c a b d a: 4 unique pages, so 50% is 2 pages and 75% is 3 (LRU misses 7 and 4,
+    # as in the hand-computed example above).
+    trace = Trace.from_ids([0, 1, 2, 0, 1, 3, 0])
+    table = mrc(trace, ["lru"], ["50%", "3", 4])
+    assert table["size_pages"].tolist() == [2, 3, 4]
+    assert table["misses"].tolist() == [7, 4, 4]
+    with pytest.raises(ValueError, match="size must be a positive count or a percentage like 10%"):
+        mrc(trace, ["lru"], ["lots"])

@@ -167,6 +167,59 @@ def test_failures_are_rows_and_the_rest_completes(tmp_path) -> None:  # type: ig
     assert _failure(error) == "policy 'mine' raised ValueError: boom at access index 30"
 
 
+def test_a_policy_that_raises_when_created_is_failed_rows_and_the_rest_runs(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    policy = tmp_path / "boom.py"
+    policy.write_text(
+        "from pagesim.policies import Policy\n"
+        "class Boom(Policy):\n"
+        "    def __init__(self, **kw):\n"
+        "        raise RuntimeError('boom')\n"
+    )
+    db = str(tmp_path / "b.db")
+    args = ("sweep", SMALL, "--policy", f"lru,{policy}:Boom", "--size", "10,20", "-o", db)
+    plan = invoke(*args, "--plan")
+    assert plan.exit_code == 0
+    assert "runs: 2 in the grid, 0 already done" in plan.stdout
+    assert "cannot create boom (2 run(s) will be failed rows)" in plan.stdout
+    result = invoke(*args, "--workers", "1")
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "2 of 4 runs done, 2 failed" in result.stderr
+    frame = load_results(db)
+    failed = frame[frame["status"] == "failed"]
+    assert sorted(failed["size_pages"]) == [10, 20] and set(failed["label"]) == {"boom"}
+    # the line compare prints: the constructor's line is line 4 of the file
+    assert all(
+        "policy 'boom' (Boom) raised RuntimeError: boom while it was created" in e for e in failed["error"]
+    )
+    assert all("boom.py:4" in e for e in failed["error"])
+    assert sorted(frame.loc[frame["status"] == "ok", "policy"]) == ["lru", "lru"]
+
+
+def test_a_policy_file_that_does_not_import_is_refused_in_one_line(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    policy = tmp_path / "noimport.py"
+    policy.write_text("import a_module_that_is_not_there\n")
+    result = invoke(
+        "sweep", SMALL, "--policy", f"lru,{policy}:X", "--size", "10", "-o", str(tmp_path / "n.db")
+    )
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "ModuleNotFoundError" in lines[0] and "noimport.py:1" in lines[0]
+
+
+def test_a_user_policy_row_has_its_spec_as_policy_and_its_short_name_as_label(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from pagesim.sweep.plan import make_plan
+    from pagesim.sweep.store import Store
+
+    path = tmp_path / "mine.py"
+    path.write_text("from pagesim.policies.fifo import FIFO\nclass DictLRU(FIFO):\n    name = 'dict-lru'\n")
+    spec = f"{path}:DictLRU"
+    grid = grid_from_options([SMALL], [spec], ["10"])
+    with Store(str(tmp_path / "u.db")) as store:
+        (task,) = make_plan(grid, store).tasks
+    (run,) = task.runs
+    assert (run.policy, run.label) == (spec, "dict-lru")  # as docs/sweep.md says
+
+
 def test_timeout_fails_the_run_only(tmp_path) -> None:  # type: ignore[no-untyped-def]
     db = str(tmp_path / "t.db")
     grid = grid_from_options(["workload:zipf?n_requests=400000&n_pages=4000"], ["fifo"], ["10"], timeout=1e-4)

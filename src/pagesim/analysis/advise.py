@@ -48,12 +48,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pagesim.analysis.compare import compare
+from pagesim.analysis.compare import compare, compile_in_parallel
 from pagesim.analysis.mrc import MIN_SAMPLED_CAPACITY
 from pagesim.analysis.mrc.minisim import Sample, minisim, sample_trace
 from pagesim.engine import PolicyError
 from pagesim.policies.base import Policy
-from pagesim.policies.registry import BUILTIN, policy_class
+from pagesim.policies.registry import BUILTIN, instantiate, policy_class
 from pagesim.trace import Trace
 
 __all__ = [
@@ -174,6 +174,8 @@ def candidates(policies: str | Sequence[str | Policy], params: bool = False) -> 
         For an unknown name (the message lists the known ones).
     ValueError
         For an empty list.
+    pagesim.policies.registry.PolicySetupError
+        If a policy's constructor raises (a ValueError naming the policy, file and line).
     """
     if isinstance(policies, str):
         names: list[str | Policy] = (
@@ -187,7 +189,7 @@ def candidates(policies: str | Sequence[str | Policy], params: bool = False) -> 
         raise ValueError("no policy to advise among: name at least one, or 'all'")
     out: dict[str, Policy] = {}
     for given in names:
-        base = given if isinstance(given, Policy) else policy_class(given)()
+        base = given if isinstance(given, Policy) else instantiate(policy_class(given))
         for inst in _grid(base) if params else [base]:
             out.setdefault(inst.label(), inst)
     return list(out.values())
@@ -302,6 +304,8 @@ def advise(
     alpha: float = ALPHA,
     min_pages: int = MIN_PAGES,
     progress: Callable[[int, int], None] | None = None,
+    parallel_compile: bool = False,
+    on_stage: Callable[[str, str], None] | None = None,
 ) -> Advice:
     """Advise a policy for ``trace`` at a cache of ``size`` pages (see the module docstring).
 
@@ -332,6 +336,13 @@ def advise(
         Smallest miniature (pages) of the default rate, >= ``MIN_SAMPLED_CAPACITY``.
     progress : callable ``(done, total)``, optional
         Over the runs (one per candidate and seed).
+    parallel_compile : bool
+        Compile the candidates' runners not cached yet first, in parallel processes
+        (:func:`pagesim.analysis.compare.compile_in_parallel`). Off by default, as in
+        :func:`~pagesim.analysis.compare.compare` (spawned processes re-import the calling
+        script); the ``pagesim`` command turns it on.
+    on_stage : callable ``(stage, label)``, optional
+        Called with ``("compile", "fifo, arc")`` before the runners compile in parallel.
 
     Returns
     -------
@@ -362,6 +373,8 @@ def advise(
     insts = candidates(policies, params)
     skip_refused = isinstance(policies, str) and policies.strip().lower() == "all"
     method, chosen_rate, note = _plan(trace, size, seeds, rate, samples, min_pages)
+    if parallel_compile:
+        compile_in_parallel([type(p) for p in insts], on_stage)
     skipped: dict[str, str] = {}
     if method == "full":
         per_seed, secs, full_est = _full_runs(trace, insts, size, warmup, skip_refused, skipped, progress)

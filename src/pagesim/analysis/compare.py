@@ -42,6 +42,7 @@ __all__ = [
     "OPT_BYPASS",
     "bound_for",
     "compare",
+    "compile_in_parallel",
     "misses_above_opt",
     "opt_is_bound",
     "parse_size",
@@ -285,10 +286,16 @@ def bound_for(cls: type[Policy]) -> str:
     return OPT_BYPASS if cls.has_admit() else OPT
 
 
-def _compile_in_parallel(
-    classes: Sequence[type[Policy]], on_stage: Callable[[str, str], None] | None
+def compile_in_parallel(
+    classes: Sequence[type[Policy]], on_stage: Callable[[str, str], None] | None = None
 ) -> None:
-    """Compile the runners not cached yet in parallel before the runs load them."""
+    """Compile the cache-mode runners of ``classes`` not cached yet, in parallel processes, before
+    runs load them (:func:`pagesim.engine.warm.compile_ahead`; only when two or more are
+    missing); ``on_stage("compile", "lru, fifo")`` is called first with their names.
+
+    The processes are spawned, which re-imports the calling script's main module: library
+    functions call this only when asked (``parallel_compile=True``).
+    """
     todo = pending(classes)
     if len(todo) < 2:
         return
@@ -396,7 +403,7 @@ def compare(
     total = n * len(sizes) * (len(factories) + extra)
     done = 0
     if parallel_compile and not interpreted and (trace.cgroup is None or not np.any(trace.cgroup)):
-        _compile_in_parallel([b for b in bounds if slots[b] is None] + [c for c, _ in factories], on_stage)
+        compile_in_parallel([b for b in bounds if slots[b] is None] + [c for c, _ in factories], on_stage)
 
     def run(cls: type[Policy], values: dict[str, Any], size: int) -> Result:
         nonlocal done

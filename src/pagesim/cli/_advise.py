@@ -24,11 +24,12 @@ from pagesim.cli._common import (
 )
 from pagesim.cli._compare import FORMAT_HELP, SET_HELP, WARMUP_HELP
 from pagesim.policies.base import Policy
+from pagesim.policies.registry import instantiate
 
 POLICIES_HELP = (
     "Candidates: all (every built-in policy but the clairvoyant opt and opt-bypass and the kernel "
     "reclaim models linux-lru, mglru, cast), or names comma-separated or repeated (pagesim "
-    "policies; path/to/file.py:ClassName)."
+    "policies; path/to/file.py:ClassName). --policies is the same option."
 )
 
 
@@ -46,7 +47,7 @@ def advise_command(
         help="Cache size: pages (5000) or a share of the unique pages (10%).",
     ),
     policies: list[str] | None = typer.Option(
-        None, "--policies", "-p", metavar="all|LIST", help=POLICIES_HELP
+        None, "--policy", "--policies", "-p", metavar="all|LIST", help=POLICIES_HELP
     ),
     params: bool = typer.Option(
         False, "--params", help="Also choose parameters, from a small grid per policy (docs/auto.md)."
@@ -88,6 +89,8 @@ def advise_command(
                 warmup=n_warmup,
                 check=check,
                 progress=progress,
+                parallel_compile=True,
+                on_stage=progress.stage,
             )
         if as_json:
             sys.stdout.write(json.dumps(_clean(advice.to_dict()), allow_nan=False, default=str) + "\n")
@@ -99,11 +102,11 @@ def _candidates(policies: list[str] | None, sets: list[str] | None) -> str | lis
     wanted = split_policy_names(policies)
     if wanted is None or [w.lower() for w in wanted] == ["all"]:
         if sets:
-            raise ValueError("--set needs --policies naming the policies it configures")
+            raise ValueError("--set needs --policy naming the policies it configures")
         return "all"
     if any(w.lower() == "all" for w in wanted):
-        raise ValueError("'all' stands alone: give --policies all, or a list of policies")
-    return [p if isinstance(p, Policy) else p() for p in load_policies(wanted, sets)]
+        raise ValueError("'all' stands alone: give --policy all, or a list of policies")
+    return [p if isinstance(p, Policy) else instantiate(p) for p in load_policies(wanted, sets)]
 
 
 def _clean(value: Any) -> Any:

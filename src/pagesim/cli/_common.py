@@ -160,6 +160,17 @@ def handled_errors() -> Iterator[None]:
         raise fail(str(exc)) from None
 
 
+def policy_load_error(name: str, exc: Exception) -> PolicyLoadError | None:
+    """What a user's policy file raised on import, as a one-line PolicyLoadError naming its file
+    and line; None for an exception that is not from a user's file (the registry's own)."""
+    location = user_location(exc)
+    if location is None and not isinstance(exc, (SyntaxError, ImportError)):
+        return None
+    detail = exc.msg if isinstance(exc, SyntaxError) and exc.msg else str(exc)
+    where = f" at {location}" if location else ""
+    return PolicyLoadError(f"cannot load policy {name}: {type(exc).__name__}: {detail}{where}")
+
+
 def _load_one(name: str) -> None:
     """Import a policy by name, turning what a user's file raises into a PolicyLoadError."""
     try:
@@ -167,12 +178,10 @@ def _load_one(name: str) -> None:
     except UnknownPolicyError:
         raise
     except Exception as exc:
-        location = user_location(exc)
-        if location is None and not isinstance(exc, (SyntaxError, ImportError)):
+        error = policy_load_error(name, exc)
+        if error is None:
             raise  # the registry's own message (file not found, no such class)
-        detail = exc.msg if isinstance(exc, SyntaxError) and exc.msg else str(exc)
-        where = f" at {location}" if location else ""
-        raise PolicyLoadError(f"cannot load policy {name}: {type(exc).__name__}: {detail}{where}") from exc
+        raise error from exc
 
 
 def load_policies(

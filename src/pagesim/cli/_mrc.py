@@ -161,6 +161,8 @@ def mrc_command(
                 warmup=n_warmup,
                 small=small,
                 progress=progress,
+                parallel_compile=True,
+                on_stage=progress.stage,
             )
             checks = check_mrc(t, curve, configured, warmup=n_warmup) if check else None
         _print(curve, trace, checks, as_json)
@@ -181,10 +183,14 @@ def _print(curve: pd.DataFrame, trace: str, checks: dict[str, dict[str, Any]] | 
     for table in mrc_tables(curve, shown_label(trace), checks):
         console.print(table)
     for label, run in curve.attrs.get("runs", {}).items():
+        rows = curve[curve["policy"] == label]
+        note = ""
         if run["method"] == "minisim":
-            note = _small_sizes_note(curve[curve["policy"] == label], run)
-            if note:
-                console.print(f"note {label}: {note}", highlight=False)
+            note = _small_sizes_note(rows, run)
+        elif run["method"] == "shards":
+            note = _shards_small_note(rows, run["rate"])
+        if note:
+            console.print(f"note {label}: {note}", highlight=False)
     if checks:
         for label, c in checks.items():
             console.print(
@@ -212,3 +218,29 @@ def _small_sizes_note(rows: pd.DataFrame, run: dict[str, Any]) -> str:
     if not full.empty:
         parts.append(f"{len(full)} simulated in full (marked 'full')")
     return ": ".join(parts[:1]) + ": " + "; ".join(parts[1:])
+
+
+def _named_sizes(sizes: Sequence[int], shown: int = 6) -> str:
+    """``1,000, 4,500 and 8,000`` or, past ``shown`` sizes, ``1,000 ... 8,000``."""
+    texts = [f"{size:,}" for size in sizes]
+    if len(texts) > shown:
+        return f"{texts[0]} ... {texts[-1]}"
+    return texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " and " + texts[-1]
+
+
+def _shards_small_note(rows: pd.DataFrame, rate: float) -> str:
+    """The sizes whose expected sampled cache (size x R) is under minisim's minimum, if any.
+
+    SHARDS estimates such a size from a handful of sampled pages: whether a few popular pages
+    are in the sample decides it. The estimates are left as they are; the note says where.
+    """
+    sizes = [int(s) for s in rows["size_pages"] if int(s) * rate < MIN_SAMPLED_CAPACITY]
+    if not sizes:
+        return ""
+    needed = min(1.0, MIN_SAMPLED_CAPACITY / min(sizes))
+    return (
+        f"{'size' if len(sizes) == 1 else 'sizes'} {_named_sizes(sizes)} pages ({len(sizes)} of {len(rows)}) "
+        f"{'has an expected sampled cache' if len(sizes) == 1 else 'have expected sampled caches'} "
+        f"(size x R) under {MIN_SAMPLED_CAPACITY} pages at rate {rate:.4g}, where SHARDS is least "
+        f"accurate; use a higher --rate (>= {needed:.4g} for these sizes) or --samples N"
+    )

@@ -7,7 +7,13 @@ import sys
 
 import typer
 
-from pagesim.cli._common import EXIT_POLICY_FAILED, handled_errors, stderr_line
+from pagesim.cli._common import (
+    EXIT_POLICY_FAILED,
+    handled_errors,
+    policy_load_error,
+    stderr_line,
+    user_location,
+)
 from pagesim.sweep.cluster import ClusterUnavailable
 from pagesim.sweep.driver import run_sweep
 from pagesim.sweep.grid import Grid, expand_sizes, grid_from_options, grid_from_toml, parse_policies
@@ -34,7 +40,39 @@ def _grid(
     log: bool,
     timeout: float | None,
 ) -> Grid:
-    """The grid of a TOML file (options given override its keys) or of the options alone."""
+    """The grid of a TOML file (options given override its keys) or of the options alone.
+
+    A policy file that does not import is refused in one line (PolicyLoadError): its parameters,
+    and so its runs, cannot be listed.
+    """
+    try:
+        return _grid_of(inputs, policy, size, mode, warmup, seed, sets, log, timeout)
+    except (ValueError, OSError):
+        raise
+    except Exception as exc:
+        error = policy_load_error(_failing_file(exc), exc)
+        if error is None:
+            raise
+        raise error from exc
+
+
+def _failing_file(exc: BaseException) -> str:
+    """The user file a policy import failed in, as the one-line error names the policy."""
+    location = user_location(exc)
+    return location.rpartition(":")[0] if location else "file"
+
+
+def _grid_of(
+    inputs: list[str],
+    policy: list[str] | None,
+    size: list[str] | None,
+    mode: list[str] | None,
+    warmup: list[str] | None,
+    seed: list[int] | None,
+    sets: list[str] | None,
+    log: bool,
+    timeout: float | None,
+) -> Grid:
     if len(inputs) == 1 and inputs[0].lower().endswith(".toml"):
         grid = grid_from_toml(inputs[0])
         if policy:

@@ -152,14 +152,16 @@ def run_sweep(
     console = console or Console(stderr=True)
     with Store(database) as store:
         plan = make_plan(grid, store)
-        summary = Summary(total=plan.total + len(plan.failed_traces), already_done=plan.done)
+        summary = Summary(
+            total=plan.total + len(plan.failed_traces) + len(plan.failed_runs), already_done=plan.done
+        )
         if plan_only:
             summary.plan_lines = describe_plan(plan, store, workers or _guess_workers(cluster))
             return summary
         if plan.done:
             say(f"resumed: {plan.done} of {summary.total} already done")
-        if plan.failed_traces:
-            for row in plan.failed_traces:
+        if plan.failed_traces or plan.failed_runs:
+            for row in plan.failed_traces + plan.failed_runs:
                 store.put([row])
                 summary.failed += 1
                 summary.failures.append(f"{_what(row)}: {row['error']}")

@@ -16,7 +16,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from pagesim.analysis.compare import resolve_size, resolve_warmup
-from pagesim.policies.registry import policy_class
+from pagesim.policies.registry import instantiate, policy_class
 from pagesim.sweep.grid import Grid, PolicyVariant
 from pagesim.sweep.keys import run_key
 from pagesim.sweep.onepass import one_pass
@@ -52,6 +52,8 @@ class Plan:
         Runs of the grid already stored as done.
     failed_traces : list of dict
         Rows for traces that could not be read (one failed row each).
+    failed_runs : list of dict
+        Failed rows, one per run, of policies whose constructor raised (they cannot run).
     refs : list of TraceRef
     """
 
@@ -59,6 +61,7 @@ class Plan:
     total: int = 0
     done: int = 0
     failed_traces: list[dict[str, Any]] = field(default_factory=list)
+    failed_runs: list[dict[str, Any]] = field(default_factory=list)
     refs: list[TraceRef] = field(default_factory=list)
     one_pass_policies: set[str] = field(default_factory=set)
 
@@ -92,14 +95,30 @@ def _unreadable_row(spec: str, error: BaseException) -> dict[str, Any]:
             "policy": "", "params": "{}", "label": "", "method": "read"}  # fmt: skip
 
 
+def _failed_row(run: RunSpec, error: str) -> dict[str, Any]:
+    return {**run.row(), "status": "failed", "error": error, "method": "create"}
+
+
 def _seeds_for(spec: str, variant: PolicyVariant, seeds: list[int | None]) -> list[int | None]:
     takes = takes_seed(spec) or "seed" in policy_class(variant.name).params
     wanted = [s for s in seeds if s is not None]
     return wanted if takes and wanted else [None]
 
 
-def _runs(ref: TraceRef, grid: Grid, seed_spec: str, seed: int | None) -> list[RunSpec]:
-    """Every run of the grid on one (trace, seed)."""
+def _created_label(cls: type[Any], values: dict[str, Any], variant: PolicyVariant) -> tuple[str, str]:
+    """(the policy's label, "") or, if its constructor raises, (its name and parameters, the error)."""
+    try:
+        return instantiate(cls, **values).label(), ""
+    except Exception as exc:  # noqa: BLE001 - a policy that cannot be created is failed rows
+        label = PolicyVariant(cls.policy_name(), variant.params).label()
+        return label, " ".join(str(exc).split()) or type(exc).__name__
+
+
+def _runs(
+    ref: TraceRef, grid: Grid, seed_spec: str, seed: int | None, errors: dict[str, str] | None = None
+) -> list[RunSpec]:
+    """Every run of the grid on one (trace, seed); ``errors`` gains key -> error of the runs whose
+    policy raised when it was created."""
     stub = SimpleNamespace(n_pages=ref.n_pages, size=None)
     out = []
     for variant in grid.policies:
@@ -109,13 +128,15 @@ def _runs(ref: TraceRef, grid: Grid, seed_spec: str, seed: int | None) -> list[R
         values = {**cls.params, **dict(variant.params)}
         if seed is not None and "seed" in cls.params:
             values["seed"] = seed
-        label = cls(**values).label()
+        label, error = _created_label(cls, values, variant)
         for mode in grid.modes:
             for warm_text in grid.warmups:
                 warmup = resolve_warmup(warm_text, ref.n_requests) if ref.n_requests else 0
                 for size in grid.sizes:
                     pages = resolve_size(size, stub)  # type: ignore[arg-type]
                     key = run_key(ref.digest, variant.name, values, pages, mode, warmup, seed)
+                    if error and errors is not None:
+                        errors[key] = error
                     params = json.dumps(dict(variant.params), sort_keys=True)
                     out.append(RunSpec(key, ref.spec, ref.digest, variant.name, params, label, size, pages,
                                        mode, warmup, seed))  # fmt: skip
@@ -151,7 +172,8 @@ def make_plan(grid: Grid, store: Store, *, on_trace: Any = None) -> Plan:
     Returns
     -------
     Plan
-        A trace that cannot be read gives one failed row in ``failed_traces``, not an error.
+        A trace that cannot be read gives one failed row in ``failed_traces``, a policy whose
+        constructor raises one failed row per run in ``failed_runs``; neither is an error.
     """
     _, stack = one_pass()
     done_keys = store.done_keys()
@@ -171,8 +193,11 @@ def make_plan(grid: Grid, store: Store, *, on_trace: Any = None) -> Plan:
             if ref not in plan.refs:
                 plan.refs.append(ref)
                 store.forget(_unreadable_key(concrete))  # it reads now: drop an earlier failure
-            runs = [r for r in _runs(ref, grid, spec, seed) if r.key not in seen]
+            errors: dict[str, str] = {}
+            runs = [r for r in _runs(ref, grid, spec, seed, errors) if r.key not in seen]
             seen.update(r.key for r in runs)
+            plan.failed_runs += [_failed_row(r, errors[r.key]) for r in runs if r.key in errors]
+            runs = [r for r in runs if r.key not in errors]
             plan.total += len(runs)
             todo = [r for r in runs if r.key not in done_keys]
             plan.done += len(runs) - len(todo)
@@ -211,6 +236,7 @@ def describe_plan(plan: Plan, store: Store, workers: int) -> list[str]:
     lines = [
         f"runs: {plan.total} in the grid, {plan.done} already done, {plan.pending} to run "
         f"({len(plan.refs)} trace(s); {len(plan.failed_traces)} unreadable)",
+        *_creation_failures(plan),
         f"simulated one by one: {simulated}",
     ]
     _, stack = one_pass()
@@ -230,6 +256,17 @@ def describe_plan(plan: Plan, store: Store, workers: int) -> list[str]:
         f"(largest trace mapped + one run's arrays and state)"
     )
     return lines
+
+
+def _creation_failures(plan: Plan) -> list[str]:
+    """One line per policy whose constructor raised: its runs fail without running."""
+    by_label: dict[str, list[dict[str, Any]]] = {}
+    for row in plan.failed_runs:
+        by_label.setdefault(row["label"], []).append(row)
+    return [
+        f"cannot create {label} ({len(rows)} run(s) will be failed rows): {rows[0]['error']}"
+        for label, rows in by_label.items()
+    ]
 
 
 def planned_policies(plan: Plan) -> list[tuple[str, str]]:

@@ -12,7 +12,8 @@ Tables
     One row per run: ``key`` (primary key, :func:`pagesim.sweep.keys.run_key`), ``status``
     (``ok`` or ``failed``), ``error``, the run's identity (``trace``, ``trace_digest``,
     ``policy``, ``params`` JSON, ``label``, ``size``, ``size_pages``, ``mode``, ``warmup``,
-    ``seed``), ``method`` (``simulate`` or ``one-pass``), ``requests``, ``hits``, ``misses``,
+    ``seed``), ``method`` (``simulate`` or ``one-pass``; ``read`` and ``create`` for failed rows of
+    an unreadable trace and of a policy whose constructor raised), ``requests``, ``hits``, ``misses``,
     ``miss_ratio``, ``counters`` (JSON of every counter, vmstat-named ones in kernel mode),
     ``seconds`` (simulation loop), ``prepare_seconds``, ``cpu_seconds``, ``wall_seconds`` (the
     whole run in its worker), ``peak_rss_bytes`` (the worker's peak so far), ``worker``,

@@ -24,12 +24,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pagesim.analysis.compare import compare
+from pagesim.analysis.compare import compare, compile_in_parallel, resolve_size
 from pagesim.analysis.mrc.minisim import MIN_SAMPLED_CAPACITY, SMALL_CHOICES, Sample, minisim, sample_trace
 from pagesim.analysis.mrc.shards import shards_fixed_rate, shards_fixed_size
 from pagesim.analysis.mrc.stack import STACK_POLICIES, exact_misses
 from pagesim.policies.base import Policy
-from pagesim.policies.registry import UnknownPolicyError, policy_class
+from pagesim.policies.registry import UnknownPolicyError, instantiate, policy_class
 from pagesim.trace import Trace
 
 __all__ = ["COLUMNS", "DEFAULT_RATE", "METHODS", "check_mrc", "method_for", "mrc", "stack_name"]
@@ -44,11 +44,19 @@ COLUMNS = ("trace", "policy", "params", "size_pages", "misses", "requests", "mis
 
 
 def _instance(policy: str | type[Policy] | Policy) -> Policy:
+    """A fresh instance; a constructor that raises in its own file is a PolicySetupError."""
     if isinstance(policy, Policy):
-        return type(policy)(**policy.values)
+        return instantiate(type(policy), **policy.values)
     if isinstance(policy, type):
-        return policy()
-    return policy_class(policy)()
+        return instantiate(policy)
+    return instantiate(policy_class(policy))
+
+
+def _pages(size: int | str, trace: Trace) -> int:
+    """A size in pages: an integer as is, text as :func:`resolve_size` reads it (``"10%"``)."""
+    if isinstance(size, (int, np.integer)) and not isinstance(size, bool):
+        return int(size)
+    return resolve_size(str(size), trace)
 
 
 def stack_name(policy: Policy) -> str | None:
@@ -95,7 +103,7 @@ def _minisim_sample(
 def mrc(
     trace: Trace,
     policies: Sequence[str | type[Policy] | Policy],
-    sizes: Sequence[int],
+    sizes: Sequence[int | str],
     *,
     method: str = "auto",
     rate: float | None = None,
@@ -104,6 +112,8 @@ def mrc(
     warmup: int = 0,
     small: str = "denser",
     progress: Callable[[int, int], None] | None = None,
+    parallel_compile: bool = False,
+    on_stage: Callable[[str, str], None] | None = None,
 ) -> pd.DataFrame:
     """Miss-ratio curves: every policy at every size, by one method.
 
@@ -113,8 +123,10 @@ def mrc(
         One cgroup, page units.
     policies : sequence of str, Policy subclasses or instances
         Registry names, ``path/file.py:Class`` specs, classes or configured instances.
-    sizes : sequence of int
-        Cache sizes in pages, each >= 1.
+    sizes : sequence of int or str
+        Cache sizes in pages, each >= 1: counts (``5000``, ``"5000"``) or percentages of the
+        trace's unique pages (``"10%"``), as :func:`pagesim.analysis.compare.resolve_size`
+        reads them (a percentage rounds to the nearest page, at least 1).
     method : {"auto", "exact", "shards", "minisim"}
     rate : float, optional
         Sampling rate in (0, 1] (shards, minisim). Default: shards 0.01; minisim the larger of
@@ -131,6 +143,13 @@ def mrc(
         denser sample at rate M / c (in full when c <= M), is simulated in full, or is refused.
     progress : callable ``(done, total)``, optional
         Over minisim's runs, per policy.
+    parallel_compile : bool
+        Compile the runners of the minisim policies not cached yet first, in parallel processes
+        (:func:`pagesim.analysis.compare.compile_in_parallel`). Off by default, as in
+        :func:`~pagesim.analysis.compare.compare` (spawned processes re-import the calling
+        script); the ``pagesim`` command turns it on.
+    on_stage : callable ``(stage, label)``, optional
+        Called with ``("compile", "fifo, arc")`` before the runners compile in parallel.
 
     Returns
     -------
@@ -150,12 +169,15 @@ def mrc(
     ------
     ValueError
         For an unknown method, a method the policy cannot use (the message names what works),
-        a size < 1, a bad rate or sample count, an unknown ``small``, minisim sizes below the
-        minimum with ``small="refuse"``, and as :func:`~pagesim.analysis.mrc.stack.exact_misses`.
+        a size < 1 or that is neither a count nor a percentage, a bad rate or sample count, an
+        unknown ``small``, minisim sizes below the minimum with ``small="refuse"``, and as
+        :func:`~pagesim.analysis.mrc.stack.exact_misses`.
     UnknownPolicyError
         For an unknown policy name.
+    pagesim.policies.registry.PolicySetupError
+        If a policy's constructor raises (a ValueError naming the policy, file and line).
     """
-    caps = sorted({int(s) for s in sizes})
+    caps = sorted({_pages(s, trace) for s in sizes})
     if not caps or min(caps) < 1:
         raise ValueError(f"sizes must be >= 1 page, got {list(sizes)}")
     if rate is not None and samples is not None:
@@ -173,6 +195,8 @@ def mrc(
         )
     insts = [_instance(p) for p in policies]
     chosen = [method_for(p, method) for p in insts]
+    if parallel_compile:
+        compile_in_parallel([type(p) for p, how in zip(insts, chosen) if how == "minisim"], on_stage)
     requests = max(trace.n_requests - warmup, 0)
     rows: list[dict[str, Any]] = []
     runs: dict[str, dict[str, Any]] = {}
