@@ -167,6 +167,7 @@ _SOURCES_HASHED = (
     "core",
     "engine/loop.py",
     "engine/kernel_loop.py",
+    "engine/kmode",
     "engine/memory.py",
     "engine/counters.py",
     "engine/build.py",
