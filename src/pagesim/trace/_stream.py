@@ -98,7 +98,39 @@ _LABEL = {"gzip": "gzip", "xz": "xz", "zstd": "zstd", "bzip2": "bz2"}
 _ZSTD_FEED = 1 << 10
 
 
-class ZstdStream:
+class _Decompressed:
+    """What a decompressing reader shares: `_fill` decompresses the next block into `_pending`,
+    adding to `_produced`, and sets `_done` at the end of content; `read` and `tell` serve it."""
+
+    _pending: memoryview
+    _done: bool
+    _produced: int
+
+    def _fill(self) -> None:
+        raise NotImplementedError
+
+    def read(self, n: int = -1) -> bytes:
+        """Up to `n` decompressed bytes (all the rest if `n` < 0); b"" at end of content."""
+        parts = []
+        got = 0
+        while n < 0 or got < n:
+            if not self._pending:
+                if self._done:
+                    break
+                self._fill()
+                continue
+            take = len(self._pending) if n < 0 else min(n - got, len(self._pending))
+            parts.append(self._pending[:take])
+            self._pending = self._pending[take:]
+            got += take
+        return b"".join(parts)
+
+    def tell(self) -> int:
+        """Decompressed bytes produced so far (read or waiting to be read)."""
+        return self._produced
+
+
+class ZstdStream(_Decompressed):
     """Decompressed content of a zstd stream, frame after frame, as a readable binary stream.
 
     Unlike ``zstandard``'s ``stream_reader``, the end of input inside a frame is an error (raised
@@ -153,26 +185,6 @@ class ZstdStream:
             self._obj = None
         self._pending = memoryview(out)
 
-    def read(self, n: int = -1) -> bytes:
-        """Up to `n` decompressed bytes (all the rest if `n` < 0); b"" at end of content."""
-        parts = []
-        got = 0
-        while n < 0 or got < n:
-            if not self._pending:
-                if self._done:
-                    break
-                self._fill()
-                continue
-            take = len(self._pending) if n < 0 else min(n - got, len(self._pending))
-            parts.append(self._pending[:take])
-            self._pending = self._pending[take:]
-            got += take
-        return b"".join(parts)
-
-    def tell(self) -> int:
-        """Decompressed bytes produced so far (read or waiting to be read)."""
-        return self._produced
-
     def close(self) -> None:
         if self._closefd:
             self._fh.close()
@@ -212,7 +224,7 @@ class _GzipMember:
         return out
 
 
-class StrictStream:
+class StrictStream(_Decompressed):
     """Decompressed content of a gzip, xz or bzip2 file, stream after stream, as a binary stream.
 
     Python's ``lzma.LZMAFile`` and ``bz2.BZ2File`` stop silently at trailing data that is not a
@@ -293,26 +305,6 @@ class StrictStream:
             self._unused = dec.unused_data + self._unused
             self._dec = None
         self._pending = memoryview(out)
-
-    def read(self, n: int = -1) -> bytes:
-        """Up to `n` decompressed bytes (all the rest if `n` < 0); b"" at end of content."""
-        parts = []
-        got = 0
-        while n < 0 or got < n:
-            if not self._pending:
-                if self._done:
-                    break
-                self._fill()
-                continue
-            take = len(self._pending) if n < 0 else min(n - got, len(self._pending))
-            parts.append(self._pending[:take])
-            self._pending = self._pending[take:]
-            got += take
-        return b"".join(parts)
-
-    def tell(self) -> int:
-        """Decompressed bytes produced so far (read or waiting to be read)."""
-        return self._produced
 
     def close(self) -> None:
         """Nothing to release (the input belongs to the caller)."""
