@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Any
 
 import typer
 
@@ -29,24 +30,15 @@ SWEEP_POLICY_HELP = (
 )
 
 
-def _grid(
-    inputs: list[str],
-    policy: list[str] | None,
-    size: list[str] | None,
-    mode: list[str] | None,
-    warmup: list[str] | None,
-    seed: list[int] | None,
-    sets: list[str] | None,
-    log: bool,
-    timeout: float | None,
-) -> Grid:
-    """The grid of a TOML file (options given override its keys) or of the options alone.
+def _grid(*options: Any) -> Grid:
+    """The grid of a TOML file (options given override its keys) or of the options alone:
+    :func:`_grid_of`'s arguments, with its errors.
 
     A policy file that does not import is refused in one line (PolicyLoadError): its parameters,
     and so its runs, cannot be listed.
     """
     try:
-        return _grid_of(inputs, policy, size, mode, warmup, seed, sets, log, timeout)
+        return _grid_of(*options)
     except (ValueError, OSError):
         raise
     except Exception as exc:
