@@ -297,6 +297,38 @@ def test_twitter_replay_on_the_sample() -> None:
     assert np.array_equal(writes, op_write)  # sets append to the log, gets only read
 
 
+@pytest.mark.parametrize("cluster", sorted(ce.TWITTER_STATS))
+def test_twitter_stand_in_has_its_clusters_published_statistics(cluster: int) -> None:
+    stats = ce.TWITTER_STATS[cluster]
+    tw = ce.synthetic_twitter(cluster, scale=1 / 1024)
+    kb, vb, unique = ce.TWITTER_CLUSTERS[cluster]
+    assert (tw.key_bytes, tw.value_bytes) == (kb, vb)  # the harness pads to its own means
+    counts = np.bincount(tw.keys)
+    assert counts.min() >= 1 and tw.keys[0] == 0  # every key requested, ids by first request
+    assert abs(np.mean(counts == 1) - stats.one_hit_wonder) < 0.01
+    assert abs(tw.keys.shape[0] / tw.n_keys - stats.trace_rows / unique) < 0.5
+    get, update, insert = stats.shares()
+    assert abs(np.mean(tw.kinds == ce.OP_GET) - get) < 0.02
+    assert abs(np.mean(tw.kinds == ce.OP_UPDATE) - update) < 0.02
+    assert abs(np.mean(tw.kinds == ce.OP_INSERT) - insert) < 0.02
+
+
+def test_twitter_stand_in_skew_follows_alpha_and_checks_its_input() -> None:
+    def top_share(alpha: float) -> float:
+        counts = np.bincount(ce.synthetic_twitter(52, scale=1 / 1024, alpha=alpha).keys)
+        return float(np.sort(counts)[-10:].sum() / counts.sum())
+
+    assert top_share(0.0) < top_share(ce.TWITTER_STATS[52].zipf_alpha) < top_share(2.0)
+    tw = ce.synthetic_twitter(34, scale=1 / 1024, get_share=0.5)
+    assert abs(np.mean(tw.kinds == ce.OP_GET) - 0.5) < 0.03
+    with pytest.raises(ValueError, match="unknown Twitter cluster 7"):
+        ce.synthetic_twitter(7)
+    with pytest.raises(ValueError, match="get_share must be within"):
+        ce.synthetic_twitter(52, scale=1 / 1024, get_share=1.5)
+    with pytest.raises(ValueError, match="alpha must be >= 0"):
+        ce.synthetic_twitter(52, scale=1 / 1024, alpha=-1.0)
+
+
 @pytest.mark.parametrize(
     ("line", "expected"),
     [

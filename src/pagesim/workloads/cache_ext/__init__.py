@@ -66,6 +66,8 @@ from pagesim.workloads.cache_ext.seek import (
 )
 from pagesim.workloads.cache_ext.twitter_workload import (
     TWITTER_CLUSTERS,
+    TWITTER_STATS,
+    ClusterStats,
     TwitterOps,
     build_twitter,
     read_twitter_csv,
@@ -196,6 +198,8 @@ __all__ = [
     "build_get_scan",
     "get_scan",
     "TWITTER_CLUSTERS",
+    "TWITTER_STATS",
+    "ClusterStats",
     "TwitterOps",
     "read_twitter_csv",
     "synthetic_twitter",

@@ -29,7 +29,8 @@ from pagesim.workloads.cache_ext.ops import (
     _scaled,
 )
 
-#: Twitter cluster configurations (cache_ext spec §5.3): key bytes, value bytes, unique keys.
+#: Twitter cluster configurations of the paper's harness (cache_ext spec §5.3, from the first
+#: rows of each trace): key bytes, value bytes, unique keys.
 TWITTER_CLUSTERS: dict[int, tuple[int, int, int]] = {
     17: (16, 408, 995_136),
     18: (16, 35, 1_896_120),
@@ -38,6 +39,59 @@ TWITTER_CLUSTERS: dict[int, tuple[int, int, int]] = {
     52: (22, 195, 2_767_367),
 }
 _TWITTER_READS = frozenset({"get", "gets"})
+
+
+@dataclass(frozen=True)
+class ClusterStats:
+    """A Twitter cluster's published statistics (Yang et al., "A large scale analysis of
+    hundreds of in-memory cache clusters at Twitter", OSDI 2020; per-cluster table
+    ``stat/2020Mar.md`` of github.com/twitter/cache-trace).
+
+    Attributes
+    ----------
+    key_bytes, value_bytes : int
+        Mean key and value sizes over the whole trace (the harness pads to its own means,
+        :data:`TWITTER_CLUSTERS`).
+    ops : dict of str to float
+        Operation mix (share of requests per operation; the table rounds to 0.01, so the
+        shares may not add up to 1).
+    zipf_alpha : float
+        The Zipf exponent fitted to the key popularity.
+    one_hit_wonder : float
+        Share of keys requested once, in [0, 1).
+    trace_rows : int
+        Rows of the trace the paper's harness replayed (cache_ext spec §5.3: 12 M for cluster
+        17, 20 M for 18, 34 and 52, the batch script's 60 M for 24).
+    """
+
+    key_bytes: int
+    value_bytes: int
+    ops: dict[str, float]
+    zipf_alpha: float
+    one_hit_wonder: float
+    trace_rows: int
+
+    def shares(self) -> tuple[float, float, float]:
+        """(GET, UPDATE, INSERT) shares as the paper's conversion maps operations: get and gets
+        -> GET, cas -> UPDATE, everything else (set, add, ..., and the table's rounding rest)
+        -> INSERT."""
+        get = self.ops.get("get", 0.0) + self.ops.get("gets", 0.0)
+        update = self.ops.get("cas", 0.0)
+        return get, update, max(1.0 - get - update, 0.0)
+
+
+#: Published statistics of the paper's five clusters (:class:`ClusterStats`).
+TWITTER_STATS: dict[int, ClusterStats] = {
+    17: ClusterStats(19, 212, {"get": 0.99}, 2.1106, 0.3887, 12_000_000),
+    18: ClusterStats(
+        18, 37, {"get": 0.96, "add": 0.01, "gets": 0.01, "cas": 0.01}, 2.0994, 0.0071, 20_000_000
+    ),
+    24: ClusterStats(32, 699, {"get": 0.99}, 1.3726, 0.0565, 60_000_000),
+    34: ClusterStats(33, 322, {"get": 0.94, "set": 0.06}, 1.1401, 0.0026, 20_000_000),
+    52: ClusterStats(
+        20, 273, {"get": 0.91, "add": 0.04, "gets": 0.02, "cas": 0.02}, 1.2117, 0.1936, 20_000_000
+    ),
+}
 
 
 @dataclass
@@ -124,32 +178,93 @@ def read_twitter_csv(path: str | Path, max_rows: int | None = None) -> TwitterOp
 
 
 def synthetic_twitter(
-    cluster: int = 52, scale: float = DEFAULT_SCALE, ops: int | None = None, alpha: float = 1.0,
-    get_share: float = 0.9, seed: int = 0,
+    cluster: int = 52, scale: float = DEFAULT_SCALE, ops: int | None = None, alpha: float | None = None,
+    get_share: float | None = None, seed: int = 0,
 ) -> TwitterOps:  # fmt: skip
-    """A stand-in for a Twitter cluster: its key and value sizes, its unique keys times ``scale``.
+    """A stand-in for a Twitter cluster, generated from its published statistics.
 
-    Keys follow Zipf(``alpha``), ``get_share`` of the operations are GETs, the rest SETs
-    (INSERT). Not the real trace: use :func:`read_twitter_csv` with the real files for that.
+    Sizes and unique keys are the harness's (:data:`TWITTER_CLUSTERS`, keys times ``scale``);
+    popularity, one-hit wonders and the operation mix are the cluster's published statistics
+    (:data:`TWITTER_STATS`): every key is requested at least once (the harness loads the keys
+    the replayed rows name), the share ``one_hit_wonder`` of them exactly once, every other key
+    at least twice, and the remaining requests draw among those keys by Zipf(``alpha``) over a
+    random ranking; requests are in random order (a static popularity: the real traces'
+    churn and diurnal shifts are not modelled). Each request is a GET, UPDATE (cas) or INSERT
+    (every other write) with the cluster's shares (:meth:`ClusterStats.shares`).
+
+    Parameters
+    ----------
+    cluster : int
+        17, 18, 24, 34 or 52.
+    scale : float
+        Scales the unique keys (at least 100).
+    ops : int, optional
+        Requests (default: the harness's replayed rows per unique key times the keys, at least
+        the keys).
+    alpha : float, optional
+        Overrides the published Zipf exponent.
+    get_share : float, optional
+        Overrides the published GET share (the rest split between UPDATE and INSERT in the
+        published proportions, or all INSERT if the cluster has no writes).
+    seed : int
+
+    Returns
+    -------
+    TwitterOps
+        Not the real trace: :func:`read_twitter_csv` reads the real files.
+
+    Raises
+    ------
+    ValueError
+        For an unknown cluster, ``alpha`` < 0 or ``get_share`` outside [0, 1].
     """
     if cluster not in TWITTER_CLUSTERS:
         raise ValueError(f"unknown Twitter cluster {cluster}; known: {', '.join(map(str, TWITTER_CLUSTERS))}")
+    stats = TWITTER_STATS[cluster]
+    a = stats.zipf_alpha if alpha is None else float(alpha)
+    if a < 0:
+        raise ValueError(f"alpha must be >= 0, got {a}")
     kb, vb, unique = TWITTER_CLUSTERS[cluster]
     n_keys = _scaled(unique, scale, 100)
-    n_ops = int(ops) if ops is not None else 4 * n_keys
+    n_ops = max(int(ops) if ops is not None else int(round(n_keys * stats.trace_rows / unique)), n_keys)
     rng = np.random.default_rng(seed)
-    w = np.arange(1, n_keys + 1, dtype=np.float64) ** -alpha
-    ranks = rng.choice(n_keys, size=n_ops, p=w / w.sum())
-    keys = rng.permutation(n_keys)[ranks]
-    _, dense = np.unique(keys, return_inverse=True)
-    first = np.full(n_keys, -1, np.int64)
-    order = np.arange(n_ops - 1, -1, -1)
-    first[dense[order]] = order
-    rank_of = np.argsort(np.argsort(first[first >= 0]))
-    remap = np.full(n_keys, -1, np.int64)
-    remap[np.flatnonzero(first >= 0)] = rank_of
-    kinds = np.where(rng.random(n_ops) < get_share, OP_GET, OP_INSERT).astype(np.uint8)
-    return TwitterOps(remap[dense], kinds, kb, vb)
+    keys = _popular_keys(rng, n_keys, n_ops, a, stats.one_hit_wonder)
+    kinds = _twitter_kinds(rng, n_ops, stats.shares(), get_share)
+    _, first = np.unique(keys, return_index=True)
+    dense = np.empty(n_keys, np.int64)
+    dense[np.argsort(first)] = np.arange(n_keys)  # key ids in first-occurrence order
+    return TwitterOps(dense[keys], kinds, kb, vb)
+
+
+def _popular_keys(rng: np.random.Generator, n_keys: int, n_ops: int, alpha: float, ohw: float) -> np.ndarray:
+    """``n_ops`` key ids in [0, n_keys): every key once, a share ``ohw`` of them only once, each
+    other key at least twice (as far as ``n_ops`` allows), the remaining requests Zipf(alpha)
+    over the reused keys in a random ranking."""
+    spare = n_ops - n_keys
+    n_once = min(int(round(n_keys * ohw)), n_keys - 1) if spare > 0 else n_keys
+    reused = rng.permutation(n_keys)[: n_keys - n_once]  # reused keys, in rank order
+    second = reused[: min(reused.shape[0], spare)]
+    rest = spare - second.shape[0]
+    w = np.arange(1, reused.shape[0] + 1, dtype=np.float64) ** -alpha
+    extra = reused[rng.choice(reused.shape[0], size=rest, p=w / w.sum())] if rest > 0 else second[:0]
+    return rng.permutation(
+        np.concatenate([np.arange(n_keys, dtype=np.int64), second, extra]).astype(np.int64)
+    )
+
+
+def _twitter_kinds(
+    rng: np.random.Generator, n: int, shares: tuple[float, float, float], get_share: float | None
+) -> np.ndarray:
+    """``n`` operation kinds drawn with (GET, UPDATE, INSERT) ``shares``, GET's overridable."""
+    get, update, insert = shares
+    if get_share is not None:
+        if not 0.0 <= get_share <= 1.0:
+            raise ValueError(f"get_share must be within [0, 1], got {get_share}")
+        writes = update + insert
+        update = (1.0 - get_share) * (update / writes if writes > 0 else 0.0)
+        get, insert = get_share, 1.0 - get_share - update
+    p = np.array([get, update, insert]) / (get + update + insert)
+    return np.array([OP_GET, OP_UPDATE, OP_INSERT], np.uint8)[rng.choice(3, size=n, p=p)]
 
 
 def write_twitter_csv(ops: TwitterOps, path: str | Path, seed: int = 0) -> None:
