@@ -10,10 +10,11 @@ import numpy as np
 from test_policies_sieve import random_ids, steps
 
 from pagesim.core.lists import list_pages
-from pagesim.core.state import A_PAGE, A_REQUEST, ACC_LEN, RESIDENT, make_state
+from pagesim.core.state import A_MODE, A_NOW_NS, A_PAGE, A_REQUEST, ACC_LEN, MODE_KERNEL, RESIDENT, make_state
 from pagesim.engine import simulate
 from pagesim.policies import ce_mglru as m
 from pagesim.policies.ce_mglru import CeMGLRU, tier_of
+from pagesim.policies.registry import make_policy
 from pagesim.trace import Trace
 
 
@@ -84,6 +85,76 @@ def test_ce_mglru_pid_threshold_protects_a_tier():
 def test_ce_mglru_invariants_and_own_fallback():
     for cap in (1, 7, 40):
         ids = random_ids(cap, n=2000, pages=90)
-        steps(CeMGLRU(), ids, cap)  # invariants after each access, no fallback
-        c = simulate(Trace.from_ids(ids), CeMGLRU(own_fallback=False), cap).counters
+        steps(CeMGLRU(own_fallback=True), ids, cap)  # invariants after each access, no fallback
+        c = simulate(Trace.from_ids(ids), CeMGLRU(), cap).counters
         assert c["rejected"] == 0 and c["evictions"] == c["policy_evictions"] + c["fallback_evictions"]
+
+
+def _sliding(n: int = 8000, window: int = 60, every: int = 40) -> list[int]:
+    """Uniform over a window of ``window`` pages that moves one page every ``every`` accesses."""
+    rng = np.random.default_rng(0)
+    return [i // every + int(rng.integers(window)) for i in range(n)]
+
+
+def test_ce_mglru_follows_recency_closer_to_lru_than_to_mru():
+    # A window of 60 pages sliding through a cache of 50: LRU keeps the window, MRU keeps the
+    # pages it met first. The port walks the newest insertions first, so between its PID
+    # resets it evicts like LIFO; when every page is protected its walk comes back empty and
+    # the kernel's LRU (the framework's fallback) evicts. With the port's own fallback, or
+    # with the retirement tested on the min_seq and max_seq after aging, it did worse than MRU.
+    trace = Trace.from_ids(_sliding())
+    misses = {name: simulate(trace, make_policy(name), 50).misses for name in ("lru", "mru")}
+    ours = simulate(trace, CeMGLRU(), 50)
+    assert ours.counters["fallback_evictions"] > 0
+    assert ours.misses - misses["lru"] < misses["mru"] - ours.misses
+    own = simulate(trace, CeMGLRU(own_fallback=True), 50).misses
+    assert own > ours.misses
+
+
+def _three_gens_oldest_empty() -> tuple[CeMGLRU, object, np.ndarray]:
+    """min_seq 1, max_seq 3 (three generations), five pages in generation 2, none in 1."""
+    pol = CeMGLRU()
+    s = make_state(8, **pol.state_shape())
+    pol.configure(s, 8)
+    a = np.zeros(ACC_LEN, dtype=np.int64)
+    m._init(s, a)
+    s.gi[m.G_MIN_SEQ] = 2  # min + 2 >= max: insertions go to min_seq's generation, 2
+    for p in range(5):
+        s.resident[p] = RESIDENT
+        a[A_PAGE] = p
+        m._added(s, a)
+    s.gi[m.G_MIN_SEQ] = 1
+    return pol, s, a
+
+
+def test_ce_mglru_retires_with_the_sequence_numbers_read_before_aging():
+    # cache_ext's evict_folios reads min_seq and max_seq once: with 3 generations and the oldest
+    # empty, aging opens generation 4 and the retirement test (max - min > 2) still sees 3 - 1.
+    # The oldest (empty) generation stays until the next call.
+    pol, s, a = _three_gens_oldest_empty()
+    a[A_REQUEST] = 1
+    assert m._evict(s, a) == 0  # the oldest generation is empty: nothing to propose
+    assert (int(s.gi[m.G_MIN_SEQ]), int(s.gi[m.G_MAX_SEQ])) == (1, 4)
+    n = m._evict(s, a)  # now 4 generations: the empty oldest retires, generation 2 is walked
+    assert (int(s.gi[m.G_MIN_SEQ]), int(s.gi[m.G_MAX_SEQ])) == (2, 4)
+    assert s.cand[:n].tolist() == [4]  # the newest insertion, at the head
+
+
+def test_ce_mglru_off_lru_proposals_are_refused_and_locked_pages_promoted():
+    # Five pages in generation 2 (list 4 3 2 1 0). inflight 2: pages 4 and 3 (the last two
+    # insertions) are off the LRU; inflight_ns 100: page 2, added at t = 950, is still locked
+    # at t = 1000. The walk (request 3): 4 and 3 proposed but refused (moved to the tail, not
+    # candidates), 2 promoted to generation 3, 1 proposed: one candidate for a request of 3.
+    pol, s, a = _three_gens_oldest_empty()
+    s.gi[m.G_MIN_SEQ] = 2
+    s.gi[m.G_INFLIGHT] = 2
+    s.gi[m.G_INFLIGHT_NS] = 100
+    s.pm[:5, m.ADDED_NS] = [0, 0, 950, 0, 0]
+    a[A_REQUEST] = 3
+    a[A_MODE] = MODE_KERNEL
+    a[A_NOW_NS] = 1000
+    n = m._evict(s, a)
+    assert s.cand[:n].tolist() == [1]
+    assert int(s.gi[m.G_N_REFUSED]) == 2 and int(s.gi[m.G_N_LOCKED]) == 1
+    assert list_pages(s, int(s.gi[m.G_LISTS + 2])).tolist() == [0, 4, 3, 1]
+    assert list_pages(s, int(s.gi[m.G_LISTS + 3])).tolist() == [2]

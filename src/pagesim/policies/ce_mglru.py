@@ -1,14 +1,16 @@
 """cache_ext MGLRU port (ce-mglru): generations and tiers as cache_ext's eBPF port ran them, quirks included.
 
-Source      cache_ext spec §4.6 (cache_ext repo ``policies/``, ``cache_ext_mglru``
-            and its loader), §2.6b (``list_iterate_extended``), §6 item 13; Zussman et al., "cache_ext:
+Source      cache_ext spec §4.6 (cache_ext repo ``policies/cache_ext_mglru.bpf.c``:
+            ``mglru_evict_folios``, ``mglru_iter_fn``, ``lru_gen_add_folio``, and its loader),
+            §2.6b (``list_iterate_extended``), §6 item 13; Zussman et al., "cache_ext:
             Customizing the Page Cache with eBPF", SOSP 2025, §5 and Table 5 (the port against
             the kernel's MGLRU); after Linux 6.6 ``mm/vmscan.c`` (lru_gen), which ``mglru``
             models in kernel mode.
 Structures  Four eviction lists, one per generation (sequence number mod 4); min_seq, max_seq
             (init 0 and 3: four live generations); pages per generation; per tier: evicted,
             refaulted, protected and the averaged refaulted and total (one history slot).
-            Per page: ``pm[page, REFS]`` (accesses, from 1), ``pm[page, GEN]``. Shadow entries
+            Per page: ``pm[page, REFS]`` (accesses, from 1), ``pm[page, GEN]``, the insertion
+            number and time (``SEQ``, ``ADDED_NS``, for the off-LRU and locked rules). Shadow entries
             (cache_ext: an LRU hash of 400 000 entries keyed by file and index, holding the tier
             at eviction) are a FIFO of page ids with the tier in ``pm[page, SHADOW_TIER]``.
 Rules       tier(refs) = 0 for refs <= 1, 1 for 2-3, 2 for 4-7, 3 for >= 8.
@@ -21,43 +23,61 @@ Rules       tier(refs) = 0 for refs <= 1, 1 for 2-3, 2 for 4-7, 3 for >= 8.
             accessed: refs += 1, no list movement.
             removed: a shadow entry with tier(refs); evicted[tier] + 1; the generation's count
             - 1.
-            evict: (1) aging: with 2 generations or fewer it runs; with 4 or more it does not;
-            with 3 it runs when the oldest holds less than a quarter of the two oldest together
-            (the port never counts the youngest). Aging opens an empty generation (max_seq +
-            1) and moves no page; at 4 generations it must retire the oldest first. Then, with
-            more than 3 generations, one attempt to retire the oldest: it succeeds only when
-            that generation holds at most 4 pages, and folds the history (avg := (avg +
-            current) / 2 per tier, current := 0). (2) Tier threshold, PID controller: set
-            point tier 0 (gain 1); for tiers 1..3 (gain 2) stop at the first whose refault rate
-            is not low enough (refaulted < 64, or refaulted_pv (total_sp + 64) gain_sp <=
-            (refaulted_sp + 1) total_pv gain_pv, with refaulted = avg + current, total = avg +
-            evicted + protected); the threshold is the last tier that passed. (3)
+            evict: (1) aging, with min_seq and max_seq as read at the start of the call (the
+            port reads them once, before aging): with 2 generations or fewer it runs; with 4
+            or more it does not; with 3 it runs when the oldest holds less than a quarter of
+            the two oldest together (the port never counts the youngest). Aging opens an
+            empty generation (max_seq + 1) and moves no page; at 4 generations it must retire
+            the oldest first. Then, if there were more than 3 generations when the call
+            began, one attempt to retire the oldest: it succeeds only when that generation
+            holds at most 4 pages, and folds the history (avg := (avg + current) / 2 per
+            tier, current := 0). (2) Tier threshold, PID controller: set point tier 0 (gain
+            1); for tiers 1..3 (gain 2) stop at the first whose refault rate is not low
+            enough (refaulted < 64, or refaulted_pv (total_sp + 64) gain_sp <= (refaulted_sp
+            + 1) total_pv gain_pv, with refaulted = avg + current, total = avg + evicted +
+            protected); the threshold is the last tier that passed. (3)
             ``list_iterate_extended`` over the oldest generation from its head, kept pages to
             the tail of the next generation, proposed to the tail of the same list: tier >
-            threshold -> protected[tier] + 1, promoted (kept); DIRTY (kernel mode) -> kept; else
-            proposed. (4) If short, one more identical pass over the oldest generation.
-Parameters  own_fallback = True: where the port leaves a shortfall to the kernel's default
-            policy, propose the remaining pages from the oldest generation onwards in list
-            order, whatever their tier (see Deviations 1). False: the port's rule, and the
-            framework's fallback evicts.
+            threshold -> protected[tier] + 1, promoted (kept); DIRTY (kernel mode) or still
+            being read in (locked) -> kept; else proposed. A proposed page that is not on the
+            kernel's LRU yet (one of the last ``inflight`` insertions) is refused by the
+            kernel: it moves to the tail like any proposal and counts against the request,
+            but is not evicted. (4) If short, one more identical pass over the oldest
+            generation. (5) A shortfall of 20 % or more goes to the framework's fallback, the
+            stand-in for the kernel's default policy.
+Parameters  own_fallback = False: True proposes the shortfall itself, from the oldest
+            generation onwards in list order (head first), whatever the tier, instead of
+            leaving it to the framework's fallback (see Deviations 1).
             shadow_entries = 400000: the shadow table's size (cache_ext's constant).
             fault_read = True: the missed access also counts as a read (cache mode only).
+            inflight = 0 (insertions): how many of the most recent insertions are off the
+            kernel's LRU (Linux 6.6 adds a new folio to a per-CPU batch of 15 and moves the
+            batch onto the LRU when it is full); the experiments set 14 per thread, as for
+            ``ce-mru``. 0: none (cache mode serves each access before the next).
+            inflight_ns = 0 (ns): how long after its insertion a page is still locked for its
+            read (kernel mode, ``a[A_NOW_NS]``); the experiments set one readahead read.
 Complexity  O(1) per hit and insertion; per eviction O(pages walked) (promotions plus the
             victim; at most 2 x 4097 node visits, and four lists for ``own_fallback``).
-            Per page: one list node and six int64.
-Deviations  1. ``own_fallback``: when every page of the oldest generation is promoted the port
-               proposes nothing and the kernel's LRU evicts; pagesim's default policy is not
-               the kernel's, so by default the module evicts in its own generation order.
-            2. The spec does not say what happens to the (at most 4) pages of a generation that
-               is retired; here they move to the tail of the next generation.
+            Per page: one list node and nine int64.
+Deviations  1. When the walk leaves a shortfall, cache_ext's kernel evicts it with its own
+               policy (the active/inactive LRU: the paper's harness disables MGLRU before
+               loading a cache_ext policy, ``eval/ycsb/run.sh``); pagesim's framework fallback
+               (CLOCK) stands in for it, as for every cache_ext policy. ``own_fallback``
+               instead sweeps the port's lists head first, whose order is the newest
+               insertion first: on a trace with recency that turns the port into LIFO
+               (docs/policies.md, "ce-mglru").
+            2. The port leaves the (at most 4) pages of a retired generation on its list,
+               which later becomes a young generation's; here they move to the tail of the
+               next generation.
             3. Shadow entries are an exact FIFO; cache_ext's BPF LRU hash replaces
                approximately.
             4. Walks stop at the request (1 in cache mode) instead of 32 candidates; a page
                proposed in the same call stops the walk (ce-s3fifo, Deviations 3 and 4).
-            Quirks of the port kept (spec §4.6): no page-table walk, aging moves no page;
-            insertion at the head and scanning from the head (the newest insertions into the
-            oldest generation are examined first); one aging and retire attempt per call;
-            retirement only of an almost empty generation; tiers from fd accesses only.
+            Quirks of the port kept (spec §4.6; measured in docs/policies.md): no page-table
+            walk, aging moves no page; insertion at the head and scanning from the head (the
+            newest insertions into the oldest generation are examined first); one aging and
+            retire attempt per call; retirement only of an almost empty generation; tiers
+            from fd accesses only, without the kernel's +1 (a page read once is tier 1).
 Peers       pagesim's ``mglru`` (the kernel's lru_gen, kernel mode) for the real thing; no
             simulator has the port.
 """
@@ -83,7 +103,17 @@ from pagesim.core.lists import (
     list_tail,
 )
 from pagesim.core.shadow import shadow_push, shadow_unlink
-from pagesim.core.state import A_CGROUP, A_MODE, A_PAGE, A_REQUEST, DIRTY, GI_USER, MAX_CANDIDATES, MODE_CACHE
+from pagesim.core.state import (
+    A_CGROUP,
+    A_MODE,
+    A_NOW_NS,
+    A_PAGE,
+    A_REQUEST,
+    DIRTY,
+    GI_USER,
+    MAX_CANDIDATES,
+    MODE_CACHE,
+)
 from pagesim.policies.base import Policy
 
 MAX_NR_GENS = 4
@@ -100,6 +130,9 @@ SH_PREV = 3
 IN_SHADOW = 4
 SHADOW_TIER = 5
 MARK = 6  #: the evict call that proposed the page
+SEQ = 7  #: the insertion that brought the page in (for the off-LRU rule)
+ADDED_NS = 8  #: model time of that insertion, ns (for the under-I/O rule)
+REFUSED = 9  #: the evict call in which the page was proposed but is off the LRU
 
 # gi slots
 G_LISTS = GI_USER  #: four list ids, by generation index
@@ -119,6 +152,11 @@ G_CALL = GI_USER + 36
 G_OWN_FALLBACK = GI_USER + 37
 G_FAULT_READ = GI_USER + 38
 G_NEXT_GEN = GI_USER + 39  #: generation index kept pages go to in the current walk
+G_INSERTS = GI_USER + 40  #: insertions so far
+G_INFLIGHT = GI_USER + 41  #: parameter inflight
+G_INFLIGHT_NS = GI_USER + 42  #: parameter inflight_ns
+G_N_REFUSED = GI_USER + 43  #: proposals the kernel would refuse (off the LRU), in total
+G_N_LOCKED = GI_USER + 44  #: pages promoted because they were under I/O, in total
 
 
 @kernel
@@ -165,6 +203,9 @@ def _added(s, a):  # type: ignore[no-untyped-def]
     s.pm[p, REFS] = 1
     s.pm[p, GEN] = g
     s.gi[G_PAGES + g] += 1
+    s.gi[G_INSERTS] += 1
+    s.pm[p, SEQ] = s.gi[G_INSERTS]
+    s.pm[p, ADDED_NS] = a[A_NOW_NS]
     if s.pm[p, IN_SHADOW] != 0:
         s.gi[G_REFAULTED + s.pm[p, SHADOW_TIER]] += 1
         shadow_unlink(s.pm[:, SH_NEXT], s.pm[:, SH_PREV], s.gi[G_SH_HEAD : G_SH_HEAD + 3], p)
@@ -240,10 +281,13 @@ def _should_run_aging(s):  # type: ignore[no-untyped-def]
 
 @kernel
 def _age(s):  # type: ignore[no-untyped-def]
+    # cache_ext's evict_folios reads min_seq and max_seq once, before aging, and tests the
+    # retirement with those values: a call that ages from 3 to 4 generations retires nothing
+    spread = s.gi[G_MAX_SEQ] - s.gi[G_MIN_SEQ]
     if _should_run_aging(s):
         if s.gi[G_MAX_SEQ] - s.gi[G_MIN_SEQ] + 1 < MAX_NR_GENS or _retire(s):
             s.gi[G_MAX_SEQ] += 1
-    if s.gi[G_MAX_SEQ] - s.gi[G_MIN_SEQ] > MIN_NR_GENS:
+    if spread > MIN_NR_GENS:
         _retire(s)
 
 
@@ -280,6 +324,9 @@ def _verdict(s, a, index, page):  # type: ignore[no-untyped-def]
         keep = True
     elif a[A_MODE] != MODE_CACHE and s.resident[page] & DIRTY:
         keep = True
+    elif a[A_NOW_NS] - s.pm[page, ADDED_NS] < s.gi[G_INFLIGHT_NS]:
+        keep = True  # locked: its read is still in flight
+        s.gi[G_N_LOCKED] += 1
     if keep:
         nxt = s.gi[G_NEXT_GEN]
         s.gi[G_PAGES + s.pm[page, GEN]] -= 1
@@ -288,7 +335,21 @@ def _verdict(s, a, index, page):  # type: ignore[no-untyped-def]
         return CONTINUE
     s.pm[page, MARK] = s.gi[G_CALL]
     s.gi[G_WANTED] -= 1
+    if s.gi[G_INSERTS] - s.pm[page, SEQ] < s.gi[G_INFLIGHT]:
+        s.pm[page, REFUSED] = s.gi[G_CALL]  # off the LRU: the kernel will not isolate it
+        s.gi[G_N_REFUSED] += 1
     return EVICT
+
+
+@kernel
+def _drop_refused(s, first, count):  # type: ignore[no-untyped-def]
+    """Remove from ``s.cand[first:count]`` the proposals the kernel refuses; the new count."""
+    k = first
+    for i in range(first, count):
+        if s.pm[s.cand[i], REFUSED] != s.gi[G_CALL]:
+            s.cand[k] = s.cand[i]
+            k += 1
+    return k
 
 
 @kernel
@@ -308,7 +369,9 @@ def _pass(s, a, count):  # type: ignore[no-untyped-def]
     s.gi[G_NEXT_GEN] = (s.gi[G_MIN_SEQ] + 1) % MAX_NR_GENS
     lid = s.gi[G_LISTS + old]
     n = list_iterate(s, a, lid, _verdict, count, TO_TAIL, s.gi[G_LISTS + s.gi[G_NEXT_GEN]], TO_TAIL, -1)
-    return count if n < 0 else n
+    if n < 0:
+        return count
+    return _drop_refused(s, count, n) if s.gi[G_INFLIGHT] > 0 else n
 
 
 @kernel
@@ -336,9 +399,17 @@ class CeMGLRU(Policy):
 
     name = "ce-mglru"
     description = "cache_ext MGLRU port: four generation lists, tiers, PID threshold, quirks kept"
-    params = {"own_fallback": True, "shadow_entries": 400_000, "fault_read": True}
-    int_fields = ("refs", "gen", "sh_next", "sh_prev", "in_shadow", "shadow_tier", "mark")
-    int_globals = 40
+    params = {
+        "own_fallback": False,
+        "shadow_entries": 400_000,
+        "fault_read": True,
+        "inflight": 0,
+        "inflight_ns": 0,
+    }
+    int_fields = (
+        "refs", "gen", "sh_next", "sh_prev", "in_shadow", "shadow_tier", "mark", "seq", "added_ns", "refused",
+    )  # fmt: skip
+    int_globals = 45
     proposes_batches = True
     init = staticmethod(_init)
     added = staticmethod(_added)
@@ -351,9 +422,16 @@ class CeMGLRU(Policy):
         entries = int(self.values["shadow_entries"])
         if entries < 0:
             raise ValueError(f"ce-mglru: shadow_entries must be >= 0, got {entries}")
+        inflight, inflight_ns = int(self.values["inflight"]), int(self.values["inflight_ns"])
+        if inflight < 0 or inflight_ns < 0:
+            raise ValueError(
+                f"ce-mglru: inflight and inflight_ns must be >= 0, got {inflight}, {inflight_ns}"
+            )
         s.gi[G_SH_CAP] = entries
         s.gi[G_OWN_FALLBACK] = int(bool(self.values["own_fallback"]))
         s.gi[G_FAULT_READ] = int(bool(self.values["fault_read"]))
+        s.gi[G_INFLIGHT] = inflight
+        s.gi[G_INFLIGHT_NS] = inflight_ns
 
     def check_invariants(self, s: Any) -> None:
         """Lists = resident set, counts = lengths, GEN = list, live generations only."""

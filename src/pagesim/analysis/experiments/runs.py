@@ -172,10 +172,11 @@ LRU_ADD_BATCH = 14
 def _policy(name: str, ops: OpTrace, threads: int | None = None) -> Policy:
     """A policy of the suite set up for the workload: GET-SCAN's scan threads and quota,
     the admission filter's compaction threads (the tags the workload gives those roles), and
-    ce-mru's model of the pages its skip rule finds under I/O or off the LRU: those of the last
-    14 insertions per thread of the cgroup (``threads``, default every task of the trace) and
-    those inserted less than one read of the largest readahead window ago."""
-    if name == "ce-mru":
+    ce-mru's and ce-mglru's model of the pages their walks find under I/O or off the LRU:
+    those of the last 14 insertions per thread of the cgroup (``threads``, default every task
+    of the trace) and those inserted less than one read of the largest readahead window
+    ago."""
+    if name in ("ce-mru", "ce-mglru"):
         tasks = threads if threads is not None else int(np.unique(ops.trace.tag).shape[0])
         ssd = DEVICES["ssd"]
         return make_policy(
