@@ -56,6 +56,9 @@ Parameters  own_fallback = False: True proposes the shortfall itself, from the o
             ``ce-mru``. 0: none (cache mode serves each access before the next).
             inflight_ns = 0 (ns): how long after its insertion a page is still locked for its
             read (kernel mode, ``a[A_NOW_NS]``); the experiments set one readahead read.
+            insert_tail = False: True inserts at the tail, so that walks meet the oldest
+            insertion first, as the kernel's MGLRU scans; a switch to measure the port's
+            head insertion (docs/policies.md), not the port.
 Complexity  O(1) per hit and insertion; per eviction O(pages walked) (promotions plus the
             victim; at most 2 x 4097 node visits, and four lists for ``own_fallback``).
             Per page: one list node and nine int64.
@@ -96,6 +99,7 @@ from pagesim.core.lists import (
     STOP,
     TO_TAIL,
     list_add,
+    list_add_tail,
     list_create,
     list_iterate,
     list_move,
@@ -157,6 +161,7 @@ G_INFLIGHT = GI_USER + 41  #: parameter inflight
 G_INFLIGHT_NS = GI_USER + 42  #: parameter inflight_ns
 G_N_REFUSED = GI_USER + 43  #: proposals the kernel would refuse (off the LRU), in total
 G_N_LOCKED = GI_USER + 44  #: pages promoted because they were under I/O, in total
+G_INSERT_TAIL = GI_USER + 45  #: parameter insert_tail
 
 
 @kernel
@@ -210,7 +215,10 @@ def _added(s, a):  # type: ignore[no-untyped-def]
         s.gi[G_REFAULTED + s.pm[p, SHADOW_TIER]] += 1
         shadow_unlink(s.pm[:, SH_NEXT], s.pm[:, SH_PREV], s.gi[G_SH_HEAD : G_SH_HEAD + 3], p)
         s.pm[p, IN_SHADOW] = 0
-    list_add(s, s.gi[G_LISTS + g], p)
+    if s.gi[G_INSERT_TAIL] != 0:
+        list_add_tail(s, s.gi[G_LISTS + g], p)
+    else:
+        list_add(s, s.gi[G_LISTS + g], p)
     if s.gi[G_FAULT_READ] != 0 and a[A_MODE] == MODE_CACHE:
         _access(s, p)
     return 0
@@ -405,11 +413,12 @@ class CeMGLRU(Policy):
         "fault_read": True,
         "inflight": 0,
         "inflight_ns": 0,
+        "insert_tail": False,
     }
     int_fields = (
         "refs", "gen", "sh_next", "sh_prev", "in_shadow", "shadow_tier", "mark", "seq", "added_ns", "refused",
     )  # fmt: skip
-    int_globals = 45
+    int_globals = 46
     proposes_batches = True
     init = staticmethod(_init)
     added = staticmethod(_added)
@@ -432,6 +441,7 @@ class CeMGLRU(Policy):
         s.gi[G_FAULT_READ] = int(bool(self.values["fault_read"]))
         s.gi[G_INFLIGHT] = inflight
         s.gi[G_INFLIGHT_NS] = inflight_ns
+        s.gi[G_INSERT_TAIL] = int(bool(self.values["insert_tail"]))
 
     def check_invariants(self, s: Any) -> None:
         """Lists = resident set, counts = lengths, GEN = list, live generations only."""
