@@ -17,6 +17,7 @@ from pagesim.analysis.experiments import (
     EXPERIMENTS,
     SMALL_SCALE,
     YCSB_WORKLOADS,
+    overhead_summary,
 )
 from pagesim.cli._common import handled_errors, stderr_line
 from pagesim.engine.memory import DEVICES
@@ -137,7 +138,7 @@ def experiment_command(
         "--workload",
         "-w",
         metavar="W",
-        help=f"ycsb: which of {', '.join(YCSB_WORKLOADS)} (default all).",
+        help=f"ycsb, overhead: which of {', '.join(YCSB_WORKLOADS)} (default all).",
     ),
     layout: list[str] | None = typer.Option(
         None,
@@ -201,8 +202,8 @@ def experiment_command(
                     policy_class(one)
             _require_baseline(name, kwargs["policies"])
         if workload:
-            if name != "ycsb":
-                raise ValueError("--workload applies to the ycsb experiment only")
+            if name not in ("ycsb", "overhead"):
+                raise ValueError("--workload applies to the ycsb and overhead experiments only")
             kwargs["workloads"] = [w for item in workload for w in item.split(",") if w]
         if layout:
             if name != "ycsb":
@@ -235,4 +236,18 @@ def experiment_command(
             file=sys.stdout, width=max(shutil.get_terminal_size().columns, 160), soft_wrap=False, emoji=False
         )
         out.print(experiment_table(exp))
+        if name == "overhead":
+            out.print(_overhead_table(exp))
         out.print(f"figure: {path}")
+
+
+def _overhead_table(exp: Any) -> Any:
+    """The overhead experiment's summary beside the paper's figures."""
+    from rich.table import Table
+
+    table = Table(title="overhead: pagesim beside the paper (§6.3, Tables 4 and 5)", title_justify="left")
+    for col in ("quantity", "pagesim", "paper"):
+        table.add_column(col, justify="left" if col == "quantity" else "right")
+    for row in overhead_summary(exp):
+        table.add_row(*row)
+    return table

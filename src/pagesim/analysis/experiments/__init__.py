@@ -18,7 +18,7 @@ defaults run in seconds.
 
 Modules: :mod:`.records` (what is compared and returned), :mod:`.runs` (one run), one module per
 experiment (:mod:`.ycsb`, :mod:`.twitter`, :mod:`.file_search`, :mod:`.get_scan`, :mod:`.isolation`,
-:mod:`.admission`); every public name is re-exported here.
+:mod:`.admission`, :mod:`.overhead`); every public name is re-exported here.
 """
 
 from __future__ import annotations
@@ -29,6 +29,13 @@ from pagesim.analysis.experiments.admission import ADMISSION_WORKLOAD, admission
 from pagesim.analysis.experiments.file_search import file_search_experiment
 from pagesim.analysis.experiments.get_scan import get_scan_experiment
 from pagesim.analysis.experiments.isolation import isolation_experiment, isolation_ops
+from pagesim.analysis.experiments.overhead import (
+    PAPER_OVERHEAD,
+    harmonic_mean,
+    overhead_experiment,
+    overhead_summary,
+    registry_share,
+)
 from pagesim.analysis.experiments.records import (
     BASELINE,
     EXPERIMENT_POLICIES,
@@ -51,6 +58,7 @@ EXPERIMENTS: dict[str, Callable[..., Experiment]] = {
     "get-scan": get_scan_experiment,
     "isolation": isolation_experiment,
     "admission": admission_experiment,
+    "overhead": overhead_experiment,
 }
 
 __all__ = [
@@ -75,5 +83,10 @@ __all__ = [
     "isolation_experiment",
     "ADMISSION_WORKLOAD",
     "admission_experiment",
+    "PAPER_OVERHEAD",
+    "registry_share",
+    "harmonic_mean",
+    "overhead_experiment",
+    "overhead_summary",
     "EXPERIMENTS",
 ]

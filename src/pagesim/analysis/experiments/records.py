@@ -27,6 +27,7 @@ EXPERIMENT_POLICIES: dict[str, tuple[str, ...]] = {
     "get-scan": ("linux-lru", "mglru", "get-scan"),
     "isolation": ("linux-lru", "mglru", "ce-lfu", "ce-mru", "ce-lfu/ce-mru"),
     "admission": ("linux-lru", "mglru", "admit-compaction"),
+    "overhead": ("linux-lru", "mglru", "ce-mglru"),
 }
 YCSB_WORKLOADS = ("A", "B", "C", "D", "E", "F", "uniform", "uniform-rw")
 

@@ -31,6 +31,7 @@ from pagesim.workloads.cache_ext.file_search_workload import (
     build_file_search,
     file_search,
 )
+from pagesim.workloads.cache_ext.fio_workload import build_fio
 from pagesim.workloads.cache_ext.get_scan_workload import (
     build_get_scan,
     get_scan,
@@ -197,6 +198,7 @@ __all__ = [
     "pace_compactions",
     "build_get_scan",
     "get_scan",
+    "build_fio",
     "TWITTER_CLUSTERS",
     "TWITTER_STATS",
     "ClusterStats",
