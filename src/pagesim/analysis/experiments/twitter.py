@@ -57,8 +57,10 @@ def twitter_experiment(
 
     With ``path``, that CSV, its row named ``twitter-<c>`` when ``clusters`` is ``[c]`` (the
     paper's ratios for cluster ``c`` beside it) and ``twitter`` otherwise; without ``path``, the
-    synthetic stand-in of each of ``clusters`` (default 17, 18, 24, 34, 52: its key and value
-    sizes and its unique keys times ``scale``), which is not the real trace.
+    synthetic stand-in of each of ``clusters`` (default 17, 18, 24, 34, 52: the harness's key
+    and value sizes and unique keys times ``scale``, the cluster's published operation mix,
+    Zipf exponent and one-hit-wonder share; :func:`pagesim.workloads.cache_ext.synthetic_twitter`),
+    which is not the real trace.
 
     Raises ValueError for an unknown stand-in cluster, or more than one cluster with ``path``.
     """
