@@ -56,6 +56,7 @@ def test_overhead_experiment_at_a_tiny_scale() -> None:
     assert any(r[0].startswith("ce-mglru / mglru, C") and r[2] == "0.96x" for r in rows)
     out = Console(width=200, record=True)
     out.print(_overhead_table(exp))
-    assert "harmonic mean" in out.export_text() and "0.99x" in out.export_text()
+    text = out.export_text()
+    assert "harmonic mean" in text and "0.99x" in text
     with pytest.raises(ValueError, match="include both"):
         E.overhead_experiment(policies=["linux-lru", "mglru"])
