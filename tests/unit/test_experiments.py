@@ -251,7 +251,7 @@ def test_cli_experiment_table(tmp_path: Path) -> None:
     [
         (["experiment", "nope"], "unknown experiment 'nope'"),
         (["experiment", "ycsb", "--scale", "2"], "scale must be within (0, 1]"),
-        (["experiment", "file-search", "--workload", "C"], "applies to the ycsb and overhead experiments only"),
+        (["experiment", "file-search", "-w", "C"], "applies to the ycsb and overhead experiments only"),
         (["experiment", "ycsb", "--device", "ssd"], "applies to the get-scan and admission"),
         (["experiment", "get-scan", "--device", "floppy"], "unknown --device 'floppy'; known: "),
         (
