@@ -61,7 +61,7 @@ Parameters  own_fallback = False: True proposes the shortfall itself, from the o
             head insertion (docs/policies.md), not the port.
 Complexity  O(1) per hit and insertion; per eviction O(pages walked) (promotions plus the
             victim; at most 2 x 4097 node visits, and four lists for ``own_fallback``).
-            Per page: one list node and nine int64.
+            Per page: one list node and ten int64.
 Deviations  1. When the walk leaves a shortfall, cache_ext's kernel evicts it with its own
                policy (the active/inactive LRU: the paper's harness disables MGLRU before
                loading a cache_ext policy, ``eval/ycsb/run.sh``); pagesim's framework fallback
