@@ -178,6 +178,7 @@ class AutoCgroup:
         self.rate = min(1.0, max(float(v["rate"]), int(v["min_pages"]) / max(capacity, 1)))
         self.shadow_capacity = max(1, round(capacity * self.rate))
         self.window: deque[np.ndarray] = deque(maxlen=int(v["window"]))
+        self.short = min(int(v["short_window"]), int(v["window"]))
         self.epochs_since_switch = 0
         self.challenger = -1
         self.streak = 0
@@ -233,12 +234,10 @@ class AutoCgroup:
         self.shadow_cpu_seconds += cpu
         return wall, cpu
 
-    def decide(self, done: int) -> int | None:
-        """The candidate to switch to at this epoch's end, or None (see the module docstring)."""
-        self.epochs_since_switch += 1
-        if not self.shadows:
-            return None
-        blocks = np.concatenate(list(self.window), axis=0)
+    def _test(self, epochs: int) -> tuple[int, float, float, float, np.ndarray]:
+        """Over the last ``epochs`` epochs: the challenger (fewest misses; the live one on a
+        tie), z, sum(d), sum(d^2) and every candidate's misses."""
+        blocks = np.concatenate(list(self.window)[-epochs:], axis=0)
         totals = blocks.sum(axis=0)
         best = int(np.argmin(totals))
         if totals[self.live] <= totals[best]:
@@ -246,11 +245,33 @@ class AutoCgroup:
         d = (blocks[:, self.live] - blocks[:, best]).astype(np.float64)
         sum_d, sum_d2 = float(d.sum()), float((d * d).sum())
         z = sum_d / math.sqrt(sum_d2) if sum_d2 > 0 else 0.0
-        self.last_test = {"z": z, "sum_d": sum_d, "sum_d2": sum_d2}
-        passing = best != self.live and sum_d2 >= self.min_disagree and z >= self.threshold
-        if not passing:
+        return best, z, sum_d, sum_d2, totals
+
+    def _z_of(self, epochs: int, k: int) -> float:
+        """z of candidate ``k`` against the live one over the last ``epochs`` epochs."""
+        blocks = np.concatenate(list(self.window)[-epochs:], axis=0)
+        d = (blocks[:, self.live] - blocks[:, k]).astype(np.float64)
+        q = float((d * d).sum())
+        return float(d.sum()) / math.sqrt(q) if q > 0 else 0.0
+
+    def decide(self, done: int) -> int | None:
+        """The candidate to switch to at this epoch's end, or None (see the module docstring)."""
+        self.epochs_since_switch += 1
+        if not self.shadows:
+            return None
+        passed = None
+        for epochs, other in ((self.window.maxlen or 1, self.short), (self.short, self.window.maxlen or 1)):
+            best, z, sum_d, sum_d2, totals = self._test(epochs)
+            if epochs == self.window.maxlen:
+                self.last_test = {"z": z, "sum_d": sum_d, "sum_d2": sum_d2}
+            ok = best != self.live and sum_d2 >= self.min_disagree and z >= self.threshold
+            if ok and self._z_of(other, best) > 0:
+                passed = (best, z, sum_d, sum_d2, totals, epochs)
+                break
+        if passed is None:
             self.challenger, self.streak = -1, 0
             return None
+        best, z, sum_d, sum_d2, totals, epochs = passed
         self.streak = self.streak + 1 if best == self.challenger else 1
         self.challenger = best
         if self.streak < self.lead or self.epochs_since_switch < self.lead:
@@ -263,6 +284,7 @@ class AutoCgroup:
                 "z": z,
                 "sum_d": sum_d,
                 "sum_d2": sum_d2,
+                "window_epochs": int(epochs),
                 "window_misses": {n: int(m) for n, m in zip(self.names, totals)},
             }
         )
