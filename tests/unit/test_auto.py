@@ -160,3 +160,36 @@ def test_page_hashes_match_the_shards_hash() -> None:
     from pagesim.analysis.mrc.shards import page_hashes as shards_hashes
 
     assert np.array_equal(page_hashes(1000, 7), shards_hashes(1000, 7))
+
+
+def test_experiment_relative_to_the_best_fixed_policy_and_table() -> None:
+    from pagesim.analysis.experiments.auto import AutoExperiment, AutoRow
+    from pagesim.report.auto import auto_table
+
+    rows = [
+        AutoRow("w1", "phases", "lru", 120, 1000),
+        AutoRow("w1", "phases", "ce-lfu", 100, 1000),
+        AutoRow("w1", "phases", "auto", 90, 1000, [{"access": 5, "to": "ce-lfu"}]),
+        AutoRow("w2", "traces", "lru", 50, 1000),
+        AutoRow("w2", "traces", "ce-lfu", 200, 1000),
+        AutoRow("w2", "traces", "auto", 55, 1000),
+    ]
+    exp = AutoExperiment(rows, {"scale": 1.0})
+    rel = exp.relative()
+    assert rel["w1"] == {"lru": 1.2, "ce-lfu": 1.0, "auto": 0.9}
+    assert rel["w2"]["auto"] == pytest.approx(1.1) and rel["w2"]["ce-lfu"] == 4.0
+    assert exp.best_fixed("w1") == "ce-lfu" and exp.best_fixed("w2") == "lru"
+    assert exp.means()["auto"] == pytest.approx(1.0)
+    assert auto_table(exp).row_count == 3
+    assert set(exp.to_dict()) >= {"rows", "relative", "means"}
+
+
+def test_phase_traces_change_their_pages() -> None:
+    from pagesim.analysis.experiments.auto import phase_traces
+
+    traces = dict(phase_traces(50, 400))
+    assert set(traces) == {"zipf-scan-loop", "loop-zipf", "zipf-shift"}
+    t = traces["zipf-scan-loop"]
+    assert t.n_requests == 400 + 400 + (400 // 100) * 100
+    first, second = set(t.page[:400].tolist()), set(t.page[400:800].tolist())
+    assert not first & second  # the scan is over new pages
