@@ -9,6 +9,7 @@ from pathlib import Path
 from rich.table import Table
 
 from pagesim.analysis.experiments.auto import AUTO, AutoExperiment
+from pagesim.report.experiments import scale_text
 
 
 def _rel(value: float) -> str:
@@ -73,7 +74,7 @@ def auto_figure(exp: AutoExperiment, path: str | Path) -> Path:
     ax.set_xticklabels(workloads, rotation=35, ha="right", fontsize=7)
     ax.set_ylabel("misses / best fixed (capped at 2)")
     ax.legend(fontsize=7, ncol=4)
-    fig.suptitle(f"pagesim experiment auto (scale {exp.params.get('scale')})", fontsize=10)
+    fig.suptitle(f"pagesim experiment auto (scale {scale_text(exp.params.get('scale'))})", fontsize=10)
     fig.tight_layout()
     out = Path(path)
     fig.savefig(out, dpi=110)
