@@ -193,3 +193,21 @@ def test_phase_traces_change_their_pages() -> None:
     assert t.n_requests == 400 + 400 + (400 // 100) * 100
     first, second = set(t.page[:400].tolist()), set(t.page[400:800].tolist())
     assert not first & second  # the scan is over new pages
+
+
+def test_cache_switch_of_one_cgroup_leaves_the_other_alone() -> None:
+    rng = np.random.default_rng(5)
+    ids = rng.integers(0, 300, 4000)
+    cg = (ids >= 150).astype(np.int64)
+    trace = Trace.from_ids(ids, cgroup=cg)
+    run = Run(trace, [make_policy("lru"), make_policy("lru")], [40, 60])
+    run.advance(2000)
+    other = _listed(run, 0)
+    before = np.flatnonzero(run.state.resident != 0)
+    assert switch_cache(run, 1, make_policy("ce-s3fifo")) == 60
+    assert _listed(run, 0) == other
+    assert np.array_equal(np.flatnonzero(run.state.resident != 0), before)
+    assert accounting_errors(run.state, run.framework, False, True) == 0
+    run.advance()
+    assert accounting_errors(run.state, run.framework, False, True) == 0
+    assert list(run.framework.used) == [40, 60]
