@@ -90,8 +90,8 @@ ACCESS_TIME_PARAMS: dict[str, dict[str, int]] = {"lrfu": {"lam": -1, "half_life"
 #: kernel-mode model. CAST's miniatures do not track its full runs either: on OLTP at 5 % of
 #: the pages (full 0.403) its miniatures gave 0.369-0.419 at rates 0.02-0.4 (three seeds
 #: each), with no trend toward the full value as the rate grows. Name them to advise among
-#: them anyway.
-NOT_CANDIDATES = ("linux-lru", "mglru", "cast")
+#: them anyway. ``auto`` is left out too: it chooses among the others at run time.
+NOT_CANDIDATES = ("linux-lru", "mglru", "cast", "auto")
 #: Seeds of the spatial sample by default.
 DEFAULT_SEEDS = 5
 #: Significance level of the paired test below which the best is a clear winner.

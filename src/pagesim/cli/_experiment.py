@@ -113,7 +113,7 @@ def free_figure_path(name: str, folder: Path | None = None) -> Path:
 
 
 def experiment_command(
-    name: str = typer.Argument(..., metavar="NAME", help=f"One of: {', '.join(EXPERIMENTS)}."),
+    name: str = typer.Argument(..., metavar="NAME", help=f"One of: {', '.join(EXPERIMENTS)}, auto."),
     scale: str | None = typer.Option(
         None,
         "--scale",
@@ -138,7 +138,8 @@ def experiment_command(
         "--workload",
         "-w",
         metavar="W",
-        help=f"ycsb, overhead: which of {', '.join(YCSB_WORKLOADS)} (default all).",
+        help=f"ycsb, overhead: which of {', '.join(YCSB_WORKLOADS)} (default all); auto: which of kernel, "
+        "phases, traces (default all).",
     ),
     layout: list[str] | None = typer.Option(
         None,
@@ -190,6 +191,9 @@ def experiment_command(
     ratios, and saves a figure.
     """
     with handled_errors():
+        if name == "auto":
+            _auto_command(scale, policy, workload, figure, as_json)
+            return
         if name not in EXPERIMENTS:
             raise ValueError(f"unknown experiment {name!r}; known: {', '.join(EXPERIMENTS)}")
         kwargs: dict[str, Any] = {}
@@ -251,3 +255,35 @@ def _overhead_table(exp: Any) -> Any:
     for row in overhead_summary(exp):
         table.add_row(*row)
     return table
+
+
+def _auto_command(
+    scale: str | None, policy: list[str] | None, workload: list[str] | None, figure: str | None, as_json: bool
+) -> None:
+    """``pagesim experiment auto``: auto beside its fixed candidates (``--policy``: the candidates,
+    ``--workload``: the parts), relative to the best fixed policy per workload."""
+    from pagesim.analysis.experiments.auto import PARTS, auto_experiment
+    from pagesim.report.auto import auto_figure, auto_table
+
+    kwargs: dict[str, Any] = {}
+    if scale is not None:
+        kwargs["scale"] = _scale(scale)
+    if policy:
+        kwargs["candidates"] = [p for item in policy for p in item.split(",") if p]
+        for one in kwargs["candidates"]:
+            policy_class(one)
+    if workload:
+        kwargs["parts"] = [w for item in workload for w in item.split(",") if w]
+        unknown = sorted(set(kwargs["parts"]) - set(PARTS))
+        if unknown:
+            raise ValueError(f"auto: unknown part {unknown[0]!r}; known: {', '.join(PARTS)}")
+    exp = auto_experiment(progress=lambda text: stderr_line(f"pagesim: running {text}"), **kwargs)
+    path = auto_figure(exp, figure or free_figure_path("auto"))
+    if as_json:
+        print(json.dumps({**exp.to_dict(), "figure": str(path)}, default=str))
+        return
+    out = Console(
+        file=sys.stdout, width=max(shutil.get_terminal_size().columns, 160), soft_wrap=False, emoji=False
+    )
+    out.print(auto_table(exp))
+    out.print(f"figure: {path}")

@@ -14,6 +14,7 @@ import numpy as np
 from numba.core.errors import NumbaError
 
 from pagesim.core.state import ACC_LEN, make_state, state_sharing_lists
+from pagesim.engine import auto as _auto
 from pagesim.engine import counters as C
 from pagesim.engine.build import hook_that_failed, interpreted_runner, mark_compiled, runner_for
 from pagesim.engine.loop import (
@@ -138,6 +139,8 @@ class Stepper:
     #: Seconds an access may take before the run is stopped (None: no watchdog), see
     #: :mod:`pagesim.engine.watchdog`.
     policy_timeout: float | None = None
+    #: The ``auto`` policy's driver (:mod:`pagesim.engine.auto`), consulted between chunks.
+    auto: Any = None
 
     def _arrays(self) -> tuple[Any, ...]:
         raise NotImplementedError
@@ -219,6 +222,12 @@ class Stepper:
         end = self.n if n_accesses is None else min(self.n, self.done + max(int(n_accesses), 0))
         if end <= self.done:
             return self.done
+        if self.auto is not None:
+            return int(self.auto.drive(end))
+        return self._advance_to(end)
+
+    def _advance_to(self, end: int) -> int:
+        """One call of the compiled loop up to access ``end``; return ``done``."""
         self.cfg[CFG_START] = self.done
         self.cfg[CFG_END] = end
         t1 = time.perf_counter()
@@ -310,6 +319,7 @@ class Run(Stepper):
         n_cgroups = _n_cgroups(trace)
         self.capacities = _capacities_per_cgroup(capacity, n_cgroups)
         self.policies = _policies_per_cgroup(policy, n_cgroups)
+        autos = _auto.resolve_autos(self.policies, "cache")
         switching = [p.policy_name() for p in self.policies if p.switches()]
         if switching:
             raise ValueError(
@@ -338,6 +348,7 @@ class Run(Stepper):
         self.r = np.zeros(ACC_LEN, dtype=np.int64)
         self.out = np.zeros(2 * C.N_COUNTERS, dtype=np.int64)  # second half: warm-up's effects
         self._start_up(interpreted)
+        self.auto = _auto.attach(self, autos, "cache")
         self.prepare_seconds = time.perf_counter() - t0
 
     def _arrays(self) -> tuple[Any, ...]:
@@ -409,6 +420,7 @@ class Run(Stepper):
                 "warmup": self.warmup,
                 "writes": self.writes,
                 "source": getattr(self.trace, "source", {}),
+                **({"auto": self.auto.report()} if self.auto is not None else {}),
             },
         )
 

@@ -67,10 +67,25 @@ def compile_one(module: str, qualname: str, path: str, mode: str) -> str | None:
 
 
 def pending(classes: Sequence[type[Policy]], mode: str = "cache") -> list[type[Policy]]:
-    """The distinct classes among ``classes`` whose runner for ``mode`` is not compiled yet."""
+    """The distinct classes among ``classes`` whose runner for ``mode`` is not compiled yet;
+    ``auto`` stands for its default candidates (its own hooks never run)."""
     out: list[type[Policy]] = []
-    for cls in dict.fromkeys(classes):
+    for cls in dict.fromkeys(_expand_auto(classes, mode)):
         if not is_compiled((cls,), mode):
+            out.append(cls)
+    return out
+
+
+def _expand_auto(classes: Sequence[type[Policy]], mode: str) -> list[type[Policy]]:
+    """``classes`` with :class:`~pagesim.policies.auto.Auto` replaced by its default candidates."""
+    from pagesim.policies.auto import Auto
+    from pagesim.policies.registry import policy_class
+
+    out: list[type[Policy]] = []
+    for cls in classes:
+        if issubclass(cls, Auto):
+            out += [policy_class(n) for n in Auto().candidate_names(mode)]
+        else:
             out.append(cls)
     return out
 

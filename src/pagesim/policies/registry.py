@@ -50,6 +50,7 @@ BUILTIN: dict[str, str] = {
     "ce-mglru": "pagesim.policies.ce_mglru:CeMGLRU",
     "get-scan": "pagesim.policies.get_scan:GetScan",
     "admit-compaction": "pagesim.policies.admit_compaction:AdmitCompaction",
+    "auto": "pagesim.policies.auto:Auto",
 }
 
 

@@ -45,6 +45,7 @@ from pagesim.core.state import (
     make_state,
     state_sharing_lists,
 )
+from pagesim.engine import auto as _auto
 from pagesim.engine import counters as C
 from pagesim.engine.build import interpreted, interpreted_runner, runner_for
 from pagesim.engine.kernel.node import _node_slots, make_kframework
@@ -128,6 +129,7 @@ class KernelRun(Stepper):
         cfgk = self.config
         n_cgroups = int(trace.cgroup.max()) + 1 if trace.n_requests else 1
         self.policies = _policies_per_cgroup(policy, n_cgroups)
+        autos = _auto.resolve_autos(self.policies, "kernel")
         self.classes = tuple(type(p) for p in self.policies)
         if cgroup_limits is None and trace.source.get("cgroup_pages") is not None:
             cgroup_limits = trace.source["cgroup_pages"]
@@ -179,6 +181,7 @@ class KernelRun(Stepper):
         self.switch_log: list[dict[str, Any]] = []
         self._start_up(interpreted)
         self._switch_due()  # a switch at access 0 is the state the run starts in (series, _running)
+        self.auto = _auto.attach(self, autos, "kernel")
         self.prepare_seconds = time.perf_counter() - t0
 
     def _plan_switches(self) -> list[tuple[int, int, Policy | None]]:
