@@ -175,3 +175,16 @@ def test_warm_compiles_only_what_is_missing(tmp_path, monkeypatch):
     assert "fifo: compiled" in result.stderr
     mark_compiled((FIFO,), "cache")
     assert "every runner is compiled already" in invoke("warm", "lru", "fifo").stderr
+
+
+def test_a_missing_trace_says_where_traces_come_from(tmp_path: Path, monkeypatch):
+    folder = tmp_path / "traces"
+    monkeypatch.setenv("PAGESIM_TRACES", str(folder))
+    result = invoke("trace", "info", "OLTP.lis.zst")
+    assert_one_line_error(result, 2, "trace file not found: OLTP.lis.zst", "PROVENANCE.md", "$PAGESIM_TRACES")
+    assert str(folder) in result.stderr
+    (folder / "arc").mkdir(parents=True)
+    there = folder / "arc" / "OLTP.lis.zst"
+    write_trace(Trace.from_ids(np.arange(10, dtype=np.int64)), there, format="text")
+    result = invoke("trace", "info", "OLTP.lis.zst")  # a name found in the folder: its path
+    assert_one_line_error(result, 2, "trace file not found: OLTP.lis.zst", str(there))
