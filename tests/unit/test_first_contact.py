@@ -3,6 +3,7 @@ where, compiling ahead; each test runs lru (common to most test files) or nothin
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import numba
@@ -15,7 +16,7 @@ from pagesim.analysis.experiments import EXPERIMENT_POLICIES
 from pagesim.cli._experiment import free_figure_path
 from pagesim.cli._kernel import DEFAULT_KERNEL_POLICIES
 from pagesim.engine import warm
-from pagesim.engine.build import is_compiled, mark_compiled
+from pagesim.engine.build import compiling, is_compiled, mark_compiled
 from pagesim.engine.simulate import numba_reason
 from pagesim.policies.fifo import FIFO
 from pagesim.policies.lru import LRU
@@ -91,6 +92,33 @@ def test_compile_ahead_compiles_only_what_is_not_cached(tmp_path, monkeypatch):
     assert compiled == ["LRU", "FIFO"]
     with pytest.raises(ValueError, match="unknown mode"):
         warm.compile_ahead([LRU], "disk")
+
+
+@pytest.mark.skipif(numba.config.DISABLE_JIT, reason="no compiling under NUMBA_DISABLE_JIT")
+def test_a_runner_compiles_in_one_process_at_a_time(tmp_path, monkeypatch):
+    """A second holder of one runner's compile lock waits for the first (flock: processes and
+    open files alike); a runner compiled here already takes no lock."""
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path))
+    fresh = numba.njit(lambda x: x + 1)
+    order: list[str] = []
+
+    def second() -> None:
+        with compiling((LRU,), "cache", fresh):
+            order.append("second")
+
+    with compiling((LRU,), "cache", fresh):
+        waiting = threading.Thread(target=second)
+        waiting.start()
+        waiting.join(0.5)
+        assert waiting.is_alive()  # blocked on the lock
+        fresh(1)
+        with compiling((LRU,), "cache", fresh):  # compiled in this process: no lock, no wait
+            order.append("loaded")
+        order.append("first")
+    waiting.join(10)
+    assert order == ["loaded", "first", "second"]
+    with compiling((LRU,), "kernel", numba.njit(lambda x: x)):  # another mode: another lock
+        pass
 
 
 def test_an_experiment_keeps_an_earlier_figure(tmp_path: Path):
