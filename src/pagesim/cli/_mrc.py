@@ -90,32 +90,22 @@ def expand_sizes(texts: Sequence[str], trace: Trace, log: bool) -> list[int]:
     Raises
     ------
     ValueError
-        For a malformed size or range, a range whose end is below its start, or a size over the
-        trace's unique pages (over 100 %, or a count above them: refused, not clamped).
+        For a malformed size or range, a range whose end is below its start, or a percentage
+        over 100 % (refused, not clamped; a count of pages is a cache's size and may exceed the
+        trace's unique pages, as in ``compare``).
     """
     out: set[int] = set()
     for text in texts:
         spec = split_range(text)
         if spec is None:
-            out.add(_within(resolve_size(text, trace), text, trace))
+            out.add(resolve_size(text, trace))
             continue
         lo, hi = resolve_size(spec[0], trace), resolve_size(spec[1], trace)
-        _within(hi, spec[1], trace)
         if hi < lo:
             raise ValueError(f"size range {text!r} ends below its start ({hi:,} < {lo:,} pages)")
         points = np.geomspace(lo, hi, spec[2]) if log else np.linspace(lo, hi, spec[2])
         out.update(max(1, int(round(p))) for p in points)
     return sorted(out)
-
-
-def _within(pages: int, text: str, trace: Trace) -> int:
-    """``pages`` if the trace has at least as many unique pages, else a ValueError."""
-    if pages > max(trace.n_pages, 1):
-        raise ValueError(
-            f"size {text.strip()!r} ({pages:,} pages) is over the trace's {trace.n_pages:,} unique pages: "
-            f"{_FLAT}; give at most {trace.n_pages:,} (100%)"
-        )
-    return pages
 
 
 def mrc_command(
