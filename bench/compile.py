@@ -17,6 +17,12 @@ Usage::
     python bench/compile.py                          # six policies of `pagesim run`, then `pagesim run`
     python bench/compile.py --policies lru,arc --phases
     python bench/compile.py --no-readme              # the policies only
+    python bench/compile.py --policies lru --twice --no-readme
+
+``--twice`` also starts two processes per policy at the same moment on one empty cache, as test
+workers or a sweep's workers do: the runner's compile lock (``pagesim.engine.build.compiling``)
+lets one compile while the other waits and then loads it, so the pair costs about one compile
+plus a process start-up, not two compiles.
 """
 
 from __future__ import annotations
@@ -114,12 +120,24 @@ def measure(cmd: list[str], env: dict[str, str]) -> tuple[float, float, str]:
     return _child_cpu() - cpu0, time.perf_counter() - wall0, done.stdout
 
 
+def measure_together(cmd: list[str], env: dict[str, str], count: int) -> float:
+    """CPU seconds of ``count`` copies of ``cmd`` started at once (sharing ``env``'s caches)."""
+    cpu0 = _child_cpu()
+    procs = [subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL) for _ in range(count)]
+    if any(p.wait() != 0 for p in procs):
+        sys.exit(f"{' '.join(cmd)} failed")
+    return _child_cpu() - cpu0
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--policies", default=README_POLICIES, help="comma-separated policy names")
     parser.add_argument("--mode", choices=("cache", "kernel"), default="cache")
     parser.add_argument("--phases", action="store_true", help="numba's compile phases per policy")
     parser.add_argument("--no-readme", action="store_true", help="skip README's `pagesim run`")
+    parser.add_argument(
+        "--twice", action="store_true", help="also start two processes per policy at once (one cache)"
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -141,6 +159,10 @@ def main() -> None:
         line = f"{name:<14} {cpu:>13.1f} {figures.pop('compile'):>13.1f} {wall:>7.1f}"
         if figures:
             line += "  " + ", ".join(f"{k} {v:.1f}" for k, v in sorted(figures.items()))
+        if args.twice:
+            with tempfile.TemporaryDirectory(prefix="pagesim-cold-") as tmp:
+                both = measure_together(cmd, cold_env(Path(tmp)), 2)
+            line += f"  two at once: {both:.1f} CPU s"
         print(line, flush=True)
     print(f"{'sum':<14} {total:>13.1f}")
     if not args.no_readme:

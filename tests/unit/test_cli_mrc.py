@@ -120,6 +120,8 @@ def test_check_prints_errors_and_figure_is_written(tmp_path):
             ),
             ("ends below its start",),
         ),
+        (("--size", "200%"), ("'200%' is over 100% of the trace's unique pages", "at most 100%")),
+        (("--size", "1%:150%:4"), ("'150%' is over 100%",)),
     ],
 )
 def test_bad_input_is_one_line(args, needles):

@@ -3,6 +3,7 @@ where, compiling ahead; each test runs lru (common to most test files) or nothin
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import numba
@@ -15,7 +16,7 @@ from pagesim.analysis.experiments import EXPERIMENT_POLICIES
 from pagesim.cli._experiment import free_figure_path
 from pagesim.cli._kernel import DEFAULT_KERNEL_POLICIES
 from pagesim.engine import warm
-from pagesim.engine.build import is_compiled, mark_compiled
+from pagesim.engine.build import compiling, is_compiled, mark_compiled
 from pagesim.engine.simulate import numba_reason
 from pagesim.policies.fifo import FIFO
 from pagesim.policies.lru import LRU
@@ -91,6 +92,33 @@ def test_compile_ahead_compiles_only_what_is_not_cached(tmp_path, monkeypatch):
     assert compiled == ["LRU", "FIFO"]
     with pytest.raises(ValueError, match="unknown mode"):
         warm.compile_ahead([LRU], "disk")
+
+
+@pytest.mark.skipif(numba.config.DISABLE_JIT, reason="no compiling under NUMBA_DISABLE_JIT")
+def test_a_runner_compiles_in_one_process_at_a_time(tmp_path, monkeypatch):
+    """A second holder of one runner's compile lock waits for the first (flock: processes and
+    open files alike); a runner compiled here already takes no lock."""
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path))
+    fresh = numba.njit(lambda x: x + 1)
+    order: list[str] = []
+
+    def second() -> None:
+        with compiling((LRU,), "cache", fresh):
+            order.append("second")
+
+    with compiling((LRU,), "cache", fresh):
+        waiting = threading.Thread(target=second)
+        waiting.start()
+        waiting.join(0.5)
+        assert waiting.is_alive()  # blocked on the lock
+        fresh(1)
+        with compiling((LRU,), "cache", fresh):  # compiled in this process: no lock, no wait
+            order.append("loaded")
+        order.append("first")
+    waiting.join(10)
+    assert order == ["loaded", "first", "second"]
+    with compiling((LRU,), "kernel", numba.njit(lambda x: x)):  # another mode: another lock
+        pass
 
 
 def test_an_experiment_keeps_an_earlier_figure(tmp_path: Path):
@@ -175,3 +203,16 @@ def test_warm_compiles_only_what_is_missing(tmp_path, monkeypatch):
     assert "fifo: compiled" in result.stderr
     mark_compiled((FIFO,), "cache")
     assert "every runner is compiled already" in invoke("warm", "lru", "fifo").stderr
+
+
+def test_a_missing_trace_says_where_traces_come_from(tmp_path: Path, monkeypatch):
+    folder = tmp_path / "traces"
+    monkeypatch.setenv("PAGESIM_TRACES", str(folder))
+    result = invoke("trace", "info", "OLTP.lis.zst")
+    assert_one_line_error(result, 2, "trace file not found: OLTP.lis.zst", "PROVENANCE.md", "$PAGESIM_TRACES")
+    assert str(folder) in result.stderr
+    (folder / "arc").mkdir(parents=True)
+    there = folder / "arc" / "OLTP.lis.zst"
+    write_trace(Trace.from_ids(np.arange(10, dtype=np.int64)), there, format="text")
+    result = invoke("trace", "info", "OLTP.lis.zst")  # a name found in the folder: its path
+    assert_one_line_error(result, 2, "trace file not found: OLTP.lis.zst", str(there))

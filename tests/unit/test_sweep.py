@@ -257,8 +257,12 @@ def test_plan_and_results_export(tmp_path) -> None:  # type: ignore[no-untyped-d
     db = str(tmp_path / "p.db")
     plan = invoke("sweep", SMALL, "--policy", "lru,lru?", "--size", "1%:10%:3", "-o", db, "--plan")
     assert plan.exit_code == 0 and "runs: 3 in the grid" in plan.stdout
-    assert not load_results(db).shape[0]  # the plan runs nothing
+    assert not os.path.exists(db) and not os.path.exists(db + "-traces")  # only printed
     assert invoke("sweep", SMALL, "--policy", "lru,fifo", "--size", "10", "-o", db).exit_code == 0
+    before = (open(db, "rb").read(), sorted(os.listdir(db + "-traces")))
+    again = invoke("sweep", SMALL, "--policy", "lru,fifo", "--size", "10,20", "-o", db, "--plan")
+    assert "runs: 4 in the grid, 2 already done, 2 to run" in again.stdout
+    assert (open(db, "rb").read(), sorted(os.listdir(db + "-traces"))) == before
     out = invoke("results", db, "--where", "policy = 'fifo'")
     assert out.exit_code == 0 and "fifo" in out.stdout and " lru " not in out.stdout
     for name in ("x.csv", "x.parquet"):
@@ -322,13 +326,16 @@ def reference(tmp_path_factory):  # type: ignore[no-untyped-def]
     return db
 
 
-def _interrupt(db: str, sig: int) -> int:
-    """Start the sweep as its own process, send ``sig`` once some rows (not all) are stored."""
+def _interrupt(db: str, sig: int, *where: str) -> tuple[int, str]:
+    """Start the sweep (on 2 local workers, or ``where``) in a process group of its own, send
+    ``sig`` to the whole group (as Ctrl-C does) once some rows (not all) are stored; its exit
+    code and stderr."""
     env = {**os.environ, "PYTHONPATH": SRC}
     command = [sys.executable, "-c", "from pagesim.cli import app; app()", "sweep", *INTERRUPTED]
     proc = subprocess.Popen(
-        [*command, "-o", db, "--workers", "2"], env=env, stderr=subprocess.PIPE, text=True
-    )
+        [*command, "-o", db, *(where or ("--workers", "2"))], env=env, stderr=subprocess.PIPE,
+        text=True, start_new_session=True,
+    )  # fmt: skip
     stored = 0
     deadline = time.monotonic() + 120
     while proc.poll() is None and time.monotonic() < deadline:
@@ -339,21 +346,21 @@ def _interrupt(db: str, sig: int) -> int:
             except sqlite3.OperationalError:
                 stored = 0
             if stored >= 2:
-                proc.send_signal(sig)
+                os.killpg(proc.pid, sig)
                 break
         time.sleep(0.01)
     _, err = proc.communicate(timeout=60)
     with sqlite3.connect(db) as conn:
         left = conn.execute("SELECT count(*), count(DISTINCT key) FROM runs").fetchone()
     assert left[0] == left[1] < 24, f"the sweep was not interrupted mid-way ({left[0]} of 24 rows): {err}"
-    return proc.returncode
+    return proc.returncode, err
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["sigint", "sigkill"])
 def test_interrupted_sweep_resumes_to_the_same_table(tmp_path, reference, sig) -> None:  # type: ignore[no-untyped-def]
     db = str(tmp_path / "i.db")
-    code = _interrupt(db, sig)
+    code, _ = _interrupt(db, sig)
     assert code == (130 if sig == signal.SIGINT else -signal.SIGKILL)
     again = invoke("sweep", *INTERRUPTED, "-o", db, "--workers", "2")
     assert again.exit_code == 0 and "resumed: " in again.stderr
@@ -368,6 +375,15 @@ def test_dask_local_cluster_gives_the_same_table(tmp_path, reference) -> None:  
     assert result.exit_code == 0, result.stderr
     assert "Dask cluster local:2 (2 worker(s))" in result.stderr
     assert table(db).equals(table(reference))
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_a_dask_sweep_quietly(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("dask.distributed")
+    code, err = _interrupt(str(tmp_path / "c.db"), signal.SIGINT, "--cluster", "local:2")
+    assert code == 130
+    assert "interrupted: run the same command again to resume" in err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
 
 
 @pytest.mark.slow

@@ -33,6 +33,7 @@ from pagesim.analysis.compare import (
     split_policy_names,
 )
 from pagesim.cli._params import configure_policies, parse_sets
+from pagesim.cli._traces import missing_trace_message
 from pagesim.engine import PolicyCompileWarning, PolicyError, Result
 from pagesim.policies.base import Policy
 from pagesim.policies.registry import UnknownPolicyError, policy_class
@@ -257,7 +258,8 @@ def load_trace(spec: str, fmt: str | None = None, options: dict[str, Any] | None
     ------
     FileNotFoundError, ValueError, TraceFormatError
         As :func:`pagesim.trace.read_trace` and :func:`pagesim.workloads.from_spec`; a
-        ValueError also for one of ``pagesim run``'s kernel-mode workloads.
+        ValueError also for one of ``pagesim run``'s kernel-mode workloads. A file that does not
+        exist says where traces come from (:func:`pagesim.cli._traces.missing_trace_message`).
     """
     if spec.startswith(WORKLOAD_PREFIX):
         if fmt is not None:
@@ -272,6 +274,8 @@ def load_trace(spec: str, fmt: str | None = None, options: dict[str, Any] | None
         return from_spec(spec[len(WORKLOAD_PREFIX) :])
     if os.path.isdir(spec):
         raise ValueError(f"{spec} is a directory, not a trace file")
+    if not os.path.exists(spec):
+        raise FileNotFoundError(missing_trace_message(spec))
     try:
         return read_trace(spec, format=fmt, **(options or {}))
     except TypeError as exc:  # an option the reader does not take

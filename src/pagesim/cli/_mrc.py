@@ -30,8 +30,8 @@ from pagesim.report.mrc import mrc_document, mrc_tables, plot_mrc
 from pagesim.trace import Trace
 
 SIZE_HELP = (
-    "Cache size: pages (5000) or a percentage of the unique pages (10%), or a range FROM:TO:COUNT "
-    "(1%:100%:40, 1000:15000:15), evenly spaced (log-spaced with --log). Repeatable."
+    "Cache size: pages (5000) or a percentage of the unique pages (10%; at most 100%), or a range "
+    "FROM:TO:COUNT (1%:100%:40, 1000:15000:15), evenly spaced (log-spaced with --log). Repeatable."
 )
 POLICY_HELP = (
     "Policies, comma-separated or repeated: registry names (pagesim policies) or "
@@ -43,17 +43,42 @@ METHOD_HELP = (
 )
 
 
+_FLAT = "from there on a cache holds every page and the curve is flat (first accesses only)"
+
+
+def _curve_size(text: str) -> None:
+    """Check a size of a curve: :func:`parse_size`'s syntax, and at most 100 %.
+
+    Raises
+    ------
+    ValueError
+        For a malformed size, or a percentage over 100 % of the unique pages (refused, not
+        clamped: a range up to 200 % would put half its points on the flat part).
+    """
+    value, percent = parse_size(text)
+    if percent and value > 100:
+        raise ValueError(
+            f"size {text.strip()!r} is over 100% of the trace's unique pages: {_FLAT}; give at most 100%"
+        )
+
+
 def split_range(text: str) -> tuple[str, str, int] | None:
-    """``"1%:100%:40"`` -> ``("1%", "100%", 40)``; None for a single size; ValueError if malformed."""
+    """``"1%:100%:40"`` -> ``("1%", "100%", 40)``; None for a single size.
+
+    Raises
+    ------
+    ValueError
+        If malformed, or a size is over 100 % (:func:`_curve_size`).
+    """
     if ":" not in text:
-        parse_size(text)
+        _curve_size(text)
         return None
     parts = text.split(":")
     if len(parts) != 3:
         raise ValueError(f"a size range is FROM:TO:COUNT (1%:100%:40), got {text!r}")
     lo, hi, count = parts
-    parse_size(lo)
-    parse_size(hi)
+    _curve_size(lo)
+    _curve_size(hi)
     if not count.strip().isdigit() or int(count) < 1:
         raise ValueError(f"the count of a size range must be a whole number >= 1, got {text!r}")
     return lo, hi, int(count)
@@ -65,7 +90,9 @@ def expand_sizes(texts: Sequence[str], trace: Trace, log: bool) -> list[int]:
     Raises
     ------
     ValueError
-        For a malformed size or range, or a range whose end is below its start.
+        For a malformed size or range, a range whose end is below its start, or a percentage
+        over 100 % (refused, not clamped; a count of pages is a cache's size and may exceed the
+        trace's unique pages, as in ``compare``).
     """
     out: set[int] = set()
     for text in texts:

@@ -22,18 +22,25 @@ so both modes execute one code path.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import inspect
 import os
 import sys
 import tempfile
+import time
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import numba
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: no lock, each process compiles what it needs
+    fcntl = None  # type: ignore[assignment]
 
 import pagesim
 from pagesim.core import jit as _jit
@@ -293,6 +300,42 @@ def mark_compiled(classes: tuple[type[Policy], ...], mode: str = "cache") -> Non
         _compiled_marker(classes, mode).touch()
     except OSError:
         pass  # a read-only cache only loses the parallel compile ahead
+
+
+#: Seconds a process waits for another that compiles the same runner before compiling it too.
+COMPILE_LOCK_WAIT = 600.0
+
+
+@contextlib.contextmanager
+def compiling(classes: tuple[type[Policy], ...], mode: str, runner: Callable[..., int]) -> Iterator[None]:
+    """Hold the lock of runner ``classes`` for ``mode`` while the block compiles it (a first call).
+
+    Processes that need the same runner at once (test workers, a sweep's workers, two commands)
+    would each compile it; with the lock one compiles and the others then load its machine
+    code from numba's on-disk cache. A no-op when ``runner`` is compiled in this process already,
+    is not a numba dispatcher (``NUMBA_DISABLE_JIT``), or the lock cannot be taken (no ``fcntl``,
+    a read-only cache); after :data:`COMPILE_LOCK_WAIT` seconds a process compiles anyway.
+    """
+    if fcntl is None or not isinstance(runner, numba.core.dispatcher.Dispatcher) or runner.overloads:
+        yield
+        return
+    try:
+        marker = _compiled_marker(classes, mode)
+        handle = open(marker.with_name(marker.name + ".lock"), "a")  # noqa: SIM115 - held below
+    except OSError:
+        yield
+        return
+    with handle:
+        deadline = time.monotonic() + COMPILE_LOCK_WAIT
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    break
+                time.sleep(0.05)
+        yield  # released when the handle closes
 
 
 def runner_for(classes: type[Policy] | tuple[type[Policy], ...], mode: str = "cache") -> Callable[..., int]:

@@ -16,7 +16,7 @@ from numba.core.errors import NumbaError
 from pagesim.core.state import ACC_LEN, make_state, state_sharing_lists
 from pagesim.engine import auto as _auto
 from pagesim.engine import counters as C
-from pagesim.engine.build import hook_that_failed, interpreted_runner, mark_compiled, runner_for
+from pagesim.engine.build import compiling, hook_that_failed, interpreted_runner, mark_compiled, runner_for
 from pagesim.engine.loop import (
     CFG_END,
     CFG_INIT_RESULT,
@@ -191,7 +191,8 @@ class Stepper:
         self.cfg[CFG_START] = 0
         self.cfg[CFG_END] = 0
         try:
-            self._call()
+            with compiling(self.classes, kind, self._run):
+                self._call()
         except PolicyError as err:
             if self.mode == "interpreted" or not isinstance(err.original, NumbaError):
                 raise

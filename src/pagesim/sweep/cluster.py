@@ -9,12 +9,18 @@ Workers map the sweep's ``.pgt`` copies when they can reach the database's folde
 system), and otherwise read each trace from its spec once per worker process. The time limit is
 checked by each run between chunks of accesses; a task stuck inside compiled code cannot be
 stopped on a cluster.
+
+Ctrl-C stops a sweep on a ``local:N`` cluster quietly: its worker processes ignore SIGINT (the
+sweep keeps the rows written, closes the cluster and says how to resume).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import signal
+import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -35,6 +41,25 @@ def _distributed() -> Any:
     except ImportError:
         raise ClusterUnavailable(INSTALL_HINT) from None
     return distributed
+
+
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored while the block runs (in the main thread; elsewhere a no-op).
+
+    Ctrl-C sends SIGINT to every process of the terminal's group; a ``LocalCluster``'s worker
+    processes, started inside this block, inherit the ignored signal (across ``exec`` too, and
+    Python and asyncio leave an ignored SIGINT ignored), so they do not each print a
+    ``KeyboardInterrupt`` traceback: the sweep catches the interrupt and closes the cluster.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _prepare_pair(pair: tuple[str, str]) -> str:
@@ -66,10 +91,11 @@ class DaskExecutor:
             text = address.removeprefix("local:")
             if not text.isdigit() or int(text) < 1:
                 raise ValueError(f"--cluster local:N needs a worker count N >= 1, got {address!r}")
-            self.cluster = distributed.LocalCluster(
-                n_workers=int(text), threads_per_worker=1, processes=True,
-                dashboard_address=None, silence_logs=logging.ERROR,
-            )  # fmt: skip
+            with _sigint_ignored():  # the workers inherit it: Ctrl-C reaches the sweep only
+                self.cluster = distributed.LocalCluster(
+                    n_workers=int(text), threads_per_worker=1, processes=True,
+                    dashboard_address=None, silence_logs=logging.ERROR,
+                )  # fmt: skip
             self.client = distributed.Client(self.cluster)
         elif os.path.isfile(address):
             self.client = distributed.Client(scheduler_file=address, timeout="30s")

@@ -7,6 +7,7 @@ sweep interrupted at any point resumes, when run again, with the runs not yet st
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -131,7 +132,8 @@ def run_sweep(
     cluster : str, optional
         ``local:N``, a Dask scheduler address or scheduler file (:mod:`pagesim.sweep.cluster`).
     plan_only : bool
-        Read the traces, print the plan (:func:`pagesim.sweep.plan.describe_plan`) and stop.
+        Read the traces, make the plan (:func:`pagesim.sweep.plan.describe_plan`) and stop,
+        leaving ``database`` as it is (not created if absent; the plan works on a copy).
     say : callable
         Where status lines go.
     console : rich Console, optional
@@ -150,14 +152,16 @@ def run_sweep(
         For ``cluster`` without dask installed.
     """
     console = console or Console(stderr=True)
+    if plan_only:
+        with tempfile.TemporaryDirectory(prefix="pagesim-plan-") as scratch:
+            with Store.scratch_copy(database, scratch) as store:
+                plan = make_plan(grid, store)
+                summary = _summary(plan)
+                summary.plan_lines = describe_plan(plan, store, workers or _guess_workers(cluster))
+        return summary
     with Store(database) as store:
         plan = make_plan(grid, store)
-        summary = Summary(
-            total=plan.total + len(plan.failed_traces) + len(plan.failed_runs), already_done=plan.done
-        )
-        if plan_only:
-            summary.plan_lines = describe_plan(plan, store, workers or _guess_workers(cluster))
-            return summary
+        summary = _summary(plan)
         if plan.done:
             say(f"resumed: {plan.done} of {summary.total} already done")
         if plan.failed_traces or plan.failed_runs:
@@ -168,6 +172,10 @@ def run_sweep(
         if plan.tasks:
             _execute(plan, store, summary, workers, cluster, say, console)
     return summary
+
+
+def _summary(plan: Plan) -> Summary:
+    return Summary(total=plan.total + len(plan.failed_traces) + len(plan.failed_runs), already_done=plan.done)
 
 
 def _guess_workers(cluster: str | None) -> int:

@@ -51,6 +51,21 @@ _TRACE_COLUMNS = {"spec": "TEXT PRIMARY KEY", "bytes": "INTEGER", "mtime_ns": "I
                   "n_requests": "INTEGER", "n_pages": "INTEGER", "pgt": "TEXT"}  # fmt: skip
 
 
+def _copy_in_memory(path: str) -> sqlite3.Connection:
+    """An in-memory database holding a copy of the file ``path``'s (empty if it does not exist)."""
+    memory = sqlite3.connect(":memory:", isolation_level=None)
+    if os.path.exists(path):
+        source = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=60.0)
+        try:
+            source.backup(memory)
+        except sqlite3.DatabaseError as exc:
+            memory.close()
+            raise ValueError(f"{path}: not a results database ({exc})") from None
+        finally:
+            source.close()
+    return memory
+
+
 def _create(table: str, columns: dict[str, str]) -> str:
     return f"CREATE TABLE IF NOT EXISTS {table} ({', '.join(f'{k} {v}' for k, v in columns.items())})"
 
@@ -69,12 +84,16 @@ class Store:
         If the file exists but is not a pagesim results database.
     """
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, *, scratch: str | None = None) -> None:
         self.path = path
+        self._scratch = scratch
         folder = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(folder):
             raise FileNotFoundError(f"no such folder for the results database: {folder}")
-        self.conn = sqlite3.connect(path, timeout=60.0, isolation_level=None)
+        if scratch is None:
+            self.conn = sqlite3.connect(path, timeout=60.0, isolation_level=None)
+        else:
+            self.conn = _copy_in_memory(path)
         try:
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=NORMAL")
@@ -84,9 +103,29 @@ class Store:
             self.conn.close()
             raise ValueError(f"{path}: not a results database ({exc})") from None
 
+    @classmethod
+    def scratch_copy(cls, path: str, scratch: str) -> Store:
+        """A copy of the database at ``path`` in memory (empty if there is no file), for a plan.
+
+        Everything a plan writes (the traces it reads, their ``.pgt`` copies, made in the folder
+        ``scratch``) goes to the copy; the file and its ``<database>-traces`` folder are left as
+        they are, and nothing is created.
+
+        Raises
+        ------
+        ValueError
+            If the file exists but is not a pagesim results database.
+        FileNotFoundError
+            If the database's folder does not exist.
+        """
+        return cls(path, scratch=scratch)
+
     @property
     def trace_folder(self) -> str:
-        """Where the sweep keeps its mapped ``.pgt`` copies: ``<database>-traces``."""
+        """Where the sweep keeps its mapped ``.pgt`` copies: ``<database>-traces`` (a scratch
+        copy's own folder)."""
+        if self._scratch is not None:
+            return self._scratch
         return os.path.abspath(self.path) + "-traces"
 
     def close(self) -> None:
