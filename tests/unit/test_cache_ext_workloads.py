@@ -49,6 +49,22 @@ def test_ycsb_shape(letter: str) -> None:
         assert (o.op_kind == ce.OP_SCAN).mean() > 0.9
 
 
+def test_ycsb_d_reads_only_the_runs_inserts_and_fits_in_memory() -> None:
+    # My-YCSB's LatestWorkload reads keys its thread inserted in this run (none yet: the
+    # operation is an insert), so D's reads land on level-0 pages written in the run.
+    o = ce.build_ycsb(workload="D", scale=1 / 4096)
+    t = o.trace
+    first = np.array([np.flatnonzero(np.arange(o.n_ops) % 8 == k)[0] for k in range(8)])
+    assert np.all(o.op_kind[first] == ce.OP_INSERT)
+    region = t.original_id[t.page] >> 52
+    gets = o.op_kind[o.op_of] == ce.OP_GET
+    assert gets.any() and np.all(region[gets] == 3)  # _R_L0
+    written = set(t.page[(t.op == OP_WRITE) & (region == 3)].tolist())
+    read = t.page[gets]
+    assert np.isin(read, list(written)).mean() > 0.9  # the rest: pages still being filled
+    assert np.unique(t.page).shape[0] < t.source["cgroup_pages"][0] / 2
+
+
 def test_ycsb_index_pages_are_hot() -> None:
     o = ce.build_ycsb(workload="C", scale=TINY, ops=20000)
     t = o.trace

@@ -92,6 +92,23 @@ def test_reads_that_never_follow_each_other_are_not_read_ahead() -> None:
     assert c["readahead_pages"] == 0 and c["misses"] == 200 and c["pgpgin"] == 200
 
 
+def test_context_readahead_reads_ahead_of_a_random_miss_after_cached_pages() -> None:
+    """Linux 6.6's try_context_readahead: even pages, then odd ones. Page 1 has one cached page
+    before it (page 0): no readahead. Page 3 has three (0, 1, 2): a window of 4 from 3 brings
+    5, 7 and 9 (the even ones are in memory already), so 5-9 hit; 11 has all 11 pages before it
+    cached: a window of 12, and so on. Every page is still read once."""
+    ids = list(range(0, 200, 2)) + list(range(1, 200, 2))
+    off = simulate_kernel(
+        _trace(ids, KIND_FILE, OP_READ), make_policy("lru"), KernelConfig(memory_pages=4096)
+    )
+    cfg = KernelConfig(memory_pages=4096, context_readahead=True)
+    c = simulate_kernel(_trace(ids, KIND_FILE, OP_READ), make_policy("lru"), cfg).counters
+    assert off.counters["readahead_pages"] == 0
+    assert c["pgpgin"] == 200 and c["misses"] + c["readahead_pages"] == 200
+    # misses: 100 even pages, then 1, 3, 11 and the start of each later window of 32
+    assert c["readahead_pages"] >= 3 + 11 and c["misses"] < 110
+
+
 def test_file_successors_follow_source_ids_within_files() -> None:
     t = _trace([10, 11, 12, 50, 13], KIND_FILE, OP_READ)
     assert file_successors(t).tolist() == [1, 2, 4, -1, -1]

@@ -188,6 +188,15 @@ class KernelConfig:
         cost nothing).
     readahead_pages : int
         ``ra_pages``: the largest readahead window (default 32 = 128 KiB).
+    context_readahead : bool
+        Linux 6.6's ``try_context_readahead`` (mm/readahead.c, ``ondemand_readahead``; dropped
+        in 6.10): a read miss that does not follow the task's last read still reads ahead when
+        the pages just before it are in memory: with ``h`` > 1 of them (the request being one
+        page), the window is ``min(h + 1, readahead_pages)`` pages from the missed one. False
+        (default): only sequential misses read ahead. Deviations: history pages count only
+        if they occur in the trace (``ra_next``), the window is not doubled when the history
+        reaches the file's start, and it carries no PG_readahead mark (the kernel's
+        ``async_size`` 1 marks its last page).
     cpu_ns_per_access, zero_fill_ns, reclaim_ns_per_page : float
         CPU costs in ns: per access, per zero-filled page, per page reclaim isolates or looks at.
     rmap_ns_per_page : float
@@ -238,6 +247,7 @@ class KernelConfig:
     swap_pages: int | None = None
     file_device: Any = "ssd"
     readahead_pages: int = 32
+    context_readahead: bool = False
     cpu_ns_per_access: float = 100.0
     zero_fill_ns: float = 250.0
     reclaim_ns_per_page: float = 50.0

@@ -26,6 +26,7 @@ from pagesim.engine.kmode.framework import (
     F_SCAN_NS,
     F_ZERO_NS,
     FILE_DEV,
+    N_CTX_RA,
     N_DIRTY_BG,
     N_HAS_NEXT,
     N_HAS_SWAP,
@@ -110,6 +111,7 @@ def make_kframework(
     node[N_TOTAL] = c.memory_pages
     node[N_WMIN], node[N_WLOW], node[N_WHIGH] = wmin, wlow, whigh
     node[N_RA_MAX] = max(c.readahead_pages, 1)
+    node[N_CTX_RA] = 1 if c.context_readahead else 0
     swap = c.device(c.swap)
     node[N_HAS_SWAP] = 0 if swap is None else 1
     node[N_SWAP_TOTAL] = c.swap_pages or 0
@@ -153,6 +155,7 @@ def make_kframework(
     counts = np.bincount(tag, minlength=n_tags) if page.shape[0] else np.zeros(n_tags, np.int64)
     task_first = np.zeros(n_tags + 1, dtype=np.int64)
     np.cumsum(counts, out=task_first[1:])
+    ra_next = file_successors(trace) if c.readahead_pages > 1 else np.full(n_pages, -1, np.int64)
     return KFramework(
         used=np.zeros(limits.shape[0], dtype=np.int64),
         cap=limits.copy(),
@@ -160,7 +163,8 @@ def make_kframework(
         swapped=np.zeros(n_pages, dtype=np.uint8),
         shadowed=np.zeros(n_pages, dtype=np.uint8),
         owner_tag=np.full(n_pages, -1, dtype=np.int32),
-        ra_next=file_successors(trace) if c.readahead_pages > 1 else np.full(n_pages, -1, np.int64),
+        ra_next=ra_next,
+        ra_prev=_predecessors(ra_next),
         tag_ns=np.zeros(n_tags),
         tag_ops=np.zeros(n_tags, dtype=np.int64),
         tag_majflt=np.zeros(n_tags, dtype=np.int64),
@@ -208,3 +212,11 @@ def make_kframework(
         zram_cg=np.zeros(limits.shape[0], dtype=np.int64),
         swap_cg=np.full(n_pages, -1, dtype=np.int64),
     )
+
+
+def _predecessors(nxt: np.ndarray) -> np.ndarray:
+    """The inverse of ``ra_next``: each page's previous page of the same file, or -1 (int64)."""
+    prev = np.full(nxt.shape[0], -1, dtype=np.int64)
+    has = np.flatnonzero(nxt >= 0)
+    prev[nxt[has]] = has
+    return prev

@@ -48,7 +48,8 @@ N_RECLAIMER = 28  #: who runs the current reclaim batch (RECLAIM_*)
 N_HAS_NEXT = 29  #: 1 if a policy is clairvoyant (Belady): ``a[A_NEXT]`` filled, told every access
 N_ZRAM_UNITS = 30  #: the stored pages' zram costs summed (``fw.zram_cost``), 1/N_ZRAM_SCALE pages
 N_ZRAM_SCALE = 31  #: zram holds ``ceil(N_ZRAM_UNITS / N_ZRAM_SCALE)`` pages of memory
-N_LEN = 32
+N_CTX_RA = 32  #: 1: a random read miss may start a context readahead (``try_context_readahead``)
+N_LEN = 33
 
 #: kswapd stays asleep after this many failed runs until some reclaim frees a page
 #: (``MAX_RECLAIM_RETRIES``, mm/internal.h; ``wakeup_kswapd`` skips a hopeless node).
@@ -103,6 +104,7 @@ class KFramework(NamedTuple):
     shadowed: np.ndarray  #: uint8 (n_pages,) the page left a shadow entry
     owner_tag: np.ndarray  #: int32 (n_pages,) the process (tag) that faulted the page in
     ra_next: np.ndarray  #: int64 (n_pages,) next page of the same file, -1 if none in the trace
+    ra_prev: np.ndarray  #: int64 (n_pages,) previous page of the same file, -1 if none in the trace
     tag_ns: np.ndarray  #: float64 (n_tags,) time of each task: CPU plus waits
     tag_ops: np.ndarray  #: int64 (n_tags,) accesses of each task
     tag_majflt: np.ndarray  #: int64 (n_tags,) waits for I/O of each task (swap-in, file read)

@@ -80,6 +80,7 @@ from pagesim.engine.kmode.readahead import (
     _next_window,
     _pages_needed,
     _plan_window,
+    _sequential,
     _sync_window,
 )
 from pagesim.engine.kmode.reclaim import _reclaim_step, _room_needed, _wake_kswapd
@@ -310,10 +311,11 @@ def run_kernel(  # type: ignore[no-untyped-def]
                 if o == 1:  # a whole-page write: the page is created in memory, nothing is read
                     wait_read = 0
                 else:
-                    size = _sync_window(fw, p, tg, ra_max)
+                    seq = _sequential(fw, p, tg)
+                    size = _sync_window(s, fw, p, tg, ra_max)
                     fw.tag_ra[tg, RA_SIZE] = size
                     if size > 1:
-                        k = _plan_window(s, fw, tg, fw.ra_next[p], size - 1, 1)
+                        k = _plan_window(s, fw, tg, fw.ra_next[p], size - 1, 1, seq)
                     wait_read = k
                     major = True
                 mark_accessed = o == 0

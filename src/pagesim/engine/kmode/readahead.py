@@ -8,7 +8,15 @@ from pagesim.core.jit import kernel
 from pagesim.core.state import RA_MARK, RESIDENT
 from pagesim.engine import counters as C
 from pagesim.engine.kmode.devices import _read_wait
-from pagesim.engine.kmode.framework import FILE_DEV, RA_BYP_LEFT, RA_BYP_NEXT, RA_END, RA_LAST, RA_SIZE
+from pagesim.engine.kmode.framework import (
+    FILE_DEV,
+    N_CTX_RA,
+    RA_BYP_LEFT,
+    RA_BYP_NEXT,
+    RA_END,
+    RA_LAST,
+    RA_SIZE,
+)
 
 
 @kernel
@@ -22,14 +30,15 @@ def _next_window(cur, ra_max):  # type: ignore[no-untyped-def]
 
 
 @kernel
-def _plan_window(s, fw, tag, start, size, k):  # type: ignore[no-untyped-def]
+def _plan_window(s, fw, tag, start, size, k, mark=True):  # type: ignore[no-untyped-def]
     """Queue up to ``size`` non-resident file pages from ``start`` on after ``k`` queued pages.
 
-    The middle one gets PG_readahead; the task's window end is recorded. Returns the new count.
+    The middle one gets PG_readahead (unless ``mark`` is False); the task's window end is
+    recorded. Returns the new count.
     """
     page = start
     n = 0
-    middle = size // 2
+    middle = size // 2 if mark else -1
     while page >= 0 and n < size and k < fw.fill.shape[0]:
         if s.resident[page] == 0:
             fw.fill[k] = page
@@ -70,7 +79,7 @@ def _pages_needed(s, fw, p, tg, is_anon, o, ra_max):  # type: ignore[no-untyped-
         return _count_window(s, fw, start, size)
     if is_anon or o == 1:
         return 1
-    size = _sync_window(fw, p, tg, ra_max)
+    size = _sync_window(s, fw, p, tg, ra_max)
     if size > 1:
         return 1 + _count_window(s, fw, fw.ra_next[p], size - 1)
     return 1
@@ -96,7 +105,7 @@ def _bypassed_read(s, fw, out, p, tg, ra_max):  # type: ignore[no-untyped-def]
             return 0.0
         q = fw.ra_next[q]
         left -= 1
-    size = _sync_window(fw, p, tg, ra_max)
+    size = _sync_window(s, fw, p, tg, ra_max)
     fw.tag_ra[tg, RA_SIZE] = size
     fw.tag_ra[tg, RA_LAST] = p
     n = 1
@@ -115,10 +124,30 @@ def _bypassed_read(s, fw, out, p, tg, ra_max):  # type: ignore[no-untyped-def]
 
 
 @kernel
-def _sync_window(fw, p, tg, ra_max):  # type: ignore[no-untyped-def]
-    """Size of the synchronous readahead a miss on ``p`` starts (0: not sequential)."""
+def _sequential(fw, p, tg):  # type: ignore[no-untyped-def]
+    """Whether a read of ``p`` follows the task's last read (the next page of the same file)."""
     last = fw.tag_ra[tg, RA_LAST]
-    if last >= 0 and fw.ra_next[last] == p:
+    return last >= 0 and fw.ra_next[last] == p
+
+
+@kernel
+def _sync_window(s, fw, p, tg, ra_max):  # type: ignore[no-untyped-def]
+    """Size of the synchronous readahead a miss on ``p`` starts (0: none).
+
+    Sequential (:func:`_sequential`): the task's window grown (``get_next_ra_size``). Else, with
+    ``context_readahead``, ``try_context_readahead``: ``h`` resident pages just before ``p``
+    (up to ``ra_max``); more than the request's one page reads ``min(h + 1, ra_max)``.
+    """
+    if _sequential(fw, p, tg):
         cur = fw.tag_ra[tg, RA_SIZE]
         return min(4 if cur <= 0 else _next_window(cur, ra_max), ra_max)
-    return 0
+    if fw.node[N_CTX_RA] == 0:
+        return 0
+    h = 0
+    q = fw.ra_prev[p]
+    while q >= 0 and h < ra_max and s.resident[q] != 0:
+        h += 1
+        q = fw.ra_prev[q]
+    if h <= 1:
+        return 0
+    return min(h + 1, ra_max)

@@ -131,18 +131,14 @@ def build_ycsb(
     shares, dist = YCSB_MIXES[workload]
     kinds = rng.choice(5, size=n_ops, p=np.asarray(shares) / sum(shares)).astype(np.uint8)
     kinds = np.array([OP_GET, OP_UPDATE, OP_INSERT, OP_SCAN, OP_RMW], np.uint8)[kinds]
+    tags = (np.arange(n_ops) % threads).astype(np.int32)
     if dist == "uniform":
         keys = rng.integers(0, layout.n_keys, n_ops)
         pos = layout.position(keys)
     elif dist == "latest":
-        back = ycsb_zipfian(rng, layout.n_keys, n_ops, theta)  # 0 = the newest key
-        inserted_before = np.cumsum(kinds == OP_INSERT) - (kinds == OP_INSERT)
-        fresh = back < inserted_before
-        pos = layout.position(layout.n_keys - 1 - np.maximum(back - inserted_before, 0))
-        pos[fresh] = -1 - back[fresh]
+        pos = _latest_reads(kinds, tags, threads, ycsb_zipfian(rng, layout.n_keys, n_ops, theta))
     else:
         pos = layout.position(scrambled_zipfian(rng, layout.n_keys, n_ops, theta))
-    tags = (np.arange(n_ops) % threads).astype(np.int32)
     params = {"workload": workload, "scale": scale, "ops": ops, "threads": threads, "theta": theta,
               "scan_length": scan_length, "seed": seed, "levels": levels, "table_cache": table_cache,
               "filters": filters}  # fmt: skip
@@ -159,6 +155,39 @@ def build_ycsb(
         name="ycsb", params=params, cgroup_pages=[limit],
         groups={"client": list(range(threads))}, extra=extra,
     )  # fmt: skip
+
+
+def _latest_reads(kinds: np.ndarray, tags: np.ndarray, threads: int, ranks: np.ndarray) -> np.ndarray:
+    """Workload D's reads as the paper's driver makes them (``kinds`` is changed in place).
+
+    My-YCSB's ``LatestWorkload`` (xrp-project/My-YCSB ``core/workload.cpp``), cloned per client
+    thread, reads only keys its thread inserted in this run: key ``cur_ack_key - 1 - (rank %
+    cur_ack_key)``, ``rank`` a zipfian draw over every record, ``cur_ack_key`` the thread's
+    inserts so far; with none yet, the operation is an insert. So D reads the run's own inserts,
+    which fit in memory (the paper's D: 210,814 ops/s under the default). Returns, per
+    operation, the read's key as ``-1 - k``: the record inserted ``k`` inserts before the
+    operation (the level-0 page :func:`._kv_ops` reads with ``latest``); 0 elsewhere.
+
+    Deviation: the thread's own copy of the key is read (every thread inserts the same key
+    sequence, so up to ``threads`` copies exist, inserted at about the same time), and a key
+    still in the memtable is read from its level-0 page.
+    """
+    n = kinds.shape[0]
+    pos = np.zeros(n, np.int64)
+    firsts = np.arange(min(threads, n))
+    kinds[firsts[kinds[firsts] == OP_GET]] = OP_INSERT  # cur_ack_key == 0: "read = false"
+    is_ins = kinds == OP_INSERT
+    global_no = np.cumsum(is_ins) - is_ins  # inserts before each operation, every thread
+    for t in range(threads):
+        mine = np.flatnonzero(tags == t)
+        ins = is_ins[mine]
+        before = np.cumsum(ins) - ins  # the thread's cur_ack_key at each of its operations
+        numbers = global_no[mine[ins]]  # global insert number of the thread's j-th insert
+        reads = (kinds[mine] == OP_GET) & (before > 0)
+        ops = mine[reads]
+        j = before[reads] - 1 - ranks[ops] % before[reads]
+        pos[ops] = numbers[j] - global_no[ops]  # < 0: that many inserts back, -1 the newest
+    return pos
 
 
 def ycsb(**params: Any) -> Trace:
