@@ -27,6 +27,7 @@ from pagesim.core.state import (
     RECLAIM_LIMIT,
     WORK_PTES,
     WORK_RMAP,
+    WORK_WORDS,
 )
 from pagesim.engine import counters as C
 from pagesim.engine.kmode.eviction import _collect_candidates, _evict_page, _kremove, _pick_fallback
@@ -94,16 +95,21 @@ def _reclaim(ss, fw, a, r, out, evict, removed, cg, request, prio, reclaimer, t)
             out[C.EVICT_CALLS] += 1
             rmap0 = s.work[WORK_RMAP]
             ptes0 = s.work[WORK_PTES]
+            words0 = s.work[WORK_WORDS]
             nv = _collect_candidates(s, fw, out, cg, evict(ss, cg, a))
             if a[A_SCANNED] < 0:
                 fw.node[N_LAST_SCANNED] = -1
             elif fw.node[N_LAST_SCANNED] >= 0:
                 fw.node[N_LAST_SCANNED] += a[A_SCANNED]
             scanned = a[A_SCANNED] if a[A_SCANNED] >= 0 else nv
+            # Of the pages scanned, those the policy only read as an entry of a flat array (CAST's
+            # state words, read in PFN order: no folio is touched) cost what a walker's read of a
+            # table entry costs, not what looking at a folio on an LRU list costs.
+            words = min(s.work[WORK_WORDS] - words0, max(scanned, 0))
             fw.f[F_COST] += (
-                scanned * fw.f[F_SCAN_NS]
+                (scanned - words) * fw.f[F_SCAN_NS]
                 + (s.work[WORK_RMAP] - rmap0) * fw.f[F_RMAP_NS]
-                + (s.work[WORK_PTES] - ptes0) * fw.f[F_PTE_NS]
+                + (s.work[WORK_PTES] - ptes0 + words) * fw.f[F_PTE_NS]
             )
             if reclaimer == RECLAIM_KSWAPD:
                 out[C.PGSCAN_KSWAPD] += nv

@@ -11,6 +11,7 @@ there is no candidate or none at or below the quantile. The rules and choices ar
 
 from __future__ import annotations
 
+from pagesim.core.state import WORK_WORDS
 from pagesim.policies.cast.core import (
     cast_kernel,
     rank_tb,
@@ -238,6 +239,7 @@ def sweep(s, t):  # type: ignore[no-untyped-def]
                         s.gi[G_FOUND] += 1
             s.gi[G_WORDS] += hi - c
             s.gi[G_VISITED] += hi - c
+            s.work[WORK_WORDS] += hi - c  # read as words, charged as a walker's entries
             if not any_m:
                 s.gi[G_BITMAP + b] = 0
         s.gi[G_FRAMES] += hi - c
