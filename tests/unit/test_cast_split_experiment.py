@@ -89,7 +89,7 @@ def test_cli_prints_the_table_with_the_alternatives(tmp_path: Path) -> None:
         ["experiment", "cast-split", "--scale", "1/2000", "--conditions", "0", "--figure", str(fig)],
     )
     assert result.exit_code == 0, result.output
-    for word in ("gradient", "scores", "curves", "seed worst", "zipf/zipf/0.1"):
+    for word in ("gradient", "scores", "curves", "seed worst", "loop/zipf/0.1"):
         assert word in result.output
     assert fig.exists() and fig.stat().st_size > 0
     bad = CliRunner().invoke(app, ["experiment", "ycsb", "--workers", "2"])

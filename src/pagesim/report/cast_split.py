@@ -63,12 +63,17 @@ def split_condition_table(study: SplitStudy) -> Table:
     -------
     rich.table.Table
     """
-    table = Table(title="cast-split: per condition, % over the best fixed split", title_justify="left")
-    table.add_column("#", justify="right")
-    table.add_column("condition (file/anon/anon share of accesses)", no_wrap=True)
-    table.add_column("best", justify="right")
+    table = Table(
+        title="cast-split: per condition, % over the best fixed split (columns 100..900: fixed splits, "
+        "anon permille)",
+        title_justify="left",
+    )
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("condition (file/anon/share)", no_wrap=True)
+    table.add_column("best", justify="right", no_wrap=True)
     for m in METHODS:
-        table.add_column(m.removeprefix("fixed-"), justify="right")
+        name = m.removeprefix("fixed-")
+        table.add_column(name, justify="right", no_wrap=True, min_width=max(len(name), 6))
     rel = {m: study.relative(m) for m in METHODS}
     for i, cond in enumerate(study.conditions):
         best = study.best_fixed(i).removeprefix("fixed-")
@@ -106,12 +111,12 @@ def split_figure(study: SplitStudy, path: str | Path) -> Path:
     import matplotlib.pyplot as plt
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(13, 4.2), gridspec_kw={"width_ratios": [2.2, 1]})
-    xs = list(range(len(study.conditions)))
+    xs = list(study.index)
     for m, marker in zip(ADAPTIVE, ("o", "s", "^")):
         left.plot(xs, study.relative(m), marker, markersize=3.5, label=m, linestyle="none")
     left.axhline(0.0, color="black", linewidth=0.8)
     left.set_yscale("symlog", linthresh=10.0)
-    left.set_xlabel("condition (pagesim experiment cast-split --json: conditions)")
+    left.set_xlabel("condition (of the 90; --json gives each one's workload)")
     left.set_ylabel("% over the best fixed split")
     left.legend(fontsize=8)
     summary = study.summary()
