@@ -702,3 +702,43 @@ def test_cold_anon_gives_its_memory_to_a_file_loop() -> None:
     assert r["split_permille"] == 100
     # anon's share counts zram's memory: 1,331 cold pages compressed 3 to 1, 22 %
     assert _lists_share(r) <= 150 and r["anon_share_permille"] <= 250
+
+
+def test_gradient_moves_one_tenth_toward_the_lower_neighbour() -> None:
+    """``split_mode=gradient`` (the seed's "following the gradient of the split"): from 9/10 only
+    8/10 is a candidate. Anon: 1,280 reads, all within 1/10; file: 2,560 reads, 256 more hits per
+    tenth; cost of k/10 = 142,500 * 0 + 60,000 * 256 k. One step from 9/10 saves 15,360,000
+    against two standard deviations of 2 * 60,000 * sqrt(16 * 256) = 7,680,000: it moves to 8/10,
+    where the curves (all nine shares) go straight to 1/10."""
+    _, s = _state()
+    _curves(s, [1280, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1280], [256] * 10 + [2560])
+    assert mrc.split_choice(s, 9, True) == 8
+    assert mrc.split_choice(s, 9) == 1
+    assert mrc.split_choice(s, 1, True) == 1  # at the end of the range: no lower neighbour
+
+
+def test_gradient_stops_at_a_local_minimum() -> None:
+    """Anon's curve has a cliff (a loop of 6/10 of memory): anon 1,000 reads, all first hit at
+    6/10. File: 1,000 reads, 10 more hits per tenth. Costs 142,500 (anon) and 60,000 (file):
+    cost(k) = 142,500 * (1,000 below 6/10, else 0) + 60,000 (900 + 10 k). From 3/10 the best
+    neighbour, 2/10, saves 600,000 against two standard deviations of 2 * 60,000 * sqrt(16 * 10)
+    = 1,517,893: the gradient stays at 3/10. The curves see 6/10 save 140,700,000 against
+    2 * 142,500 * sqrt(16 * 1,000) = 36,049,133 and jump there."""
+    _, s = _state()
+    _curves(s, [0, 0, 0, 0, 0, 1000, 0, 0, 0, 0, 1000], [10] * 10 + [1000])
+    assert mrc.split_choice(s, 3) == 6
+    assert mrc.split_choice(s, 3, True) == 3
+    assert s.gf[layout.F_SPLIT_COST + 5] < s.gf[layout.F_SPLIT_COST + 2]
+
+
+def test_split_mode_knob() -> None:
+    """``split_mode`` writes the mode into the split's slot; a fixed split takes no mode."""
+    for mode, value in mrc.SPLIT_MODES.items():
+        _, s = _state(split_mode=mode)
+        assert s.gi[layout.G_SAUTO] == value
+    _, s = _state(split_permille=300)
+    assert s.gi[layout.G_SAUTO] == mrc.SPLIT_FIXED
+    with pytest.raises(ValueError, match="split_mode must be one of"):
+        _state(split_mode="hill")
+    with pytest.raises(ValueError, match="leave split_permille at -1"):
+        _state(split_mode="scores", split_permille=300)

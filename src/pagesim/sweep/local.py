@@ -155,6 +155,12 @@ class LocalExecutor:
                     self._replace(w)
                     yield job, WorkerLost(f"timeout: over {w.limit:g} s; the worker was killed")
 
+    def imap(self, function: Callable[[Any], Any], items: Sequence[Any]) -> Iterator[tuple[int, Any]]:
+        """``(index, function(items[index]))`` as they finish, in any order; a task lost with its
+        worker gives a :class:`WorkerLost` as its result. ``function`` must be importable by name
+        (a module-level function)."""
+        yield from self._map(function, items, lambda _: None)
+
     def _replace(self, worker: _Worker) -> None:
         worker.kill()
         self.workers[self.workers.index(worker)] = _Worker(self.ctx)

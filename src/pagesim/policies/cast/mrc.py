@@ -326,21 +326,34 @@ def mrc_misses(s, t, k):  # type: ignore[no-untyped-def]
     return s.gf[f + 10] - h
 
 
+#: How the split is set (``gi[G_SAUTO]``; the knobs ``split_permille`` and ``split_mode``):
+#: held by hand; chosen from the curves (the seed's CAST); moved one step down the curves'
+#: local gradient; no split, reclaim comparing the two types' lowest scores (the seed's two
+#: "other ways of splitting tried").
+SPLIT_FIXED, SPLIT_CURVES, SPLIT_GRADIENT, SPLIT_SCORES = 0, 1, 2, 3
+SPLIT_MODES = {"curves": SPLIT_CURVES, "gradient": SPLIT_GRADIENT, "scores": SPLIT_SCORES}
+
+
 @cast_kernel
-def split_choice(s, cur):  # type: ignore[no-untyped-def]
+def split_choice(s, cur, gradient=False):  # type: ignore[no-untyped-def]
     """The anon share (tenths, 1..9) the curves and costs choose, starting from ``cur``.
 
     Writes each share's weighed misses to ``gf[F_SPLIT_COST:]``; returns ``cur`` unless another
-    share's cost is lower by more than two standard deviations.
+    share's cost is lower by more than two standard deviations. The seed's CAST takes the lowest
+    of the nine; with ``gradient`` (``split_mode=gradient``, the seed's "following the gradient
+    of the split") only the two neighbours of ``cur`` are candidates, so the split moves one
+    tenth at a time downhill and stops at the first local minimum.
     """
     ca = miss_cost(s, ANON_T)
     cf = miss_cost(s, 1)
     best = cur
     best_c = 0.0
+    lo = max(1, cur - 1) if gradient else 1
+    hi = min(9, cur + 1) if gradient else 9
     for k in range(1, 10):
         c = ca * mrc_misses(s, ANON_T, k) + cf * mrc_misses(s, 1, 10 - k)
         s.gf[F_SPLIT_COST + k - 1] = c
-        if k == 1 or c < best_c:
+        if lo <= k <= hi and (k == lo or c < best_c):
             best_c = c
             best = k
     if best != cur and split_better(s, best, cur, ca, cf):

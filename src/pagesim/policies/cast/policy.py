@@ -98,7 +98,12 @@ Parameters  (the seed's knobs, tune.py for the controllers)
             starting at 100; 0..1000 sets it and stops decay_auto); both per type as the
             seed's (Choice 11): one value sets both types, "6 8" anon 6 and file 8, "file 8"
             file alone (anon where it starts); split_permille = -1 (the
-            split controller chooses anon's share; 1..999 holds it there); clean_min_ratio = 10
+            split controller chooses anon's share; 1..999 holds it there); split_mode =
+            "curves" (the seed's CAST: the split from the miss-ratio curves; "gradient": the
+            split moved one tenth at a time toward the lower of its neighbours on the same
+            curves, "following the gradient of the split"; "scores": no split, reclaim takes the
+            type whose next page has the lower score, "comparing pages' scores across the
+            types" -- the seed's two other ways of splitting, mrc.py); clean_min_ratio = 10
             (% of memory; 0 none); kcompressd = 24 (-100..100; the node's kcompressd queue
             depth |k|, 0 off; above 0 only while CAST is on, below 0 whatever runs);
             swapout_ns = 2500 (the prior of the cost of writing anon out, one sample beside
@@ -141,7 +146,9 @@ Deviations  1. One clock per lruvec (instances share nothing); it ticks on the n
                compression (2.5 us, the parameter's default, so on zram the cost stays 2,500 ns),
                a disk's submission (0 for a queued write: ssd, hdd).
             3. The sweep reads page ids 0..n-1 of the trace, not the node's PFNs; the bitmap's
-               256 blocks cover them.
+               256 blocks cover them. Its time is charged for the words a sweep in PFN order would
+               read over the same blocks: one per resident page (a page id not in memory has no
+               frame), each half a walker's PTE read (kmode reclaim, ``WORK_WORDS``).
             4. The walker reads every page id for young bits (no mm list, no Bloom filter,
                no PMD accessed bits).
             5. Candidates proposed and not evicted (swap full) are isolated until the next call,
@@ -215,6 +222,7 @@ from pagesim.policies.cast.layout import (
     N_GLOBALS,
     WORD,
 )
+from pagesim.policies.cast.mrc import SPLIT_FIXED, SPLIT_MODES
 from pagesim.policies.cast.readouts import cast_readouts, describe_text, queue_lines
 from pagesim.policies.linux_lru import LinuxLRU
 
@@ -240,6 +248,7 @@ class CAST(Policy):
         "decay": DECAY_MEASURED,
         "w_permille": W_MEASURED,
         "split_permille": -1,
+        "split_mode": "curves",
         "clean_min_ratio": 10,
         "kcompressd": 24,
         "swapout_ns": 2500,
@@ -284,7 +293,8 @@ class CAST(Policy):
         one value for both types or one per type (:func:`per_type_knob`: ``"6 8"`` anon 6, file
         8; ``"file 8"`` file alone, anon where it starts); setting any stops ``decay_auto``, as
         writing the seed's knobs does. ``split_permille`` -1: the split controller chooses;
-        100..900: anon's share held there (the split controller off).
+        100..900: anon's share held there (the split controller off). ``split_mode`` ``curves``,
+        ``gradient`` or ``scores`` (:data:`.mrc.SPLIT_MODES`); not with a fixed split.
         """
         enabled_schedule(self.values["enabled"])
         les = self._per_type("decay")
@@ -308,7 +318,12 @@ class CAST(Policy):
             s.gi[G_LE + t] = le if le is not None else DEFAULT_DECAY
             s.gi[G_WPM + t] = wpm if wpm is not None else DEFAULT_WPM
         s.gi[G_DAUTO] = 1 if auto else 0
-        s.gi[G_SAUTO] = 1 if split == -1 else 0
+        mode = str(self.values["split_mode"]).strip().lower()
+        if mode not in SPLIT_MODES:
+            raise ValueError(f"cast: split_mode must be one of {', '.join(SPLIT_MODES)}, got {mode!r}")
+        if split != -1 and mode != "curves":
+            raise ValueError(f"cast: split_mode={mode} sets the split itself: leave split_permille at -1")
+        s.gi[G_SAUTO] = SPLIT_MODES[mode] if split == -1 else SPLIT_FIXED
         s.gi[G_SPLIT] = split
         s.gi[G_CLEANMIN] = cmr
         s.gi[G_KCOMP] = kc

@@ -11,6 +11,7 @@ there is no candidate or none at or below the quantile. The rules and choices ar
 
 from __future__ import annotations
 
+from pagesim.core.state import WORK_WORDS
 from pagesim.policies.cast.core import (
     cast_kernel,
     rank_tb,
@@ -217,7 +218,10 @@ def sweep(s, t):  # type: ignore[no-untyped-def]
         hi = min(c + bs, n)
         if s.gi[G_BITMAP + b] != 0:
             any_m = False
+            frames = 0
             for p in range(c, hi):
+                if s.resident[p] != 0:
+                    frames += 1
                 w = s.pm[p, WORD]
                 tg = word_tag(w)
                 if tg == 0:
@@ -237,7 +241,10 @@ def sweep(s, t):  # type: ignore[no-untyped-def]
                     if _buf_takes(s.gi, t, key, tb) and buf_insert(s, t, p, key, w, tb):
                         s.gi[G_FOUND] += 1
             s.gi[G_WORDS] += hi - c
-            s.gi[G_VISITED] += hi - c
+            # visited and charged: the words a sweep in PFN order reads here, one per frame in
+            # use (a page id not in memory has no frame; Deviation 3)
+            s.gi[G_VISITED] += frames
+            s.work[WORK_WORDS] += frames
             if not any_m:
                 s.gi[G_BITMAP + b] = 0
         s.gi[G_FRAMES] += hi - c

@@ -9,6 +9,8 @@ and not evicted. The rules are in :mod:`.policy`'s docstring.
 
 from __future__ import annotations
 
+import math
+
 from pagesim.core.lists import list_add_tail, list_del
 from pagesim.core.state import (
     LEN,
@@ -16,6 +18,8 @@ from pagesim.core.state import (
     TAIL,
 )
 from pagesim.policies.cast.core import (
+    KEY_SHIFT0,
+    KEY_UNREAD,
     TB_NEWCOMER,
     cast_kernel,
     frame_hash,
@@ -38,6 +42,7 @@ from pagesim.policies.cast.layout import (
     G_NISO,
     G_NOW,
     G_PRESS,
+    G_SAUTO,
     G_SLACK,
     G_TAKEN,
     G_WLOST,
@@ -46,6 +51,7 @@ from pagesim.policies.cast.layout import (
     WORD,
 )
 from pagesim.policies.cast.lruvec import _less, _mytag, _type_of, _w_len
+from pagesim.policies.cast.mrc import SPLIT_SCORES
 from pagesim.policies.cast.sample import key_fast
 from pagesim.policies.cast.sweep import _buf_at, buf_pop, m_lowest
 from pagesim.policies.cast.tune import decay_level, w_share
@@ -153,6 +159,8 @@ def _choose(s, can_anon, can_file):  # type: ignore[no-untyped-def]
         return FILE_T
     if node >= MAX_SWAPPINESS:
         return ANON_T
+    if s.gi[G_SAUTO] == SPLIT_SCORES:
+        return ANON_T if _next_score(s, ANON_T) < _next_score(s, FILE_T) else FILE_T
     sw = pressure_swappiness(s)
     s.gi[G_PRESS] = sw
     wa = float(sw * (_w_len(s, ANON_T) + s.gi[G_MSIZE + ANON_T]))
@@ -165,3 +173,29 @@ def _choose(s, can_anon, can_file):  # type: ignore[no-untyped-def]
     t = ANON_T if s.gf[F_CREDIT + ANON_T] > s.gf[F_CREDIT + FILE_T] else FILE_T
     s.gf[F_CREDIT + t] -= 1.0
     return t
+
+
+@cast_kernel
+def _next_score(s, t):  # type: ignore[no-untyped-def]
+    """``16 log2`` of the current score of the page :func:`take` would give next of type ``t``
+    (``split_mode=scores``): the lower of W's tail and M's lowest while W is over its share or M
+    is empty, else M's lowest; ``inf`` when the type has no page. A key is ``16 (E/H + log2 S)``,
+    so the score now is the key less ``16 now / H`` of the type's own decay: two types' scores
+    compare where their keys, at different half-lives, would not. W's excess that :func:`take`
+    first moves to M unopposed is not moved here (its tail stands for W)."""
+    lid = s.gi[G_LIST + t]
+    wl = s.lhd[lid, LEN]
+    ml = s.gi[G_MSIZE + t]
+    if wl == 0 and ml == 0:
+        return math.inf
+    le = decay_level(s, t)
+    best = math.inf
+    if wl > 0 and (ml == 0 or 1000 * wl > w_share(s, t) * (wl + ml)):
+        best = float(key_fast(s.gf, s.pm[s.lhd[lid, TAIL], WORD], s.gi[G_NOW], le))
+    if ml > 0 and m_lowest(s, t) >= 0:
+        best = min(best, float(s.gi[_buf_at(s, t, 0) + BUF_KEY]))
+    elif best == math.inf and wl > 0:
+        best = float(key_fast(s.gf, s.pm[s.lhd[lid, TAIL], WORD], s.gi[G_NOW], le))
+    if best <= float(KEY_UNREAD):
+        return best
+    return best - float(s.gi[G_NOW]) * 2.0 ** (le - KEY_SHIFT0)

@@ -71,7 +71,14 @@ from pagesim.policies.cast.layout import (
     TF,
     TYPE_SIZE,
 )
-from pagesim.policies.cast.mrc import _fen_add, curve_memory, mrc_access, split_choice
+from pagesim.policies.cast.mrc import (
+    SPLIT_CURVES,
+    SPLIT_GRADIENT,
+    _fen_add,
+    curve_memory,
+    mrc_access,
+    split_choice,
+)
 from pagesim.policies.cast.sample import (
     READ,
     REREAD,
@@ -241,7 +248,7 @@ def tune_feed(s, p, t, kind):  # type: ignore[no-untyped-def]
     if (s.gi[G_EVENTS] + s.gi[G_EVENTS + 1]) % DECIDE_EVERY == 0:
         tune_decide(s)
     hist = sample_word(s.gi, s.gf, t, x) if s.gi[G_HISTORY] != 0 else 0
-    if s.gi[G_SAUTO] != 0:
+    if s.gi[G_SAUTO] == SPLIT_CURVES or s.gi[G_SAUTO] == SPLIT_GRADIENT:
         mrc_access(s.gi, s.gf, t, x, kind)
     _note_word(s.gi, s.gf, t, x, kind)
     if s.gi[G_DAUTO] == 0:
@@ -336,7 +343,7 @@ def decide_split(s):  # type: ignore[no-untyped-def]
         cur = min(max((anon_share(s) + 50) // 100, 1), 9)
         s.gi[G_SPLIT] = 100 * cur
     cur = min(max((s.gi[G_SPLIT] + 50) // 100, 1), 9)
-    k = split_choice(s, cur)
+    k = split_choice(s, cur, s.gi[G_SAUTO] == SPLIT_GRADIENT)
     if k == cur:
         return False
     s.gi[G_SPLIT] = 100 * k
@@ -351,7 +358,7 @@ def tune_decide(s):  # type: ignore[no-untyped-def]
         if s.gi[G_DAUTO] != 0:
             if not decide_decay(s, t):
                 decide_w(s, t)
-    if s.gi[G_SAUTO] != 0:
+    if s.gi[G_SAUTO] == SPLIT_CURVES or s.gi[G_SAUTO] == SPLIT_GRADIENT:
         decide_split(s)
         # the curves forget by half once they hold as many reads as the LRUs hold pages, the
         # costs' rule
