@@ -252,7 +252,8 @@ def experiment_command(
     Prints throughput, P99 latency and disk reads relative to the default, beside the paper's
     ratios, and saves a figure. ``cast-split`` is CAST's split study instead (the seed's 90
     conditions; --scale is of its 2,000,000 accesses per condition, default 1): every way of
-    splitting against the best fixed split in hindsight.
+    splitting against the best fixed split in hindsight; ``auto`` runs the auto policy beside its
+    fixed candidates, relative to the best fixed policy per workload (docs/auto.md).
     """
     with handled_errors():
         if name == "cast-split":
