@@ -35,7 +35,7 @@ from typing import NamedTuple
 import numpy as np
 
 from pagesim.core.jit import kernel, kernel_inline
-from pagesim.core.lists import _unlink
+from pagesim.core.lists import list_unlink_unchecked
 from pagesim.core.prefetch import prefetch, prefetch_row_end
 from pagesim.core.state import (
     A_CAPACITY,
@@ -262,7 +262,7 @@ def _remove(ss, fw, r, out, removed, page, reason, t, bytes_mode, multi_cgroup):
             fw.check[CHECK_BROKEN] = HOOK_UNKNOWN  # made resident by a hook, not by the framework
         fw.res[page] = 0
     if s.lst[page, LIST] >= 0:
-        _unlink(s, page)
+        list_unlink_unchecked(s, page)
     s.resident[page] = 0
     if multi_cgroup:
         s.cgroup_of[page] = -1

@@ -6,7 +6,7 @@ the default CLOCK's (:func:`_pick_fallback`).
 from __future__ import annotations
 
 from pagesim.core.jit import kernel, kernel_inline
-from pagesim.core.lists import _unlink
+from pagesim.core.lists import list_unlink_unchecked
 from pagesim.core.state import (
     A_CGROUP,
     A_KIND,
@@ -61,7 +61,7 @@ def _kremove(ss, fw, r, out, removed, page, reason, t, written_ns):  # type: ign
     r[A_KIND] = 1 if s.resident[page] & ANON else 0
     removed(ss, cg, r)
     if s.lst[page, LIST] >= 0:
-        _unlink(s, page)
+        list_unlink_unchecked(s, page)
     if s.resident[page] & ANON:
         fw.node[N_RES_ANON] -= 1
     else:
