@@ -58,7 +58,7 @@ from pagesim.core.indexed import (
 from pagesim.core.jit import kernel, kernel_inline
 from pagesim.core.lists import list_create, list_pages
 from pagesim.core.state import A_CGROUP, A_MODE, A_PAGE, A_REQUEST, DIRTY, GI_USER, MODE_CACHE, NEVER
-from pagesim.policies.base import Policy
+from pagesim.policies.base import Policy, SpeedHints
 
 ACCESSES = 0  #: pm column
 RING = 1  #: pm column: the list's order by position (the index of core.indexed.list_sample_indexed)
@@ -116,7 +116,7 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
     return max(n, 0)
 
 
-class CeLFU(Policy):
+class CeLFU(SpeedHints, Policy):
     """cache_ext's LFU (``cache_ext_sampling``); see the module docstring."""
 
     name = "ce-lfu"

@@ -92,7 +92,7 @@ from pagesim.core.indexed import (
 from pagesim.core.jit import kernel, kernel_inline
 from pagesim.core.lists import list_create, list_pages
 from pagesim.core.state import A_CGROUP, A_MODE, A_PAGE, A_REQUEST, DIRTY, GI_USER, MODE_CACHE, NEVER
-from pagesim.policies.base import HOOK_NAMES, Policy
+from pagesim.policies.base import HOOK_NAMES, Policy, SpeedHints
 
 HIT_AGE_CLASSES = 16
 APP = 1  #: the only app class cache_ext uses
@@ -329,7 +329,7 @@ def initial_densities() -> np.ndarray:
     return prior
 
 
-class CeLHD(Policy):
+class CeLHD(SpeedHints, Policy):
     """cache_ext's integer LHD; see the module docstring."""
 
     name = "ce-lhd"

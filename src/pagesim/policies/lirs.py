@@ -59,7 +59,7 @@ from pagesim.core.jit import kernel, kernel_inline
 from pagesim.core.prefetch import prefetch
 from pagesim.core.shadow import entry_next, entry_prev, plain, with_next, with_prev
 from pagesim.core.state import A_PAGE, GI_USER
-from pagesim.policies.base import Policy
+from pagesim.policies.base import Policy, SpeedHints
 
 # lists (index l): S, Q and NH link through pm columns 1 + 2l (next, towards the tail) and
 # 2 + 2l (prev); PEND, short and rarely walked, packs both links in one column (core.shadow's
@@ -448,7 +448,7 @@ def list_entries(s: Any, lst: int) -> list[int]:
     return out
 
 
-class LIRS(Policy):
+class LIRS(SpeedHints, Policy):
     """LIRS with libCacheSim's rules; see the module docstring."""
 
     name = "lirs"

@@ -41,7 +41,7 @@ from pagesim.core.jit import kernel
 from pagesim.core.lists import list_add, list_create, list_len, list_move, list_of, list_pages, list_tail
 from pagesim.core.shadow import shadow_push, shadow_unlink
 from pagesim.core.state import A_CGROUP, A_PAGE, A_REASON, GI_USER, REASON_POLICY
-from pagesim.policies.base import Policy
+from pagesim.policies.base import Policy, SpeedHints
 
 # pm columns (shadow entries)
 SH_NEXT = 0  #: next entry towards the oldest (tail), -1 if none
@@ -160,7 +160,7 @@ def shadow_pages(s: Any) -> list[int]:
     return out
 
 
-class TwoQ(Policy):
+class TwoQ(SpeedHints, Policy):
     """2Q, full version (A1in, A1out, Am); see the module docstring."""
 
     name = "2q"

@@ -160,7 +160,7 @@ from pagesim.core.state import (
     ANON,
     LEN,
 )
-from pagesim.policies.base import Policy
+from pagesim.policies.base import AsksKcompressd, Policy
 from pagesim.policies.cast.core import (
     MAX_DECAY,
     MIN_DECAY,
@@ -222,7 +222,7 @@ DEFAULT_DECAY = 8  #: where the decay starts (H = memory)
 DEFAULT_WPM = 100  #: where W's share starts, permille
 
 
-class CAST(Policy):
+class CAST(AsksKcompressd, Policy):
     """CAST's main cache: LRFU keys in W and M per lruvec and type; see the module docstring."""
 
     name = "cast"
