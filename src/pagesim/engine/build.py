@@ -187,6 +187,7 @@ def _runner_source(classes: tuple[type[Policy], ...], key: str) -> str:
 _SOURCES_HASHED = (
     "core",
     "engine/loop.py",
+    "engine/candidates.py",
     "engine/kernel_loop.py",
     "engine/kmode",
     "engine/memory.py",

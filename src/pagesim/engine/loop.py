@@ -35,7 +35,6 @@ from typing import NamedTuple
 import numpy as np
 
 from pagesim.core.jit import kernel, kernel_inline
-from pagesim.core.lists import list_unlink_unchecked
 from pagesim.core.prefetch import prefetch, prefetch_row_end
 from pagesim.core.state import (
     A_CAPACITY,
@@ -45,13 +44,11 @@ from pagesim.core.state import (
     A_NEXT,
     A_OP,
     A_PAGE,
-    A_REASON,
     A_REQUEST,
     A_SIZE,
     A_TAG,
     A_TIME,
     A_USED,
-    LIST,
     MAX_CANDIDATES,
     NEXT,
     PREV,
@@ -62,6 +59,7 @@ from pagesim.core.state import (
     RESIDENT,
 )
 from pagesim.engine import counters as C
+from pagesim.engine.candidates import collect_candidates, release_page, removal_event
 
 # cfg slots
 CFG_START = 0  #: first access index to process in this call
@@ -126,6 +124,8 @@ class Framework(NamedTuple):
         framework's record of ``State.cgroup_of``.
     check : int64, shape (2,) -- ``[CHECK_ON]`` 1 in checked mode; ``[CHECK_BROKEN]`` the
         ``HOOK_*`` number of the hook after which the arrays differed (0: none).
+    victims : int64, shape (MAX_CANDIDATES,) -- scratch: the valid candidates of one ``evict``
+        call (:func:`~pagesim.engine.candidates.collect_candidates`).
     """
 
     psize: np.ndarray
@@ -136,6 +136,7 @@ class Framework(NamedTuple):
     res: np.ndarray
     owner: np.ndarray
     check: np.ndarray
+    victims: np.ndarray
 
 
 def new_cfg(
@@ -178,6 +179,7 @@ def make_framework(n_pages: int, capacities: np.ndarray, checked: bool = False) 
         res=np.zeros(n, dtype=np.uint8),
         owner=np.zeros(n, dtype=np.int32),
         check=np.array([int(checked), 0], dtype=np.int64),
+        victims=np.zeros(MAX_CANDIDATES, dtype=np.int64),
     )
 
 
@@ -232,22 +234,14 @@ def _remove(ss, fw, r, out, removed, page, reason, t, bytes_mode, multi_cgroup):
     s = ss[0]
     cg = s.cgroup_of[page] if multi_cgroup else 0
     sz = fw.psize[page] if bytes_mode else 1
-    r[A_TIME] = t
-    r[A_PAGE] = page
-    r[A_CGROUP] = cg
-    r[A_SIZE] = sz
-    r[A_REASON] = reason
+    removal_event(r, t, page, cg, sz, reason)
     removed(ss, cg, r)
     if fw.check[CHECK_ON] != 0:
         _verify(ss, fw, HOOK_REMOVED, multi_cgroup)
         if fw.res[page] == 0 and fw.check[CHECK_BROKEN] == 0:
             fw.check[CHECK_BROKEN] = HOOK_UNKNOWN  # made resident by a hook, not by the framework
         fw.res[page] = 0
-    if s.lst[page, LIST] >= 0:
-        list_unlink_unchecked(s, page)
-    s.resident[page] = 0
-    if multi_cgroup:
-        s.cgroup_of[page] = -1
+    release_page(s, page, multi_cgroup)
     fw.used[cg] -= sz
     if bytes_mode:
         fw.count[cg] -= 1
@@ -280,15 +274,6 @@ def _fallback(ss, fw, r, out, removed, cg, n, t, bytes_mode, multi_cgroup):  # t
     return freed
 
 
-@kernel
-def _proposed_before(cand, i, c):  # type: ignore[no-untyped-def]
-    """True if candidate ``c`` also stands at an earlier position than ``i`` (at most 32)."""
-    for j in range(i):
-        if cand[j] == c:
-            return True
-    return False
-
-
 @kernel_inline
 def _evict_request(ss, fw, a, r, out, evict, removed, cg, request, t, bytes_mode, multi_cgroup):  # type: ignore[no-untyped-def]
     """Ask cgroup ``cg``'s policy for ``request`` pages, validate, evict, fall back on a shortfall."""
@@ -300,38 +285,13 @@ def _evict_request(ss, fw, a, r, out, evict, removed, cg, request, t, bytes_mode
     n = evict(ss, cg, a)
     if fw.check[CHECK_ON] != 0:
         _verify(ss, fw, HOOK_EVICT, multi_cgroup)
+    valid = collect_candidates(s, out, cg, n, multi_cgroup, fw.victims)
     freed = 0
-    n_pages = s.lst.shape[0]
-    if n > MAX_CANDIDATES:
-        # cache_ext aborts the attempt: one refused proposal, whatever count was returned
-        out[C.REJ_OVERFLOW] += 1
-        out[C.REJECTED] += 1
-        out[C.PROPOSED] += 1
-        n = 0
-    elif n > 0:
-        out[C.PROPOSED] += n
-    for i in range(max(n, 0)):
-        c = s.cand[i]
-        if c < 0 or c >= n_pages:
-            out[C.REJ_OUT_OF_RANGE] += 1
-            out[C.REJECTED] += 1
-            continue
-        if _proposed_before(s.cand, i, c):
-            out[C.REJ_DUPLICATE] += 1
-            out[C.REJECTED] += 1
-            continue
-        if s.resident[c] == 0:
-            out[C.REJ_NOT_RESIDENT] += 1
-            out[C.REJECTED] += 1
-            continue
-        if multi_cgroup and s.cgroup_of[c] != cg:
-            out[C.REJ_FOREIGN] += 1
-            out[C.REJECTED] += 1
-            continue
+    for i in range(valid):
         if freed >= request:
             out[C.UNUSED_CANDIDATES] += 1
             continue
-        _remove(ss, fw, r, out, removed, c, REASON_POLICY, t, bytes_mode, multi_cgroup)
+        _remove(ss, fw, r, out, removed, fw.victims[i], REASON_POLICY, t, bytes_mode, multi_cgroup)
         out[C.EVICTIONS] += 1
         out[C.POLICY_EVICTIONS] += 1
         freed += 1
