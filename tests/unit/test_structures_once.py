@@ -46,3 +46,11 @@ def test_capabilities_are_declared_by_the_policies_that_use_them() -> None:
             assert isinstance(p, AsksKcompressd), name
         if "inline_hooks" in vars(cls) or "prefetch_links" in vars(cls):
             assert issubclass(cls, SpeedHints), name
+
+
+def test_one_heap_sifts_for_every_heap() -> None:
+    """The scheduler's and CAST's sims' heaps sift with core.heap's functions, not their own."""
+    for rel in ("engine/kmode/scheduler.py", "policies/cast/sims.py"):
+        text = (SRC / rel).read_text()
+        assert "from pagesim.core.heap import sift_down, sift_up" in text, rel
+        assert "(slot - 1) >> 1" not in text and "(i - 1) // 2" not in text, rel
