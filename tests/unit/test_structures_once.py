@@ -54,3 +54,9 @@ def test_one_heap_sifts_for_every_heap() -> None:
         text = (SRC / rel).read_text()
         assert "from pagesim.core.heap import sift_down, sift_up" in text, rel
         assert "(slot - 1) >> 1" not in text and "(i - 1) // 2" not in text, rel
+
+
+def test_mglru_lists_are_core_shadow_lists() -> None:
+    text = (SRC / "policies/mglru/lists.py").read_text()
+    assert "from pagesim.core.shadow import shadow_append, shadow_push, shadow_unlink" in text
+    assert "s.pm[p, NXT] = " not in text and "s.pm[v, NXT] = " not in text
