@@ -93,6 +93,7 @@ from pagesim.core.jit import kernel, kernel_inline
 from pagesim.core.lists import list_create, list_pages
 from pagesim.core.state import A_CGROUP, A_MODE, A_PAGE, A_REQUEST, DIRTY, GI_USER, MODE_CACHE, NEVER
 from pagesim.policies.base import HOOK_NAMES, Policy, SpeedHints
+from pagesim.policies.params import defaults
 
 HIT_AGE_CLASSES = 16
 APP = 1  #: the only app class cache_ext uses
@@ -334,13 +335,7 @@ class CeLHD(SpeedHints, Policy):
 
     name = "ce-lhd"
     description = "cache_ext LHD: integer hit densities per class and age, sampled groups of 16"
-    params = {
-        "sample_size": 16,
-        "reconfigure_events": 1 << 20,
-        "shift": 10,
-        "partial": True,
-        "fault_read": True,
-    }
+    params = defaults("ce-lhd")  # policies/params.toml
     int_fields = ("packed", "slot", "ring")
     int_globals = G_TABLES - GI_USER + 3 * TABLE
     float_globals = 1

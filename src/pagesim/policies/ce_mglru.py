@@ -85,6 +85,7 @@ from pagesim.core.lists import (
 from pagesim.core.shadow import shadow_push, shadow_unlink
 from pagesim.core.state import A_CGROUP, A_MODE, A_PAGE, A_REQUEST, DIRTY, GI_USER, MAX_CANDIDATES, MODE_CACHE
 from pagesim.policies.base import Policy
+from pagesim.policies.params import defaults
 
 MAX_NR_GENS = 4
 MIN_NR_GENS = 2
@@ -336,7 +337,7 @@ class CeMGLRU(Policy):
 
     name = "ce-mglru"
     description = "cache_ext MGLRU port: four generation lists, tiers, PID threshold, quirks kept"
-    params = {"own_fallback": True, "shadow_entries": 400_000, "fault_read": True}
+    params = defaults("ce-mglru")  # policies/params.toml
     int_fields = ("refs", "gen", "sh_next", "sh_prev", "in_shadow", "shadow_tier", "mark")
     int_globals = 40
     proposes_batches = True

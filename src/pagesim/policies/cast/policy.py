@@ -166,7 +166,7 @@ from pagesim.policies.cast.core import (
     MIN_DECAY,
     key_of,
 )
-from pagesim.policies.cast.costs import MAX_SWAPPINESS, PRESS_POWER
+from pagesim.policies.cast.costs import MAX_SWAPPINESS
 from pagesim.policies.cast.hooks import _accessed, _added, _evict, _init, _removed
 from pagesim.policies.cast.knobs import (
     DECAY_HINT,
@@ -217,6 +217,7 @@ from pagesim.policies.cast.layout import (
 )
 from pagesim.policies.cast.readouts import cast_readouts, describe_text, queue_lines
 from pagesim.policies.linux_lru import LinuxLRU
+from pagesim.policies.params import defaults
 
 DEFAULT_DECAY = 8  #: where the decay starts (H = memory)
 DEFAULT_WPM = 100  #: where W's share starts, permille
@@ -234,24 +235,7 @@ class CAST(AsksKcompressd, Policy):
     proposes_batches = True
     uses_fallback = False
     never_with = ("mglru",)
-    params = {
-        "enabled": "1",
-        "decay_auto": True,
-        "decay": DECAY_MEASURED,
-        "w_permille": W_MEASURED,
-        "split_permille": -1,
-        "clean_min_ratio": 10,
-        "kcompressd": 24,
-        "swapout_ns": 2500,
-        "sample_pages": 0,
-        "swappiness_override": -1,
-        "walker": True,
-        "history": True,
-        "walker_leave": True,
-        "sample_faults": True,
-        "curve_memory": 1,
-        "press_power": PRESS_POWER,
-    }
+    params = defaults("cast")  # policies/params.toml
     #: Parameters whose text the class reads itself (``--set cast.decay="6 8"``).
     text_params = ("decay", "w_permille")
     init = staticmethod(_init)
