@@ -11,7 +11,7 @@ the mode.
 
 from __future__ import annotations
 
-from pagesim.core.jit import kernel, kernel_inline
+from pagesim.core.jit import inlined_copy, kernel, kernel_inline
 from pagesim.core.lists import list_unlink_unchecked
 from pagesim.core.state import A_CGROUP, A_PAGE, A_REASON, A_SIZE, A_TIME, LIST, MAX_CANDIDATES
 from pagesim.engine import counters as C
@@ -78,6 +78,11 @@ def collect_candidates(s, out, cg, n, multi_cgroup, victims):  # type: ignore[no
             victims[valid] = c
             valid += 1
     return valid
+
+
+#: :func:`collect_candidates` inlined into its caller: cache mode's loop checks candidates on every
+#: miss, where a call would pass the ``State`` by value each time; kernel mode calls the original.
+collect_candidates_inline = inlined_copy(collect_candidates)
 
 
 @kernel_inline

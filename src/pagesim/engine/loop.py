@@ -59,7 +59,7 @@ from pagesim.core.state import (
     RESIDENT,
 )
 from pagesim.engine import counters as C
-from pagesim.engine.candidates import collect_candidates, release_page, removal_event
+from pagesim.engine.candidates import collect_candidates_inline, release_page, removal_event
 
 # cfg slots
 CFG_START = 0  #: first access index to process in this call
@@ -285,7 +285,7 @@ def _evict_request(ss, fw, a, r, out, evict, removed, cg, request, t, bytes_mode
     n = evict(ss, cg, a)
     if fw.check[CHECK_ON] != 0:
         _verify(ss, fw, HOOK_EVICT, multi_cgroup)
-    valid = collect_candidates(s, out, cg, n, multi_cgroup, fw.victims)
+    valid = collect_candidates_inline(s, out, cg, n, multi_cgroup, fw.victims)
     freed = 0
     for i in range(valid):
         if freed >= request:
