@@ -1,4 +1,4 @@
-"""Hooks inlined into cache mode's runner (``Policy.inline_hooks``): same results, every path.
+"""Hooks inlined into cache mode's runner (``SpeedHints.inline_hooks``): same results, every path.
 
 The policies here are the examples' (a user's LRU in numba's subset, a dict-based LRU numba
 cannot compile), with ``inline_hooks`` set. The trace ``1 2 3 1 4 1 2`` with 2 pages under LRU:
@@ -19,7 +19,7 @@ import pytest
 from pagesim.engine import simulate
 from pagesim.engine.build import _runner_source, runner_for
 from pagesim.engine.simulate import PolicyCompileWarning
-from pagesim.policies.base import HOOK_NAMES, Policy
+from pagesim.policies.base import HOOK_NAMES, Policy, SpeedHints
 from pagesim.trace import Trace
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -42,14 +42,14 @@ MyLRU = _example("my_lru.py", "MyLRU")
 DictLRU = _example("python_only.py", "DictLRU")
 
 
-class InlinedLRU(MyLRU):  # type: ignore[misc, valid-type]
+class InlinedLRU(SpeedHints, MyLRU):  # type: ignore[misc, valid-type]
     """The user's plain-function LRU with its hooks inlined into the runner."""
 
     name = "test-inlined-lru"
     inline_hooks = HOOK_NAMES
 
 
-class InlinedDictLRU(DictLRU):  # type: ignore[misc, valid-type]
+class InlinedDictLRU(SpeedHints, DictLRU):  # type: ignore[misc, valid-type]
     """A dict-based LRU numba cannot compile, asking for inlining anyway."""
 
     name = "test-inlined-dict-lru"
@@ -72,14 +72,14 @@ def test_runner_source_inlines_only_the_classes_that_ask() -> None:
     assert "return _as_int(_P1_accessed_named(ss[1], a))" in inlined
 
 
-class Switched(MyLRU):  # type: ignore[misc, valid-type]
+class Switched(SpeedHints, MyLRU):  # type: ignore[misc, valid-type]
     """A user's LRU whose ``inline_hooks`` a test sets after the class was written."""
 
     name = "test-switched-lru"
 
 
 def test_inline_hooks_must_name_hooks() -> None:
-    class Typo(MyLRU):  # type: ignore[misc, valid-type]
+    class Typo(SpeedHints, MyLRU):  # type: ignore[misc, valid-type]
         inline_hooks = ("accessed", "acessed")
 
     with pytest.raises(ValueError, match="acessed"):

@@ -13,6 +13,7 @@ import pytest
 from pagesim.core.state import GI_FILE_QUEUE, GI_SWAP_QUEUE, PROT_NONE
 from pagesim.engine.kernel import KernelRun, simulate_kernel
 from pagesim.engine.memory import KernelConfig
+from pagesim.policies.base import kcompressd_depth, kcompressd_while_off
 from pagesim.policies.cast.core import word_count, word_g1, word_tick
 from pagesim.policies.cast.layout import WORD
 from pagesim.policies.cast.policy import CAST
@@ -168,8 +169,10 @@ def test_a_swap_in_is_a_sample_of_anon_refault_cost() -> None:
 def test_cast_runs_the_node_with_kcompressd_at_its_depth() -> None:
     """CAST's ``kcompressd`` knob (24; -100..100, |k| the depth) sets the engine's per-node
     swap-out thread: kswapd hands it pages on stress-vm; 0 turns it off."""
-    assert make_policy("cast").kcompressd_depth() == 24
-    assert make_policy("cast", kcompressd=-8).kcompressd_depth() == 8
+    assert kcompressd_depth(make_policy("cast")) == 24
+    assert kcompressd_depth(make_policy("cast", kcompressd=-8)) == 8
+    assert kcompressd_while_off(make_policy("cast", kcompressd=-8)) == 8
+    assert kcompressd_depth(make_policy("linux-lru")) == 0
     tr = make_kernel_workload("stress-vm", memory_pages=2048, passes=3, workers=4)
     on = simulate_kernel(tr, make_policy("cast"), KernelConfig(memory_pages=2048))
     off = simulate_kernel(tr, make_policy("cast", kcompressd=0), KernelConfig(memory_pages=2048))

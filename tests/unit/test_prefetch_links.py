@@ -1,5 +1,5 @@
-"""The loop's prefetch of the rows a policy's links name (``Policy.prefetch_links``): the columns
-reach ``cfg``, bad names raise, and results do not depend on it (a hint only).
+"""The loop's prefetch of the rows a policy's links name (``SpeedHints.prefetch_links``): the
+columns are written into the generated runner, bad names raise, results do not depend on it.
 
 Trace ``1 2 1 2`` with room for 10 pages: two cold misses, then two hits (under LIRS both pages
 are LIR, so each hit moves the page in stack S, the path whose neighbours the loop prefetches).
@@ -10,23 +10,24 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pagesim.engine import simulate
-from pagesim.engine.loop import CFG_LINK_A, CFG_LINK_B, CFG_LINK_LIST, new_cfg
-from pagesim.policies.base import Policy
+from pagesim.engine import loop, simulate
+from pagesim.engine.build import _links_lines
+from pagesim.policies.arc import ARC
+from pagesim.policies.base import Policy, SpeedHints, link_columns
 from pagesim.policies.lirs import LIRS
 from pagesim.trace import Trace
 
 TRACE = Trace.from_ids(np.array([1, 2, 1, 2], dtype=np.int64))
 
 
-class _Fields(Policy):
+class _Fields(SpeedHints, Policy):
     name = "test-links"
     int_fields = ("a", "b", "c")
 
 
 def test_lirs_links_are_its_stack_columns() -> None:
     assert LIRS.int_fields[1:3] == ("s_next", "s_prev")
-    assert LIRS.link_columns() == (1, 2)
+    assert link_columns(LIRS) == (1, 2)
 
 
 def test_links_must_be_at_most_two_int_fields() -> None:
@@ -41,19 +42,22 @@ def test_links_must_be_at_most_two_int_fields() -> None:
 
     for bad in (Unknown, Three):
         with pytest.raises(ValueError, match="prefetch_links"):
-            bad.link_columns()
-    assert Two.link_columns() == (2, 0)
-    assert _Fields.link_columns() == ()
+            link_columns(bad)
+    assert link_columns(Two) == (2, 0)
+    assert link_columns(_Fields) == ()
 
 
-def test_new_cfg_carries_the_columns() -> None:
-    assert list(new_cfg(0, False, False, False, True)[[CFG_LINK_A, CFG_LINK_B]]) == [-1, -1]
-    assert list(new_cfg(0, False, False, False, True, (4,))[[CFG_LINK_A, CFG_LINK_B]]) == [4, -1]
-    assert list(new_cfg(0, False, False, False, True, (1, 2))[[CFG_LINK_A, CFG_LINK_B]]) == [1, 2]
-    with pytest.raises(ValueError, match="two"):
-        new_cfg(0, False, False, False, True, (1, 2, 3))
-    assert new_cfg(0, False, False, False, True)[CFG_LINK_LIST] == 0
-    assert new_cfg(0, False, False, False, True, (), True)[CFG_LINK_LIST] == 1
+def test_the_runner_writes_the_columns_in_not_the_config() -> None:
+    """The columns are numbers in the generated runner's ``_cache_links``; ``cfg`` has no slot."""
+    assert not any(name.startswith("CFG_LINK") for name in vars(loop))
+    lirs = "\n".join(_links_lines((LIRS,)))
+    assert "_prefetch_pm_link(s, q, 1)" in lirs
+    assert "_prefetch_pm_link(s, q, 2)" in lirs
+    assert "_prefetch_list_links" not in lirs
+    assert "_prefetch_list_links(s, q)" in "\n".join(_links_lines((ARC,)))
+    # columns are read in the first cgroup's rows: with two classes, none
+    assert "_prefetch_pm_link" not in "\n".join(_links_lines((LIRS, ARC)))
+    assert "_prefetch" not in "\n".join(_links_lines((_Fields,)))
 
 
 @pytest.mark.parametrize("interpreted", [False, True], ids=["compiled", "interpreted"])

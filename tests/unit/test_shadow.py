@@ -37,6 +37,29 @@ def test_push_and_unlink(plain: bool) -> None:
 
 
 @pytest.mark.parametrize("plain", [False, True])
+def test_append_on_a_strided_header(plain: bool) -> None:
+    """MGLRU's header form: head, tail and size 8 slots apart. Append 4, 7 (oldest end: 4 7),
+    push 2 (2 4 7); unlink 7 (2 4): the slots between are never written."""
+    push = interpreted(SH.shadow_push) if plain else SH.shadow_push
+    append = interpreted(SH.shadow_append) if plain else SH.shadow_append
+    unlink = interpreted(SH.shadow_unlink) if plain else SH.shadow_unlink
+    nxt = np.full(8, -1, np.int64)
+    prv = np.full(8, -1, np.int64)
+    gi = np.full(24, 99, np.int64)
+    gi[[3, 11]] = -1
+    gi[19] = 0
+    hdr = gi[3:20:8]
+    append(nxt, prv, hdr, 4)
+    append(nxt, prv, hdr, 7)
+    push(nxt, prv, hdr, 2)
+    assert gi[[3, 11, 19]].tolist() == [2, 7, 3]
+    assert nxt[[2, 4, 7]].tolist() == [4, 7, -1] and prv[[2, 4, 7]].tolist() == [-1, 2, 4]
+    unlink(nxt, prv, hdr, 7)
+    assert gi[[3, 11, 19]].tolist() == [2, 4, 2] and nxt[4] == -1
+    assert (np.delete(gi, [3, 11, 19]) == 99).all()
+
+
+@pytest.mark.parametrize("plain", [False, True])
 def test_packed_pair_by_hand(plain: bool) -> None:
     """B1 and B2 in one column (headers at gi[2:5] and gi[5:8]): push 3, 1, 6 to B1 and 5 to B2;
     unlink 1 (B1: 6 3), then 6 and 3 (B1 empty). Entries: list bits | (next + 1) << 2 |

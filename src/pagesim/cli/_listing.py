@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import typer
+
 from pagesim.cli._common import stdout
+from pagesim.policies.params import every_param
 from pagesim.policies.registry import policy_class, policy_names
-from pagesim.report.listing import policies_table, workloads_table
+from pagesim.report.listing import params_table, policies_table, workloads_table
 from pagesim.workloads import WORKLOADS
 from pagesim.workloads.kernel import KERNEL_WORKLOADS
 
@@ -19,8 +22,17 @@ NOTES = {
 }
 
 
-def policies_command() -> None:
-    """List every built-in policy with its one-line description."""
+def policies_command(
+    params: bool = typer.Option(
+        False, "--params", help="Every parameter with its default, unit, meaning and source."
+    ),
+) -> None:
+    """List every built-in policy with its one-line description (``--params``: its parameters)."""
+    if params:
+        stdout().print(
+            params_table([(p.policy, p.name, p.default, p.unit, p.meaning, p.source) for p in every_param()])
+        )
+        return
     rows: list[tuple[str, str, dict[str, Any]]] = []
     for name in policy_names():
         try:

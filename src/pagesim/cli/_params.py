@@ -1,7 +1,7 @@
 """Policy parameters from the command line: ``--set NAME.PARAM=VALUE`` (repeatable).
 
 ``NAME`` is the name of one of the policies being run (``slru``, ``cast``, or the name a user's
-class declares), ``PARAM`` one of its parameters (``pagesim policies`` lists them with their
+class declares), ``PARAM`` one of its parameters (``pagesim policies --params`` lists them with their
 defaults). ``VALUE`` is parsed as the default's type when the default is a bool, int, float or
 str (an int default also takes ``1e3``; a float default takes ``6``); otherwise as an int, a
 float, a bool (``true``/``false``/``yes``/``no``/``on``/``off``) or, failing those, a string.

@@ -1,8 +1,16 @@
-"""An indexed binary min-heap over columns of a policy's arrays, for score-ordered policies.
+"""The one binary min-heap of pagesim: generic sifting, and an indexed heap over a policy's columns.
 
-Belady's OPT (largest next use first, stored negated) and LRFU (smallest key first) keep their
-resident pages in one. The heap lives in three 1-d arrays the policy owns (usually columns of
-``State.pm`` / ``State.pf``), so it needs no allocation and runs compiled or as plain Python:
+:func:`sift_up` and :func:`sift_down` are the heap's two moves over any storage: the caller gives
+a context ``h`` (a tuple of arrays, a NamedTuple) and three compiled functions, ``load(h, slot)``
+(the entry in a slot: a value, or a tuple of values), ``store(h, slot, entry)`` (write an entry
+into a slot, and its position if the heap keeps one) and ``less(h, x, y)`` (entry ``x`` goes
+before entry ``y``). Both are inlined into their caller (``kernel_inline``), and with them the
+three functions, so a heap costs what hand-written sifting costs. Users: the indexed heap below
+(Belady's OPT, LRFU), kernel mode's scheduler (``engine/kmode/scheduler.py``: actors by clock)
+and CAST's simulated caches (``policies/cast/sims.py``: lazy entries of M by key and tie rank).
+
+The indexed heap lives in three 1-d arrays the policy owns (usually columns of ``State.pm`` /
+``State.pf``), so it needs no allocation and runs compiled or as plain Python:
 
 ``slot_page`` : int64, shape (n_pages,)
     The page held in each heap slot (slot 0 is the root); -1 beyond the size.
@@ -18,7 +26,61 @@ Ties keep the order in which sifting leaves them (no stability promise).
 
 from __future__ import annotations
 
-from pagesim.core.jit import kernel
+from pagesim.core.jit import kernel, kernel_inline
+
+
+@kernel_inline
+def sift_up(h, slot, less, load, store):  # type: ignore[no-untyped-def]
+    """Move the entry in ``slot`` towards the root while it goes before its parent."""
+    e = load(h, slot)
+    while slot > 0:
+        parent = (slot - 1) >> 1
+        p = load(h, parent)
+        if not less(h, e, p):
+            break
+        store(h, slot, p)
+        slot = parent
+    store(h, slot, e)
+
+
+@kernel_inline
+def sift_down(h, slot, n, less, load, store):  # type: ignore[no-untyped-def]
+    """Move the entry in ``slot`` of a heap of ``n`` away from the root while a child goes
+    before it (the right child when it goes before the left)."""
+    e = load(h, slot)
+    while True:
+        child = 2 * slot + 1
+        if child >= n:
+            break
+        c = load(h, child)
+        right = child + 1
+        if right < n:
+            rc = load(h, right)
+            if less(h, rc, c):
+                child = right
+                c = rc
+        if not less(h, c, e):
+            break
+        store(h, slot, c)
+        slot = child
+    store(h, slot, e)
+
+
+@kernel_inline
+def _load(h, slot):  # type: ignore[no-untyped-def]
+    return (h[0][slot], h[1][slot])
+
+
+@kernel_inline
+def _store(h, slot, e):  # type: ignore[no-untyped-def]
+    h[0][slot] = e[0]
+    h[1][slot] = e[1]
+    h[2][e[0]] = slot
+
+
+@kernel_inline
+def _less(h, x, y):  # type: ignore[no-untyped-def]  # noqa: ARG001
+    return x[1] < y[1]
 
 
 @kernel
@@ -31,39 +93,13 @@ def _place(slot_page, slot_key, pos, slot, page, key):  # type: ignore[no-untype
 @kernel
 def heap_sift_up(slot_page, slot_key, pos, slot):  # type: ignore[no-untyped-def]
     """Move the page in ``slot`` towards the root while its key is below its parent's."""
-    page = slot_page[slot]
-    key = slot_key[slot]
-    while slot > 0:
-        parent = (slot - 1) >> 1
-        pk = slot_key[parent]
-        if pk <= key:
-            break
-        _place(slot_page, slot_key, pos, slot, slot_page[parent], pk)
-        slot = parent
-    _place(slot_page, slot_key, pos, slot, page, key)
+    sift_up((slot_page, slot_key, pos), slot, _less, _load, _store)
 
 
 @kernel
 def heap_sift_down(slot_page, slot_key, pos, n, slot):  # type: ignore[no-untyped-def]
     """Move the page in ``slot`` away from the root while a child's key is below its own."""
-    page = slot_page[slot]
-    key = slot_key[slot]
-    while True:
-        child = 2 * slot + 1
-        if child >= n:
-            break
-        ck = slot_key[child]
-        right = child + 1
-        if right < n:
-            rk = slot_key[right]
-            if rk < ck:
-                child = right
-                ck = rk
-        if ck >= key:
-            break
-        _place(slot_page, slot_key, pos, slot, slot_page[child], ck)
-        slot = child
-    _place(slot_page, slot_key, pos, slot, page, key)
+    sift_down((slot_page, slot_key, pos), slot, n, _less, _load, _store)
 
 
 @kernel

@@ -133,7 +133,7 @@ def inlined_copy(func: Callable[..., Any]) -> Callable[..., Any]:
     """A second dispatcher of ``func``'s Python source, inlined into its callers at IR level.
 
     ``func`` may be compiled (its ``py_func`` is taken) or plain Python. The engine's generated
-    runners use it for a policy's hooks (``Policy.inline_hooks``): the original dispatcher stays
+    runners use it for a policy's hooks (``SpeedHints.inline_hooks``): the original dispatcher stays
     as it is for every other caller. Under ``NUMBA_DISABLE_JIT=1`` the plain function comes back.
 
     Parameters

@@ -1,13 +1,16 @@
-"""Lists of shadow entries: pages that left memory but that a policy still remembers.
+"""A policy's own lists: intrusive doubly linked lists over two of its per-page columns.
 
-Framework eviction lists hold resident pages only, so ARC's B1/B2, 2Q's A1out and S3-FIFO's
-ghost queue keep their own intrusive doubly linked list over two of the policy's per-page
-columns and a three-slot header among its globals:
+Framework eviction lists hold resident pages only and one node a page, so ARC's B1/B2, 2Q's
+A1out and S3-FIFO's ghost queue (shadow entries: pages that left memory but that a policy still
+remembers) and MGLRU's generation lists (``policies/mglru/lists.py``) keep their own list over
+two of the policy's per-page columns and a three-slot header among its globals:
 
 ``nxt``, ``prv`` : int64, shape (n_pages,)
     The next (older) and previous (newer) entry of each page; -1 at the ends and off the list.
 ``hdr`` : int64, shape (3,)
-    ``[SH_HEAD, SH_TAIL, SH_LEN]``: the newest entry, the oldest, the number of entries.
+    ``[SH_HEAD, SH_TAIL, SH_LEN]``: the newest entry, the oldest, the number of entries. Any
+    int64 view of three slots: a slice ``s.gi[h:h + 3]``, or a strided one whose slots are apart
+    (MGLRU's heads, tails and sizes: ``s.gi[G_HEAD + li:G_SIZE + li + 1:8]``).
 
 The policy keeps its own membership flag (which list a page is on, if any). Pass column and
 slice views, e.g. ``shadow_push(s.pm[:, NXT], s.pm[:, PRV], s.gi[G_B1:G_B1 + 3], page)``.
@@ -40,6 +43,20 @@ def shadow_push(nxt, prv, hdr, page):  # type: ignore[no-untyped-def]
     else:
         hdr[SH_TAIL] = page
     hdr[SH_HEAD] = page
+    hdr[SH_LEN] += 1
+
+
+@kernel
+def shadow_append(nxt, prv, hdr, page):  # type: ignore[no-untyped-def]
+    """Put ``page`` (on no list) at the oldest end of the list ``hdr``."""
+    tail = hdr[SH_TAIL]
+    prv[page] = tail
+    nxt[page] = -1
+    if tail >= 0:
+        nxt[tail] = page
+    else:
+        hdr[SH_HEAD] = page
+    hdr[SH_TAIL] = page
     hdr[SH_LEN] += 1
 
 

@@ -18,7 +18,6 @@ from pagesim.engine.kmode.devices import (
     _write_ns,
 )
 from pagesim.engine.kmode.eviction import (
-    _collect_candidates,
     _evict_page,
     _evictable,
     _kremove,
@@ -126,7 +125,6 @@ __all__ = [
     "_actor_row",
     "_before",
     "_bypassed_read",
-    "_collect_candidates",
     "_count_window",
     "_dirtied",
     "_evict_page",

@@ -35,7 +35,6 @@ from typing import NamedTuple
 import numpy as np
 
 from pagesim.core.jit import kernel, kernel_inline
-from pagesim.core.lists import _unlink
 from pagesim.core.prefetch import prefetch, prefetch_row_end
 from pagesim.core.state import (
     A_CAPACITY,
@@ -45,13 +44,11 @@ from pagesim.core.state import (
     A_NEXT,
     A_OP,
     A_PAGE,
-    A_REASON,
     A_REQUEST,
     A_SIZE,
     A_TAG,
     A_TIME,
     A_USED,
-    LIST,
     MAX_CANDIDATES,
     NEXT,
     PREV,
@@ -62,6 +59,7 @@ from pagesim.core.state import (
     RESIDENT,
 )
 from pagesim.engine import counters as C
+from pagesim.engine.candidates import collect_candidates_inline, release_page, removal_event
 
 # cfg slots
 CFG_START = 0  #: first access index to process in this call
@@ -74,11 +72,8 @@ CFG_HAS_NEXT = 6  #: 1 if next-access times are supplied
 CFG_BYTES = 7  #: 1 if capacity is in bytes (sizes differ per access)
 CFG_PREFETCH_PM = 8  #: 1 if the policy keeps per-page integer fields (prefetch them too)
 CFG_MAX_SEEN = 9  #: highest page id accessed so far (-1 before the first access)
-CFG_LINK_A = 10  #: ``pm`` column naming a page whose row the loop prefetches too (-1: none)
-CFG_LINK_B = 11  #: a second such column (-1: none)
-CFG_LINK_LIST = 12  #: 1: the loop also prefetches the page's neighbours in its eviction list
-CFG_HAS_OP = 13  #: 1 if the trace carries operations (read, write, free)
-CFG_WRITES = 14  #: how a write is served: ``WRITES_ACCESS``, ``WRITES_INSERT_ONLY``, ``WRITES_IGNORE``
+CFG_HAS_OP = 10  #: 1 if the trace carries operations (read, write, free)
+CFG_WRITES = 11  #: how a write is served: ``WRITES_ACCESS``, ``WRITES_INSERT_ONLY``, ``WRITES_IGNORE``
 CFG_LEN = 16
 
 OP_WRITE = 1  #: ``a[A_OP]`` of a write (pagesim.trace.OP_WRITE)
@@ -106,8 +101,9 @@ HOOK_UNKNOWN = -1
 
 #: How many accesses ahead the loop prefetches a page's flags, list node and metadata.
 PREFETCH_AHEAD = 12
-#: How many accesses ahead it reads the ``CFG_LINK_*`` links of a page (whose row and node it
-#: prefetched ``PREFETCH_AHEAD - LINKS_AHEAD`` accesses before) and prefetches what they name.
+#: How many accesses ahead it reads the links of a page (``SpeedHints.prefetch_links``: its row and
+#: node were prefetched ``PREFETCH_AHEAD - LINKS_AHEAD`` accesses before) and prefetches what they
+#: name, through the runner's ``links`` (:func:`prefetch_list_links`, :func:`prefetch_pm_link`).
 LINKS_AHEAD = 6
 
 
@@ -128,6 +124,8 @@ class Framework(NamedTuple):
         framework's record of ``State.cgroup_of``.
     check : int64, shape (2,) -- ``[CHECK_ON]`` 1 in checked mode; ``[CHECK_BROKEN]`` the
         ``HOOK_*`` number of the hook after which the arrays differed (0: none).
+    victims : int64, shape (MAX_CANDIDATES,) -- scratch: the valid candidates of one ``evict``
+        call (:func:`~pagesim.engine.candidates.collect_candidates`).
     """
 
     psize: np.ndarray
@@ -138,6 +136,7 @@ class Framework(NamedTuple):
     res: np.ndarray
     owner: np.ndarray
     check: np.ndarray
+    victims: np.ndarray
 
 
 def new_cfg(
@@ -146,26 +145,14 @@ def new_cfg(
     needs_next: bool,
     bytes_mode: bool,
     prefetch_pm: bool,
-    link_columns: tuple[int, ...] = (),
-    list_links: bool = False,
     has_op: bool = False,
     writes: int = WRITES_ACCESS,
 ) -> np.ndarray:
     """A fresh ``cfg`` array for :func:`run_cache` (``CFG_START``/``CFG_END`` still to set).
 
-    ``link_columns``: at most two ``pm`` columns (``Policy.prefetch_links``) that hold page ids
-    (or -1) whose rows the loop prefetches ahead of an access (``CFG_LINK_A``, ``CFG_LINK_B``);
-    ``list_links``: it prefetches the list nodes of the page's list neighbours too
-    (``CFG_LINK_LIST``); ``has_op``: the trace's ``op`` column is read (``CFG_HAS_OP``);
+    ``has_op``: the trace's ``op`` column is read (``CFG_HAS_OP``);
     ``writes``: a ``WRITES_*`` rule.
-
-    Raises
-    ------
-    ValueError
-        If more than two link columns are given.
     """
-    if len(link_columns) > 2:
-        raise ValueError(f"at most two link columns, got {len(link_columns)}")
     cfg = np.zeros(CFG_LEN, dtype=np.int64)
     cfg[CFG_WARMUP] = warmup
     cfg[CFG_HAS_ADMIT] = int(has_admit)
@@ -173,10 +160,6 @@ def new_cfg(
     cfg[CFG_BYTES] = int(bytes_mode)
     cfg[CFG_PREFETCH_PM] = int(prefetch_pm)
     cfg[CFG_MAX_SEEN] = -1
-    links = list(link_columns) + [-1, -1]
-    cfg[CFG_LINK_A] = links[0]
-    cfg[CFG_LINK_B] = links[1]
-    cfg[CFG_LINK_LIST] = int(list_links)
     cfg[CFG_HAS_OP] = int(has_op)
     cfg[CFG_WRITES] = writes
     return cfg
@@ -196,6 +179,7 @@ def make_framework(n_pages: int, capacities: np.ndarray, checked: bool = False) 
         res=np.zeros(n, dtype=np.uint8),
         owner=np.zeros(n, dtype=np.int32),
         check=np.array([int(checked), 0], dtype=np.int64),
+        victims=np.zeros(MAX_CANDIDATES, dtype=np.int64),
     )
 
 
@@ -250,22 +234,14 @@ def _remove(ss, fw, r, out, removed, page, reason, t, bytes_mode, multi_cgroup):
     s = ss[0]
     cg = s.cgroup_of[page] if multi_cgroup else 0
     sz = fw.psize[page] if bytes_mode else 1
-    r[A_TIME] = t
-    r[A_PAGE] = page
-    r[A_CGROUP] = cg
-    r[A_SIZE] = sz
-    r[A_REASON] = reason
+    removal_event(r, t, page, cg, sz, reason)
     removed(ss, cg, r)
     if fw.check[CHECK_ON] != 0:
         _verify(ss, fw, HOOK_REMOVED, multi_cgroup)
         if fw.res[page] == 0 and fw.check[CHECK_BROKEN] == 0:
             fw.check[CHECK_BROKEN] = HOOK_UNKNOWN  # made resident by a hook, not by the framework
         fw.res[page] = 0
-    if s.lst[page, LIST] >= 0:
-        _unlink(s, page)
-    s.resident[page] = 0
-    if multi_cgroup:
-        s.cgroup_of[page] = -1
+    release_page(s, page, multi_cgroup)
     fw.used[cg] -= sz
     if bytes_mode:
         fw.count[cg] -= 1
@@ -298,15 +274,6 @@ def _fallback(ss, fw, r, out, removed, cg, n, t, bytes_mode, multi_cgroup):  # t
     return freed
 
 
-@kernel
-def _proposed_before(cand, i, c):  # type: ignore[no-untyped-def]
-    """True if candidate ``c`` also stands at an earlier position than ``i`` (at most 32)."""
-    for j in range(i):
-        if cand[j] == c:
-            return True
-    return False
-
-
 @kernel_inline
 def _evict_request(ss, fw, a, r, out, evict, removed, cg, request, t, bytes_mode, multi_cgroup):  # type: ignore[no-untyped-def]
     """Ask cgroup ``cg``'s policy for ``request`` pages, validate, evict, fall back on a shortfall."""
@@ -318,38 +285,13 @@ def _evict_request(ss, fw, a, r, out, evict, removed, cg, request, t, bytes_mode
     n = evict(ss, cg, a)
     if fw.check[CHECK_ON] != 0:
         _verify(ss, fw, HOOK_EVICT, multi_cgroup)
+    valid = collect_candidates_inline(s, out, cg, n, multi_cgroup, fw.victims)
     freed = 0
-    n_pages = s.lst.shape[0]
-    if n > MAX_CANDIDATES:
-        # cache_ext aborts the attempt: one refused proposal, whatever count was returned
-        out[C.REJ_OVERFLOW] += 1
-        out[C.REJECTED] += 1
-        out[C.PROPOSED] += 1
-        n = 0
-    elif n > 0:
-        out[C.PROPOSED] += n
-    for i in range(max(n, 0)):
-        c = s.cand[i]
-        if c < 0 or c >= n_pages:
-            out[C.REJ_OUT_OF_RANGE] += 1
-            out[C.REJECTED] += 1
-            continue
-        if _proposed_before(s.cand, i, c):
-            out[C.REJ_DUPLICATE] += 1
-            out[C.REJECTED] += 1
-            continue
-        if s.resident[c] == 0:
-            out[C.REJ_NOT_RESIDENT] += 1
-            out[C.REJECTED] += 1
-            continue
-        if multi_cgroup and s.cgroup_of[c] != cg:
-            out[C.REJ_FOREIGN] += 1
-            out[C.REJECTED] += 1
-            continue
+    for i in range(valid):
         if freed >= request:
             out[C.UNUSED_CANDIDATES] += 1
             continue
-        _remove(ss, fw, r, out, removed, c, REASON_POLICY, t, bytes_mode, multi_cgroup)
+        _remove(ss, fw, r, out, removed, fw.victims[i], REASON_POLICY, t, bytes_mode, multi_cgroup)
         out[C.EVICTIONS] += 1
         out[C.POLICY_EVICTIONS] += 1
         freed += 1
@@ -360,8 +302,39 @@ def _evict_request(ss, fw, a, r, out, evict, removed, cg, request, t, bytes_mode
 
 
 @kernel_inline
+def prefetch_list_links(s, q):  # type: ignore[no-untyped-def]
+    """Prefetch the list nodes of page ``q``'s neighbours in its eviction list."""
+    prefetch(s.lst, s.lst[q, NEXT])
+    prefetch(s.lst, s.lst[q, PREV])
+
+
+@kernel_inline
+def prefetch_pm_link(s, q, column):  # type: ignore[no-untyped-def]
+    """Prefetch the ``pm`` row of the page that page ``q``'s ``pm`` column ``column`` names."""
+    prefetch(s.pm, s.pm[q, column])
+
+
+@kernel_inline
 def run_cache(  # type: ignore[no-untyped-def]
-    page, size, nxt, cgroup, tag, op, cfg, ss, fw, a, r, out, init, admit, added, accessed, evict, removed
+    page,
+    size,
+    nxt,
+    cgroup,
+    tag,
+    op,
+    cfg,
+    ss,
+    fw,
+    a,
+    r,
+    out,
+    init,
+    admit,
+    added,
+    accessed,
+    evict,
+    removed,
+    links,
 ):
     """Run accesses ``cfg[CFG_START]:cfg[CFG_END]`` of a trace, one policy per cgroup, cache mode.
 
@@ -385,6 +358,9 @@ def run_cache(  # type: ignore[no-untyped-def]
     init, admit, added, accessed, evict, removed : compiled dispatchers ``(ss, cg, a)`` that
         call cgroup ``cg``'s policy hook with ``ss[cg]`` (generated by ``engine.build``).
         ``accessed`` goes to the policy of the cgroup that owns the page (cache_ext §3).
+    links : compiled function ``(s, q)`` -- prefetches the rows and nodes that page ``q``'s
+        links name (``SpeedHints.prefetch_links``), ``LINKS_AHEAD`` accesses ahead; generated by
+        ``engine.build`` from the policy's declaration (empty without one). Speed only.
 
     Operations (when ``cfg[CFG_HAS_OP]``)
     -------------------------------------
@@ -436,9 +412,6 @@ def run_cache(  # type: ignore[no-untyped-def]
     # access is a page's first exactly when its id exceeds every id before it.
     max_seen = cfg[CFG_MAX_SEEN]
     prefetch_pm = cfg[CFG_PREFETCH_PM] != 0
-    link_a = cfg[CFG_LINK_A]
-    link_b = cfg[CFG_LINK_B]
-    link_list = cfg[CFG_LINK_LIST] != 0
     # ``pm`` is line-aligned, rows of up to 8 int64 padded to 1, 2, 4 or 8 (core.state.row_width):
     # only a wider row spans two lines (or more: the first and the last are prefetched).
     pm_wide = prefetch_pm and s.pm.shape[1] > 8
@@ -459,17 +432,11 @@ def run_cache(  # type: ignore[no-untyped-def]
                 prefetch(s.pm, q)
                 if pm_wide:
                     prefetch_row_end(s.pm, q)
-        if (link_a >= 0 or link_list) and t + LINKS_AHEAD < end:
+        if t + LINKS_AHEAD < end:
             # The rows a hit will write besides the page's own (its neighbours in a list it
             # leaves): their ids are in the page's row and node, prefetched some accesses ago.
-            q = np.uint64(page[np.uint64(t + LINKS_AHEAD)])
-            if link_list:
-                prefetch(s.lst, s.lst[q, NEXT])
-                prefetch(s.lst, s.lst[q, PREV])
-            if link_a >= 0:
-                prefetch(s.pm, s.pm[q, link_a])
-            if link_b >= 0:
-                prefetch(s.pm, s.pm[q, link_b])
+            # ``links`` is generated per policy; without links it is empty and this compiles away.
+            links(s, np.uint64(page[np.uint64(t + LINKS_AHEAD)]))
         ut = np.uint64(t)
         p = page[ut]
         up = np.uint64(p)

@@ -236,7 +236,7 @@ class KernelConfig:
         Queue depth of a per-node kcompressd thread (kcompressd-unofficial's ``vm.kcompressd``,
         default there 24): kswapd hands anon pages bound for swap to it and goes on, paying
         the write itself only when the queue is full. 0: none (a stock kernel). None
-        (default): what the node's policy asks for (:meth:`Policy.kcompressd_depth`; CAST's
+        (default): what the node's policy asks for (:func:`pagesim.policies.base.kcompressd_depth`; CAST's
         ``kcompressd`` knob, 24), else none.
     zram_ratio : float or None
         How many to one zram compresses the anon pages whose workload does not say

@@ -392,9 +392,6 @@ class Run(Stepper):
             any(c.needs_next_access for c in self.classes),
             self.capacity_unit == "bytes",
             any(bool(c.int_fields) for c in self.classes),
-            # the loop reads the columns in the first cgroup's rows: one class for all, or none
-            self.classes[0].link_columns() if len(set(self.classes)) == 1 else (),
-            any("list" in c.prefetch_links for c in self.classes),
             has_op=self.op.shape[0] > 0,
             writes=WRITES_RULES.index(self.writes),
         )

@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from pagesim.core.jit import kernel
-from pagesim.core.lists import _unlink
+from pagesim.core.lists import list_unlink_unchecked
 from pagesim.core.state import HEAD, LIST, OWNER, PREV, TAIL
 
 
@@ -121,13 +121,13 @@ def release_lists(s, cg, pages):  # type: ignore[no-untyped-def]
     unlinked = 0
     for i in range(pages.shape[0]):
         if s.lst[pages[i], LIST] >= 0:
-            _unlink(s, pages[i])
+            list_unlink_unchecked(s, pages[i])
             unlinked += 1
     for lid in range(s.lhd.shape[0]):
         if s.lhd[lid, OWNER] != cg:
             continue
         while s.lhd[lid, HEAD] >= 0:
-            _unlink(s, s.lhd[lid, HEAD])
+            list_unlink_unchecked(s, s.lhd[lid, HEAD])
             unlinked += 1
         s.lhd[lid, OWNER] = -1
     return unlinked

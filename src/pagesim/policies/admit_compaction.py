@@ -37,6 +37,7 @@ from pagesim.core.lists import list_add, list_create, list_move, list_pages, lis
 from pagesim.core.state import A_CGROUP, A_OP, A_PAGE, A_TAG, GI_USER
 from pagesim.policies.base import Policy
 from pagesim.policies.get_scan import parse_tags
+from pagesim.policies.params import defaults
 from pagesim.trace.trace import OP_WRITE
 
 G_LIST = GI_USER
@@ -88,7 +89,7 @@ class AdmitCompaction(Policy):
 
     name = "admit-compaction"
     description = "cache_ext admission filter: compaction threads' read misses bypass the cache (LRU)"
-    params = {"compaction_tags": "4"}
+    params = defaults("admit-compaction")  # policies/params.toml
     int_globals = 2 + MAX_BYPASS_TAGS
     init = staticmethod(_init)
     admit = staticmethod(_admit)

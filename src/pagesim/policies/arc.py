@@ -72,7 +72,7 @@ from pagesim.core.shadow import (
     plain,
 )
 from pagesim.core.state import A_CGROUP, A_PAGE, A_REASON, GI_USER, REASON_POLICY
-from pagesim.policies.base import HOOK_NAMES, Policy
+from pagesim.policies.base import HOOK_NAMES, Policy, SpeedHints
 
 # pm column: a page's shadow entry, core.shadow's packed layout (0 while the page has none)
 SH_ENTRY = PACKED_ENTRY
@@ -239,7 +239,7 @@ def shadow_pages(s: Any, which: int) -> list[int]:
     return packed_pages(s, G_B1_HEAD, which)
 
 
-class ARC(Policy):
+class ARC(SpeedHints, Policy):
     """Adaptive Replacement Cache; see the module docstring."""
 
     name = "arc"

@@ -25,8 +25,9 @@ Parameters  candidates = "" (comma-separated registry names; "" is the cache_ext
             the sampling rate is R = min(1, max(rate, min_pages / c)) for a cgroup of c pages,
             the shadows' caches c x R pages (advise's floor, docs/auto.md). epoch = 0 (accesses
             between decisions; 0: the cgroup's capacity c, the time a cache's contents can
-            turn over). block = 32 sampled accesses. window = 8 epochs. threshold = 3.0.
-            min_disagree = 16 (CAST's). lead = 2 epochs. seed = 0 (hash seed).
+            turn over). block = 32 sampled accesses. window = 32 and short_window = 8 (epochs:
+            the two windows the evidence must pass on). threshold = 3.0. min_disagree = 16
+            (CAST's). lead = 2 epochs. seed = 0 (hash seed).
 Complexity  The shadows cost about R x (number of candidates) of the live run's hook work, plus
             one Python call per block and shadow; their memory is R x the trace's pages per
             candidate (reported in the results).
@@ -42,6 +43,7 @@ from typing import Any, ClassVar
 from pagesim.core.jit import kernel
 from pagesim.core.state import State
 from pagesim.policies.base import Policy
+from pagesim.policies.params import defaults
 
 #: The cache_ext suite (cache_ext §5: its six policies as eBPF programs).
 CACHE_EXT_SUITE = ("ce-fifo", "ce-lfu", "ce-lhd", "ce-mru", "ce-s3fifo", "ce-mglru")
@@ -64,20 +66,7 @@ class Auto(Policy):
 
     name = "auto"
     description = "switch each cgroup to the candidate policy its sampled shadow caches show best"
-    params: ClassVar[dict[str, Any]] = {
-        "candidates": "",
-        "start": "",
-        "rate": 0.01,
-        "min_pages": 400,
-        "epoch": 0,
-        "block": 32,
-        "window": 32,
-        "short_window": 8,
-        "threshold": 3.0,
-        "min_disagree": 16,
-        "lead": 2,
-        "seed": 0,
-    }
+    params: ClassVar[dict[str, Any]] = defaults("auto")  # policies/params.toml
     init = staticmethod(_init_refused)
 
     def __init__(self, **overrides: Any) -> None:

@@ -75,19 +75,6 @@ class Policy:
     never_with : tuple of str
         Names of policies never on in the same node at once with this one (CAST and MGLRU:
         switching one on while the other is on is refused); kernel mode refuses such a run.
-    inline_hooks : tuple of str
-        Hooks (names from ``HOOK_NAMES``) that cache mode's runner inlines at numba IR level
-        instead of calling: a call passes the ``State`` (14 arrays) by value, which can cost
-        more than a small hook's work (LLVM inlines only the smallest hooks by itself). Each
-        call site gets a copy, which lengthens the runner's first compile, so policies list
-        the hooks whose speed matters; kernel mode always calls. Decisions are the same.
-    prefetch_links : tuple of str
-        Links whose targets an access to the page will likely write, which cache mode's loop
-        then prefetches a few accesses ahead (reading the page's own row and node, prefetched
-        before): at most two ``int_fields`` holding a page id or -1 (the neighbours in a list
-        the policy keeps in ``pm``: their ``pm`` rows), and/or ``"list"`` (the page's
-        neighbours in its eviction list: their list nodes; for policies that move a page on a
-        hit). Speed only; decisions are the same.
     params : dict
         Parameter names and defaults; ``Policy(**kw)`` overrides them, unknown names raise.
     """
@@ -102,8 +89,6 @@ class Policy:
     proposes_batches: ClassVar[bool] = False
     uses_fallback: ClassVar[bool] = True
     never_with: ClassVar[tuple[str, ...]] = ()
-    inline_hooks: ClassVar[tuple[str, ...]] = ()
-    prefetch_links: ClassVar[tuple[str, ...]] = ()
     params: ClassVar[dict[str, Any]] = {}
 
     init: Callable[..., Any] = staticmethod(noop_hook)
@@ -131,23 +116,6 @@ class Policy:
     def has_admit(cls) -> bool:
         """True if the class overrides ``admit``."""
         return cls.admit is not Policy.admit
-
-    @classmethod
-    def link_columns(cls) -> tuple[int, ...]:
-        """The ``pm`` columns of ``prefetch_links``, in order (``"list"`` left out).
-
-        Raises
-        ------
-        ValueError
-            If a name is neither in ``int_fields`` nor ``"list"``, or more than two fields are given.
-        """
-        fields = [f for f in cls.prefetch_links if f != "list"]
-        if any(f not in cls.int_fields for f in fields) or len(fields) > 2:
-            raise ValueError(
-                f"{cls.__qualname__}.prefetch_links: at most two of int_fields and 'list', "
-                f"got {cls.prefetch_links}"
-            )
-        return tuple(cls.int_fields.index(f) for f in fields)
 
     def label(self) -> str:
         """Display name carrying the parameters that differ from the defaults, each named:
@@ -181,21 +149,6 @@ class Policy:
             The cache's capacity in its units (pages, or bytes with size-aware traces).
         """
 
-    def kcompressd_depth(self) -> int:
-        """Queue depth of the node's kcompressd this policy asks for in kernel mode (0: none).
-
-        Used when ``KernelConfig.kcompressd`` is left at None (CAST's ``kcompressd`` knob); the
-        default asks for none, as a stock kernel has none.
-        """
-        return 0
-
-    def kcompressd_while_off(self) -> int:
-        """kcompressd's depth while another policy runs in this one's place (:meth:`switches`).
-
-        CAST's knob below 0 keeps kcompressd "whatever runs"; the default: none.
-        """
-        return 0
-
     def switches(self) -> list[tuple[int, Policy | None]]:
         """Run-time switches of the cgroup this policy runs (kernel mode; CAST's ``enabled``).
 
@@ -225,6 +178,90 @@ class Policy:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self.values.items())})"
+
+
+class SpeedHints:
+    """Capability: knobs that change cache mode's speed only, never a decision.
+
+    A policy class that wants them inherits this beside :class:`Policy` (``class ARC(SpeedHints,
+    Policy)``); the engine reads them through :func:`hooks_inlined` and :func:`link_columns`, so
+    a policy without the capability runs with none.
+
+    Class attributes
+    ----------------
+    inline_hooks : tuple of str
+        Hooks (names from ``HOOK_NAMES``) that cache mode's runner inlines at numba IR level
+        instead of calling: a call passes the ``State`` (14 arrays) by value, which can cost
+        more than a small hook's work (LLVM inlines only the smallest hooks by itself). Each
+        call site gets a copy, which lengthens the runner's first compile, so policies list
+        the hooks whose speed matters; kernel mode always calls. Decisions are the same.
+    prefetch_links : tuple of str
+        Links whose targets an access to the page will likely write, which cache mode's loop
+        then prefetches a few accesses ahead (reading the page's own row and node, prefetched
+        before): at most two ``int_fields`` holding a page id or -1 (the neighbours in a list
+        the policy keeps in ``pm``: their ``pm`` rows), and/or ``"list"`` (the page's
+        neighbours in its eviction list: their list nodes; for policies that move a page on a
+        hit). Speed only; decisions are the same.
+    """
+
+    inline_hooks: ClassVar[tuple[str, ...]] = ()
+    prefetch_links: ClassVar[tuple[str, ...]] = ()
+
+
+def hooks_inlined(cls: type) -> tuple[str, ...]:
+    """The hooks cache mode's runner inlines for ``cls`` (:class:`SpeedHints`; none without it)."""
+    return tuple(getattr(cls, "inline_hooks", ()))
+
+
+def link_columns(cls: type) -> tuple[int, ...]:
+    """The ``pm`` columns of ``cls``'s ``prefetch_links``, in order (``"list"`` left out; none
+    without :class:`SpeedHints`).
+
+    Raises
+    ------
+    ValueError
+        If a name is neither in ``int_fields`` nor ``"list"``, or more than two fields are given.
+    """
+    links = tuple(getattr(cls, "prefetch_links", ()))
+    fields = [f for f in links if f != "list"]
+    int_fields = tuple(getattr(cls, "int_fields", ()))
+    if any(f not in int_fields for f in fields) or len(fields) > 2:
+        raise ValueError(
+            f"{cls.__qualname__}.prefetch_links: at most two of int_fields and 'list', got {links}"
+        )
+    return tuple(int_fields.index(f) for f in fields)
+
+
+def links_list(cls: type) -> bool:
+    """True if ``cls``'s ``prefetch_links`` name ``"list"`` (:class:`SpeedHints`)."""
+    return "list" in tuple(getattr(cls, "prefetch_links", ()))
+
+
+class AsksKcompressd:
+    """Capability: a policy that asks kernel mode's node for a kcompressd thread (CAST's
+    ``kcompressd`` knob). The engine asks through :func:`kcompressd_depth` and
+    :func:`kcompressd_while_off`; a policy without the capability asks for none, as a stock
+    kernel has none. Subclasses override both methods."""
+
+    def kcompressd_depth(self) -> int:
+        """Queue depth of the node's kcompressd this policy asks for (0: none); used when
+        ``KernelConfig.kcompressd`` is left at None."""
+        return 0
+
+    def kcompressd_while_off(self) -> int:
+        """kcompressd's depth while another policy runs in this one's place (``switches``)."""
+        return 0
+
+
+def kcompressd_depth(policy: object) -> int:
+    """The kcompressd depth ``policy`` asks for: :meth:`AsksKcompressd.kcompressd_depth`, else 0."""
+    return policy.kcompressd_depth() if isinstance(policy, AsksKcompressd) else 0
+
+
+def kcompressd_while_off(policy: object) -> int:
+    """kcompressd's depth while ``policy`` is switched off: :meth:`AsksKcompressd.kcompressd_while_off`,
+    else 0."""
+    return policy.kcompressd_while_off() if isinstance(policy, AsksKcompressd) else 0
 
 
 def hooks_of(policy_cls: type[Policy]) -> dict[str, Callable[..., Any]]:

@@ -58,7 +58,8 @@ from pagesim.core.indexed import (
 from pagesim.core.jit import kernel, kernel_inline
 from pagesim.core.lists import list_create, list_pages
 from pagesim.core.state import A_CGROUP, A_MODE, A_PAGE, A_REQUEST, DIRTY, GI_USER, MODE_CACHE, NEVER
-from pagesim.policies.base import Policy
+from pagesim.policies.base import Policy, SpeedHints
+from pagesim.policies.params import defaults
 
 ACCESSES = 0  #: pm column
 RING = 1  #: pm column: the list's order by position (the index of core.indexed.list_sample_indexed)
@@ -116,12 +117,12 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
     return max(n, 0)
 
 
-class CeLFU(Policy):
+class CeLFU(SpeedHints, Policy):
     """cache_ext's LFU (``cache_ext_sampling``); see the module docstring."""
 
     name = "ce-lfu"
     description = "cache_ext LFU: least accessed of each 20 pages sampled at the head (windowed)"
-    params = {"sample_size": 20, "partial": True, "fault_read": True}
+    params = defaults("ce-lfu")  # policies/params.toml
     int_fields = ("accesses", "ring", "slot")
     int_globals = 4 + INDEX_GLOBALS
     proposes_batches = True

@@ -92,7 +92,8 @@ from pagesim.core.indexed import (
 from pagesim.core.jit import kernel, kernel_inline
 from pagesim.core.lists import list_create, list_pages
 from pagesim.core.state import A_CGROUP, A_MODE, A_PAGE, A_REQUEST, DIRTY, GI_USER, MODE_CACHE, NEVER
-from pagesim.policies.base import HOOK_NAMES, Policy
+from pagesim.policies.base import HOOK_NAMES, Policy, SpeedHints
+from pagesim.policies.params import defaults
 
 HIT_AGE_CLASSES = 16
 APP = 1  #: the only app class cache_ext uses
@@ -329,18 +330,12 @@ def initial_densities() -> np.ndarray:
     return prior
 
 
-class CeLHD(Policy):
+class CeLHD(SpeedHints, Policy):
     """cache_ext's integer LHD; see the module docstring."""
 
     name = "ce-lhd"
     description = "cache_ext LHD: integer hit densities per class and age, sampled groups of 16"
-    params = {
-        "sample_size": 16,
-        "reconfigure_events": 1 << 20,
-        "shift": 10,
-        "partial": True,
-        "fault_read": True,
-    }
+    params = defaults("ce-lhd")  # policies/params.toml
     int_fields = ("packed", "slot", "ring")
     int_globals = G_TABLES - GI_USER + 3 * TABLE
     float_globals = 1

@@ -119,6 +119,7 @@ from pagesim.core.state import (
     MODE_CACHE,
 )
 from pagesim.policies.base import Policy
+from pagesim.policies.params import defaults
 
 MAX_NR_GENS = 4
 MIN_NR_GENS = 2
@@ -407,14 +408,7 @@ class CeMGLRU(Policy):
 
     name = "ce-mglru"
     description = "cache_ext MGLRU port: four generation lists, tiers, PID threshold, quirks kept"
-    params = {
-        "own_fallback": False,
-        "shadow_entries": 400_000,
-        "fault_read": True,
-        "inflight": 0,
-        "inflight_ns": 0,
-        "insert_tail": False,
-    }
+    params = defaults("ce-mglru")  # policies/params.toml
     int_fields = (
         "refs", "gen", "sh_next", "sh_prev", "in_shadow", "shadow_tier", "mark", "seq", "added_ns", "refused",
     )  # fmt: skip

@@ -64,6 +64,7 @@ from pagesim.core.lists import (
 )
 from pagesim.core.state import A_CGROUP, A_NOW_NS, A_PAGE, A_REQUEST, GI_USER, MAX_CANDIDATES
 from pagesim.policies.base import Policy
+from pagesim.policies.params import defaults
 
 SEQ = 0  #: pm column: insertion number of the page
 ADDED_NS = 1  #: pm column: model time of its insertion, ns
@@ -130,7 +131,7 @@ class CeMRU(Policy):
 
     name = "ce-mru"
     description = "cache_ext MRU: evict the page used last, skipping pages under I/O near the head"
-    params = {"inflight": 0, "skip_window": 200, "inflight_ns": 0}
+    params = defaults("ce-mru")  # policies/params.toml
     int_fields = ("seq", "added_ns")
     int_globals = 6
     proposes_batches = True

@@ -82,6 +82,7 @@ from pagesim.core.lists import (
 from pagesim.core.shadow import shadow_push, shadow_unlink
 from pagesim.core.state import A_CGROUP, A_MODE, A_PAGE, A_REQUEST, DIRTY, GI_USER, MAX_CANDIDATES, MODE_CACHE
 from pagesim.policies.base import Policy
+from pagesim.policies.params import defaults
 
 # pm columns
 FREQ = 0  #: accesses, capped at 3; decremented by M's passes, may be negative
@@ -250,7 +251,7 @@ class CeS3FIFO(Policy):
 
     name = "ce-s3fifo"
     description = "cache_ext S3-FIFO: small queue ~1/15, main CLOCK with escalating passes"
-    params = {"own_fallback": True, "fault_read": True}
+    params = defaults("ce-s3fifo")  # policies/params.toml
     int_fields = ("freq", "in_main", "g_next", "g_prev", "in_ghost", "mark")
     int_globals = 15
     proposes_batches = True

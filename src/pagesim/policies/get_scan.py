@@ -56,6 +56,7 @@ from pagesim.core.jit import kernel
 from pagesim.core.lists import list_add_tail, list_create, list_del, list_len, list_pages, list_sample
 from pagesim.core.state import A_CGROUP, A_MODE, A_PAGE, A_REQUEST, A_TAG, GI_USER, MODE_CACHE
 from pagesim.policies.base import Policy
+from pagesim.policies.params import defaults
 
 ACCESSES = 0  #: pm column
 IS_SCAN = 1  #: pm column: 1 if a scan tag brought the page in
@@ -178,14 +179,7 @@ class GetScan(Policy):
 
     name = "get-scan"
     description = "GET-SCAN (cache_ext): scan threads' pages get a 5000-page quota, then go first"
-    params = {
-        "scan_tags": "0",
-        "scan_quota": 5000,
-        "sample_size": 5,
-        "own_fallback": True,
-        "partial": True,
-        "fault_read": True,
-    }
+    params = defaults("get-scan")  # policies/params.toml
     int_fields = ("accesses", "is_scan")
     int_globals = 9 + MAX_SCAN_TAGS
     proposes_batches = True

@@ -59,7 +59,8 @@ from pagesim.core.jit import kernel, kernel_inline
 from pagesim.core.prefetch import prefetch
 from pagesim.core.shadow import entry_next, entry_prev, plain, with_next, with_prev
 from pagesim.core.state import A_PAGE, GI_USER
-from pagesim.policies.base import Policy
+from pagesim.policies.base import Policy, SpeedHints
+from pagesim.policies.params import defaults
 
 # lists (index l): S, Q and NH link through pm columns 1 + 2l (next, towards the tail) and
 # 2 + 2l (prev); PEND, short and rarely walked, packs both links in one column (core.shadow's
@@ -448,7 +449,7 @@ def list_entries(s: Any, lst: int) -> list[int]:
     return out
 
 
-class LIRS(Policy):
+class LIRS(SpeedHints, Policy):
     """LIRS with libCacheSim's rules; see the module docstring."""
 
     name = "lirs"
@@ -457,7 +458,7 @@ class LIRS(Policy):
     int_globals = 18
     prefetch_links = ("s_next", "s_prev")  # a hit unlinks the page from S: both neighbours' rows
     inline_hooks = ("accessed",)
-    params = {"hir_share": 0.01}
+    params = defaults("lirs")  # policies/params.toml
     init = staticmethod(_init)
     admit = staticmethod(_admit)
     added = staticmethod(_added)

@@ -45,6 +45,7 @@ from pagesim.core.heap import heap_clear, heap_push, heap_remove, heap_update
 from pagesim.core.jit import kernel
 from pagesim.core.state import A_PAGE, A_TIME, GI_USER
 from pagesim.policies.base import Policy
+from pagesim.policies.params import defaults
 
 # pm columns
 T_LAST = 0  #: page row: time of the last reference
@@ -115,7 +116,7 @@ class LRFU(Policy):
 
     name = "lrfu"
     description = "LRFU: evict the smallest combined recency-frequency (lam: LRU 1 .. 0 LFU)"
-    params = {"lam": 0.001, "half_life": None}
+    params = defaults("lrfu")  # policies/params.toml
     int_fields = ("t_last", "heap_pos", "heap")
     float_fields = ("crf", "key", "heap_key")
     int_globals = 1

@@ -57,6 +57,7 @@ from pagesim.core.lists import list_add, list_create, list_len, list_move, list_
 from pagesim.core.shadow import shadow_push, shadow_unlink
 from pagesim.core.state import A_CGROUP, A_PAGE, GI_USER
 from pagesim.policies.base import Policy
+from pagesim.policies.params import defaults
 
 # pm columns
 FREQ = 0  #: accesses since insertion (or since the last CLOCK pass), capped at 3
@@ -197,7 +198,7 @@ class S3FIFO(Policy):
 
     name = "s3fifo"
     description = "S3-FIFO: small FIFO filter, main FIFO with 2-bit CLOCK, shadow entries"
-    params = {"small_ratio": 0.1, "move_to_main_threshold": 2, "ghost_ratio": 0.9}
+    params = defaults("s3fifo")  # policies/params.toml
     int_fields = ("freq", "g_next", "g_prev", "in_ghost")
     int_globals = 11
     init = staticmethod(_init)

@@ -36,6 +36,7 @@ from pagesim.core.jit import kernel
 from pagesim.core.lists import list_add, list_create, list_len, list_move, list_of, list_tail
 from pagesim.core.state import A_CGROUP, A_PAGE, GI_USER
 from pagesim.policies.base import Policy
+from pagesim.policies.params import defaults
 
 G_PROBATION = GI_USER  #: framework list id of the probation segment
 G_PROTECTED = GI_USER + 1  #: framework list id of the protected segment
@@ -102,7 +103,7 @@ class SLRU(Policy):
 
     name = "slru"
     description = "Segmented LRU: a probation and a protected LRU segment (Karedla et al. 1994)"
-    params = {"protected": 0.8}
+    params = defaults("slru")  # policies/params.toml
     int_globals = 4
     init = staticmethod(_init)
     added = staticmethod(_added)

@@ -41,7 +41,8 @@ from pagesim.core.jit import kernel
 from pagesim.core.lists import list_add, list_create, list_len, list_move, list_of, list_pages, list_tail
 from pagesim.core.shadow import shadow_push, shadow_unlink
 from pagesim.core.state import A_CGROUP, A_PAGE, A_REASON, GI_USER, REASON_POLICY
-from pagesim.policies.base import Policy
+from pagesim.policies.base import Policy, SpeedHints
+from pagesim.policies.params import defaults
 
 # pm columns (shadow entries)
 SH_NEXT = 0  #: next entry towards the oldest (tail), -1 if none
@@ -160,7 +161,7 @@ def shadow_pages(s: Any) -> list[int]:
     return out
 
 
-class TwoQ(Policy):
+class TwoQ(SpeedHints, Policy):
     """2Q, full version (A1in, A1out, Am); see the module docstring."""
 
     name = "2q"
@@ -168,7 +169,7 @@ class TwoQ(Policy):
     int_fields = ("sh_next", "sh_prev", "sh_in")
     int_globals = 10
     prefetch_links = ("list",)  # a hit moves the page: its list neighbours are written
-    params = {"kin": 0.25, "kout": 0.5}
+    params = defaults("2q")  # policies/params.toml
     init = staticmethod(_init)
     admit = staticmethod(_admit)
     added = staticmethod(_added)

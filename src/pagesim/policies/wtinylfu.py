@@ -74,7 +74,8 @@ from pagesim.core.jit import kernel, kernel_inline
 from pagesim.core.lists import list_add, list_create, list_len, list_move, list_of, list_pages, list_tail
 from pagesim.core.prefetch import prefetch
 from pagesim.core.state import A_CGROUP, A_PAGE, GI_USER, PREV
-from pagesim.policies.base import Policy
+from pagesim.policies.base import Policy, SpeedHints
+from pagesim.policies.params import defaults
 
 # pm columns
 H = 0  #: the page key's two 32-bit hashes: ``ha`` in bits 0..31, ``hb`` in bits 32..63
@@ -376,12 +377,12 @@ def xxh64_u64(keys: np.ndarray, seed: int) -> np.ndarray:
     return h
 
 
-class WTinyLFU(Policy):
+class WTinyLFU(SpeedHints, Policy):
     """W-TinyLFU (TOS 2017) with libCacheSim's structure; see the module docstring."""
 
     name = "w-tinylfu"
     description = "W-TinyLFU: LRU window, SLRU main, frequency-sketch admission into main"
-    params = {"window": 0.01, "protected": 0.8, "sketch": "cms", "keys": None}
+    params = defaults("w-tinylfu")  # policies/params.toml
     int_fields = ("hash",) + tuple(f"sketch{i}" for i in range(SK_COLS))
     int_globals = 11
     prefetch_links = ("list",)  # a hit moves the page: its list neighbours are written

@@ -67,3 +67,27 @@ def workloads_table(rows: Sequence[tuple[str, str, Mapping[str, Any]]], title: s
     for name, description, defaults in rows:
         table.add_row(name, ", ".join(f"{k}={v}" for k, v in defaults.items()), description)
     return table
+
+
+def params_table(rows: Sequence[tuple[str, str, Any, str, str, str]]) -> Table:
+    """Every policy parameter with its default, unit, meaning and source (``pagesim policies --params``).
+
+    Parameters
+    ----------
+    rows : sequence of (policy, parameter, default, unit, meaning, source)
+        ``default`` None prints as ``unset``.
+
+    Returns
+    -------
+    rich.table.Table
+    """
+    table = Table(
+        title="policy parameters (set one with --set POLICY.PARAM=VALUE; defaults from policies/params.toml)",
+        title_justify="left",
+    )
+    for col in ("policy", "parameter", "default", "unit", "meaning", "source"):
+        table.add_column(col, style="bold" if col == "policy" else None)
+    for policy, name, default, unit, meaning, source in rows:
+        shown = "unset" if default is None else repr(default)
+        table.add_row(policy, name, shown, unit, meaning, source)
+    return table

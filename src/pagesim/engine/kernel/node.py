@@ -51,7 +51,7 @@ from pagesim.engine.kmode.framework import (
 )
 from pagesim.engine.memory import D_LEN, KernelConfig, watermarks
 from pagesim.engine.zram import compression_entries, zram_costs
-from pagesim.policies.base import Policy
+from pagesim.policies.base import Policy, kcompressd_depth
 from pagesim.trace import Trace
 
 #: The block device number (bdi) of each device a node has, as the policies' queue slots name it.
@@ -141,7 +141,7 @@ def make_kframework(
     else:
         next_use = np.zeros(0, dtype=np.int64)
         upcoming = np.zeros(0, dtype=np.int64)
-    depth = c.kcompressd if c.kcompressd is not None else first_policy.kcompressd_depth()
+    depth = c.kcompressd if c.kcompressd is not None else kcompressd_depth(first_policy)
     node[N_KC_DEPTH] = max(int(depth), 0)
     if c.dirty_background_ratio > 0:
         node[N_DIRTY_BG] = max(int(c.memory_pages * c.dirty_background_ratio / 100), 1)

@@ -77,7 +77,7 @@ from pagesim.engine.loop import CFG_HAS_ADMIT, new_cfg
 from pagesim.engine.memory import KernelConfig
 from pagesim.engine.simulate import PolicyError, Stepper, _policies_per_cgroup
 from pagesim.engine.switch import handover_uses, release_lists, switch_order
-from pagesim.policies.base import Policy
+from pagesim.policies.base import Policy, kcompressd_depth, kcompressd_while_off
 from pagesim.trace import Trace
 
 
@@ -282,9 +282,7 @@ class KernelRun(Stepper):
         if cg == 0 and self.config.kcompressd is None:
             own = self.policies[0]
             depth = (
-                own.kcompressd_depth()
-                if new is own
-                else max(new.kcompressd_depth(), own.kcompressd_while_off())
+                kcompressd_depth(own) if new is own else max(kcompressd_depth(new), kcompressd_while_off(own))
             )
             fw.node[N_KC_DEPTH] = max(int(depth), 0)
         self._run = (

@@ -1,30 +1,23 @@
-"""Removal and eviction of one page (:func:`_kremove`, :func:`_evict_page`) and the choice of
-candidates: the policy's (:func:`_collect_candidates`) or, when it proposes none that can go,
-the default CLOCK's (:func:`_pick_fallback`).
+"""Removal and eviction of one page (:func:`_kremove`, :func:`_evict_page`) and the default
+CLOCK's candidates (:func:`_pick_fallback`) when the policy proposes none that can go (its own are
+checked by :func:`pagesim.engine.candidates.collect_candidates`, as in cache mode).
 """
 
 from __future__ import annotations
 
 from pagesim.core.jit import kernel, kernel_inline
-from pagesim.core.lists import _unlink
 from pagesim.core.state import (
-    A_CGROUP,
     A_KIND,
-    A_PAGE,
-    A_REASON,
-    A_SIZE,
-    A_TIME,
     A_WAIT_NS,
     ANON,
     DIRTY,
     FLAG_MASK,
-    LIST,
-    MAX_CANDIDATES,
     REFERENCED,
     SWAPCACHE,
     YOUNG,
 )
 from pagesim.engine import counters as C
+from pagesim.engine.candidates import proposed_before, release_page, removal_event
 from pagesim.engine.kmode.devices import _write_busy, _write_ns
 from pagesim.engine.kmode.framework import (
     F_BATCH_T0,
@@ -43,7 +36,6 @@ from pagesim.engine.kmode.framework import (
     SWAP_DEV,
 )
 from pagesim.engine.kmode.swapout import _swap_out_ns
-from pagesim.engine.loop import _proposed_before
 
 
 @kernel_inline
@@ -52,25 +44,19 @@ def _kremove(ss, fw, r, out, removed, page, reason, t, written_ns):  # type: ign
     was not written: ``r[A_WAIT_NS]``), unlink, counters."""
     s = ss[0]
     cg = s.cgroup_of[page]
-    r[A_TIME] = t
+    removal_event(r, t, page, cg, 1, reason)
     r[A_WAIT_NS] = int(written_ns)
-    r[A_PAGE] = page
-    r[A_CGROUP] = cg
-    r[A_SIZE] = 1
-    r[A_REASON] = reason
     r[A_KIND] = 1 if s.resident[page] & ANON else 0
     removed(ss, cg, r)
-    if s.lst[page, LIST] >= 0:
-        _unlink(s, page)
-    if s.resident[page] & ANON:
+    v = s.resident[page]
+    if v & ANON:
         fw.node[N_RES_ANON] -= 1
     else:
         fw.node[N_RES_FILE] -= 1
-        if s.resident[page] & DIRTY:
+        if v & DIRTY:
             fw.node[N_DIRTY] -= 1
             fw.dirty_cg[cg] -= 1
-    s.resident[page] = 0
-    s.cgroup_of[page] = -1
+    release_page(s, page, True)
     fw.used[cg] -= 1
     fw.node[N_RESIDENT] -= 1
 
@@ -142,42 +128,9 @@ def _pick_fallback(s, fw, cg, n):  # type: ignore[no-untyped-def]
         if v & (REFERENCED | YOUNG):
             s.resident[page] = v & (FLAG_MASK ^ (REFERENCED | YOUNG))
             continue
-        if not _evictable(s, fw, page) or _proposed_before(fw.victims, got, page):
+        if not _evictable(s, fw, page) or proposed_before(fw.victims, got, page):
             continue
         fw.victims[got] = page
         got += 1
     fw.hand[cg] = hand
     return got
-
-
-@kernel
-def _collect_candidates(s, fw, out, cg, n):  # type: ignore[no-untyped-def]
-    """Validate the policy's ``n`` proposals; copy the valid ones to ``fw.victims``."""
-    n_pages = s.lst.shape[0]
-    if n > MAX_CANDIDATES:
-        # cache_ext aborts the attempt: one refused proposal, whatever count was returned
-        out[C.REJ_OVERFLOW] += 1
-        out[C.REJECTED] += 1
-        out[C.PROPOSED] += 1
-        return 0
-    if n > 0:
-        out[C.PROPOSED] += n
-    valid = 0
-    for i in range(max(n, 0)):
-        c = s.cand[i]
-        if c < 0 or c >= n_pages:
-            out[C.REJ_OUT_OF_RANGE] += 1
-            out[C.REJECTED] += 1
-        elif _proposed_before(s.cand, i, c):
-            out[C.REJ_DUPLICATE] += 1
-            out[C.REJECTED] += 1
-        elif s.resident[c] == 0:
-            out[C.REJ_NOT_RESIDENT] += 1
-            out[C.REJECTED] += 1
-        elif s.cgroup_of[c] != cg:
-            out[C.REJ_FOREIGN] += 1
-            out[C.REJECTED] += 1
-        else:
-            fw.victims[valid] = c
-            valid += 1
-    return valid

@@ -30,7 +30,8 @@ from pagesim.core.state import (
     WORK_WORDS,
 )
 from pagesim.engine import counters as C
-from pagesim.engine.kmode.eviction import _collect_candidates, _evict_page, _kremove, _pick_fallback
+from pagesim.engine.candidates import collect_candidates
+from pagesim.engine.kmode.eviction import _evict_page, _kremove, _pick_fallback
 from pagesim.engine.kmode.framework import (
     F_BATCH_T0,
     F_COST,
@@ -100,7 +101,7 @@ def _reclaim(ss, fw, a, r, out, evict, removed, cg, request, prio, reclaimer, t)
             rmap0 = s.work[WORK_RMAP]
             ptes0 = s.work[WORK_PTES]
             words0 = s.work[WORK_WORDS]
-            nv = _collect_candidates(s, fw, out, cg, evict(ss, cg, a))
+            nv = collect_candidates(s, out, cg, evict(ss, cg, a), True, fw.victims)
             if a[A_SCANNED] < 0:
                 fw.node[N_LAST_SCANNED] = -1
             elif fw.node[N_LAST_SCANNED] >= 0:

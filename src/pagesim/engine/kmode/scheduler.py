@@ -5,7 +5,8 @@ the next to run; moving a task to its next access, charging an access that ran
 
 from __future__ import annotations
 
-from pagesim.core.jit import kernel
+from pagesim.core.heap import sift_down, sift_up
+from pagesim.core.jit import kernel, kernel_inline
 from pagesim.engine import counters as C
 from pagesim.engine.kmode.framework import (
     F_MAX_FAULT,
@@ -23,7 +24,8 @@ from pagesim.engine.kmode.framework import (
 # next access) with ``schedule = time``, the trace row alone with ``schedule = trace``; kswapd's
 # row is -1, so in trace mode it runs to completion before the next access (instantaneous
 # reclaim), and in time mode it goes first among equals. A binary min-heap of actors (``fw.heap``,
-# positions in ``fw.heap_pos``) keeps the order; keys only grow, so a changed actor sifts down.
+# positions in ``fw.heap_pos``; pagesim.core.heap's sifting) keeps the order; keys only grow, so a
+# changed actor sifts down.
 
 
 @kernel
@@ -44,7 +46,12 @@ def _before(fw, x, y):  # type: ignore[no-untyped-def]
     return _actor_row(fw, x) < _actor_row(fw, y)
 
 
-@kernel
+@kernel_inline
+def _actor_at(fw, slot):  # type: ignore[no-untyped-def]
+    return fw.heap[slot]
+
+
+@kernel_inline
 def _heap_set(fw, slot, x):  # type: ignore[no-untyped-def]
     fw.heap[slot] = x
     fw.heap_pos[x] = slot
@@ -52,31 +59,12 @@ def _heap_set(fw, slot, x):  # type: ignore[no-untyped-def]
 
 @kernel
 def _heap_up(fw, slot):  # type: ignore[no-untyped-def]
-    x = fw.heap[slot]
-    while slot > 0:
-        parent = (slot - 1) >> 1
-        if not _before(fw, x, fw.heap[parent]):
-            break
-        _heap_set(fw, slot, fw.heap[parent])
-        slot = parent
-    _heap_set(fw, slot, x)
+    sift_up(fw, slot, _before, _actor_at, _heap_set)
 
 
 @kernel
 def _heap_down(fw, slot):  # type: ignore[no-untyped-def]
-    n = fw.node[N_HEAP_N]
-    x = fw.heap[slot]
-    while True:
-        child = 2 * slot + 1
-        if child >= n:
-            break
-        if child + 1 < n and _before(fw, fw.heap[child + 1], fw.heap[child]):
-            child += 1
-        if not _before(fw, fw.heap[child], x):
-            break
-        _heap_set(fw, slot, fw.heap[child])
-        slot = child
-    _heap_set(fw, slot, x)
+    sift_down(fw, slot, fw.node[N_HEAP_N], _before, _actor_at, _heap_set)
 
 
 @kernel

@@ -98,8 +98,8 @@ Parameters  (the seed's knobs, tune.py for the controllers)
             starting at 100; 0..1000 sets it and stops decay_auto); both per type as the
             seed's (Choice 11): one value sets both types, "6 8" anon 6 and file 8, "file 8"
             file alone (anon where it starts); split_permille = -1 (the
-            split controller chooses anon's share; 1..999 holds it there); split_mode =
-            "curves" (the seed's CAST: the split from the miss-ratio curves; "gradient": the
+            split controller chooses anon's share; 1..999 holds it there);
+            split_mode = "curves" (the seed's CAST: the split from the miss-ratio curves; "gradient": the
             split moved one tenth at a time toward the lower of its neighbours on the same
             curves, "following the gradient of the split"; "scores": no split, reclaim takes the
             type whose next page has the lower score, "comparing pages' scores across the
@@ -167,13 +167,13 @@ from pagesim.core.state import (
     ANON,
     LEN,
 )
-from pagesim.policies.base import Policy
+from pagesim.policies.base import AsksKcompressd, Policy
 from pagesim.policies.cast.core import (
     MAX_DECAY,
     MIN_DECAY,
     key_of,
 )
-from pagesim.policies.cast.costs import MAX_SWAPPINESS, PRESS_POWER
+from pagesim.policies.cast.costs import MAX_SWAPPINESS
 from pagesim.policies.cast.hooks import _accessed, _added, _evict, _init, _removed
 from pagesim.policies.cast.knobs import (
     DECAY_HINT,
@@ -225,12 +225,13 @@ from pagesim.policies.cast.layout import (
 from pagesim.policies.cast.mrc import SPLIT_FIXED, SPLIT_MODES
 from pagesim.policies.cast.readouts import cast_readouts, describe_text, queue_lines
 from pagesim.policies.linux_lru import LinuxLRU
+from pagesim.policies.params import defaults
 
 DEFAULT_DECAY = 8  #: where the decay starts (H = memory)
 DEFAULT_WPM = 100  #: where W's share starts, permille
 
 
-class CAST(Policy):
+class CAST(AsksKcompressd, Policy):
     """CAST's main cache: LRFU keys in W and M per lruvec and type; see the module docstring."""
 
     name = "cast"
@@ -242,25 +243,7 @@ class CAST(Policy):
     proposes_batches = True
     uses_fallback = False
     never_with = ("mglru",)
-    params = {
-        "enabled": "1",
-        "decay_auto": True,
-        "decay": DECAY_MEASURED,
-        "w_permille": W_MEASURED,
-        "split_permille": -1,
-        "split_mode": "curves",
-        "clean_min_ratio": 10,
-        "kcompressd": 24,
-        "swapout_ns": 2500,
-        "sample_pages": 0,
-        "swappiness_override": -1,
-        "walker": True,
-        "history": True,
-        "walker_leave": True,
-        "sample_faults": True,
-        "curve_memory": 1,
-        "press_power": PRESS_POWER,
-    }
+    params = defaults("cast")  # policies/params.toml
     #: Parameters whose text the class reads itself (``--set cast.decay="6 8"``).
     text_params = ("decay", "w_permille")
     init = staticmethod(_init)

@@ -26,6 +26,8 @@ from any centre. Sims 9 and 10 rank at the centre decay with W 100 permille smal
 
 from __future__ import annotations
 
+from pagesim.core.heap import sift_down, sift_up
+from pagesim.core.jit import kernel_inline
 from pagesim.policies.cast.core import (
     MAX_DECAY,
     MIN_DECAY,
@@ -100,33 +102,28 @@ def _sb(j):  # type: ignore[no-untyped-def]
     return G_BIG + j * SIM_SIZE
 
 
-@cast_kernel
-def _heap_less(gi, gf, b, i, k):  # type: ignore[no-untyped-def]
-    ki = gi[b + O_HK + i]
-    kk = gi[b + O_HK + k]
-    return ki < kk or (ki == kk and gi[b + O_HT + i] < gi[b + O_HT + k])
+# M's heap: entries (key, tie rank, slot, word) in four columns from the sim's base ``b``, sifted
+# by pagesim.core.heap; ``h`` is ``(gi, b)``.
 
 
-@cast_kernel
-def _heap_swap(gi, gf, b, i, k):  # type: ignore[no-untyped-def]
-    for o in (O_HK, O_HT, O_HX, O_HW):
-        tmp = gi[b + o + i]
-        gi[b + o + i] = gi[b + o + k]
-        gi[b + o + k] = tmp
+@kernel_inline
+def _hentry(h, i):  # type: ignore[no-untyped-def]
+    gi, b = h
+    return (gi[b + O_HK + i], gi[b + O_HT + i], gi[b + O_HX + i], gi[b + O_HW + i])
 
 
-@cast_kernel
-def _heap_down(gi, gf, b, i, n):  # type: ignore[no-untyped-def]
-    while True:
-        c = 2 * i + 1
-        if c >= n:
-            return
-        if c + 1 < n and _heap_less(gi, gf, b, c + 1, c):
-            c += 1
-        if not _heap_less(gi, gf, b, c, i):
-            return
-        _heap_swap(gi, gf, b, i, c)
-        i = c
+@kernel_inline
+def _hstore(h, i, e):  # type: ignore[no-untyped-def]
+    gi, b = h
+    gi[b + O_HK + i] = e[0]
+    gi[b + O_HT + i] = e[1]
+    gi[b + O_HX + i] = e[2]
+    gi[b + O_HW + i] = e[3]
+
+
+@kernel_inline
+def _hless(h, x, y):  # type: ignore[no-untyped-def]  # noqa: ARG001
+    return x[0] < y[0] or (x[0] == y[0] and x[1] < y[1])
 
 
 @cast_kernel
@@ -134,17 +131,9 @@ def _heap_push_raw(gi, gf, j, key, tb, x, w):  # type: ignore[no-untyped-def]
     b = _sb(j)
     v = _sv(j)
     i = gi[v + S_HLEN]
-    gi[b + O_HK + i] = key
-    gi[b + O_HT + i] = tb
-    gi[b + O_HX + i] = x
-    gi[b + O_HW + i] = w
+    _hstore((gi, b), i, (key, tb, x, w))
     gi[v + S_HLEN] = i + 1
-    while i > 0:
-        par = (i - 1) // 2
-        if not _heap_less(gi, gf, b, i, par):
-            break
-        _heap_swap(gi, gf, b, i, par)
-        i = par
+    sift_up((gi, b), i, _hless, _hentry, _hstore)
 
 
 @cast_kernel
@@ -197,9 +186,12 @@ def _heap_pop(gi, gf, j):  # type: ignore[no-untyped-def]
     n = gi[v + S_HLEN] - 1
     if n < 0:
         return
-    _heap_swap(gi, gf, b, 0, n)
+    h = (gi, b)
+    top = _hentry(h, 0)
+    _hstore(h, 0, _hentry(h, n))
+    _hstore(h, n, top)
     gi[v + S_HLEN] = n
-    _heap_down(gi, gf, b, 0, n)
+    sift_down(h, 0, n, _hless, _hentry, _hstore)
 
 
 @cast_kernel

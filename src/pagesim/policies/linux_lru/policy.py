@@ -114,6 +114,7 @@ from pagesim.policies.linux_lru.layout import (
     N_GLOBALS,
     WORKINGSET,
 )
+from pagesim.policies.params import defaults
 
 
 def lru_lists(s: Any) -> dict[str, list[int]]:
@@ -130,7 +131,7 @@ class LinuxLRU(Policy):
     int_globals = N_GLOBALS
     proposes_batches = True
     uses_fallback = False
-    params = {"swappiness_override": -1, "priority_loop": False}
+    params = defaults("linux-lru")  # policies/params.toml
     init = staticmethod(_init)
     added = staticmethod(_added)
     accessed = staticmethod(_accessed)

@@ -1,11 +1,12 @@
 """MGLRU's generation lists: the policy's own doubly linked lists in ``s.pm`` (columns NXT, PRV),
 one per (``seq % 4``, type), heads, tails and sizes in ``s.gi`` (``lrugen->folios[gen][type]``);
-head = youngest end, eviction takes the tail.
+head = youngest end, eviction takes the tail. The list operations are :mod:`pagesim.core.shadow`'s.
 """
 
 from __future__ import annotations
 
 from pagesim.core.jit import kernel
+from pagesim.core.shadow import shadow_append, shadow_push, shadow_unlink
 from pagesim.policies.mglru.layout import (
     G_HEAD,
     G_MAX_SEQ,
@@ -19,32 +20,25 @@ from pagesim.policies.mglru.layout import (
     TYP,
 )
 
+#: Slots between a list's head, tail and size in ``s.gi``: its header for core.shadow is a strided
+#: view ``[head, tail, size]``.
+HDR_STEP = G_TAIL - G_HEAD
+if G_SIZE - G_TAIL != HDR_STEP:
+    raise RuntimeError("mglru layout: G_HEAD, G_TAIL and G_SIZE must be equally far apart")
+
 
 @kernel
 def _link(s, p, seq, typ, at_tail):  # type: ignore[no-untyped-def]
     """Put page ``p`` on list (seq % 4, typ): at the head (youngest end) or the tail."""
     gen = seq % MAX_NR_GENS
     li = gen * 2 + typ
-    h = s.gi[G_HEAD + li]
-    t = s.gi[G_TAIL + li]
-    if h < 0:
-        s.pm[p, NXT] = -1
-        s.pm[p, PRV] = -1
-        s.gi[G_HEAD + li] = p
-        s.gi[G_TAIL + li] = p
-    elif at_tail:
-        s.pm[p, PRV] = t
-        s.pm[p, NXT] = -1
-        s.pm[t, NXT] = p
-        s.gi[G_TAIL + li] = p
+    hdr = s.gi[G_HEAD + li : G_SIZE + li + 1 : HDR_STEP]
+    if at_tail:
+        shadow_append(s.pm[:, NXT], s.pm[:, PRV], hdr, p)
     else:
-        s.pm[p, NXT] = h
-        s.pm[p, PRV] = -1
-        s.pm[h, PRV] = p
-        s.gi[G_HEAD + li] = p
+        shadow_push(s.pm[:, NXT], s.pm[:, PRV], hdr, p)
     s.pm[p, GEN] = gen + 1
     s.pm[p, TYP] = typ
-    s.gi[G_SIZE + li] += 1
 
 
 @kernel
@@ -54,20 +48,8 @@ def _unlink(s, p):  # type: ignore[no-untyped-def]
     if g == 0:
         return
     li = (g - 1) * 2 + s.pm[p, TYP]
-    n = s.pm[p, NXT]
-    v = s.pm[p, PRV]
-    if v >= 0:
-        s.pm[v, NXT] = n
-    else:
-        s.gi[G_HEAD + li] = n
-    if n >= 0:
-        s.pm[n, PRV] = v
-    else:
-        s.gi[G_TAIL + li] = v
-    s.pm[p, NXT] = -1
-    s.pm[p, PRV] = -1
+    shadow_unlink(s.pm[:, NXT], s.pm[:, PRV], s.gi[G_HEAD + li : G_SIZE + li + 1 : HDR_STEP], p)
     s.pm[p, GEN] = 0
-    s.gi[G_SIZE + li] -= 1
 
 
 @kernel

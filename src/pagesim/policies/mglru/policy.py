@@ -261,6 +261,7 @@ from pagesim.policies.mglru.layout import (
     WS,
 )
 from pagesim.policies.mglru.tiers import _refs, _tier
+from pagesim.policies.params import defaults
 
 
 class MGLRU(Policy):
@@ -294,7 +295,7 @@ class MGLRU(Policy):
     int_globals = G_END - GI_USER
     proposes_batches = True
     uses_fallback = False
-    params = {"version": "6.12", "min_ttl_ms": 0}
+    params = defaults("mglru")  # policies/params.toml
     init = staticmethod(_init)
     added = staticmethod(_added)
     accessed = staticmethod(_accessed)
