@@ -112,6 +112,7 @@ def main() -> None:
     ap.add_argument("--mode", default="always", choices=("always", "never", "auto"), help="PAGESIM_STREAM")
     ap.add_argument("--dir", default=tempfile.gettempdir())
     ap.add_argument("--clean", action="store_true", help="delete each trace after its runs")
+    ap.add_argument("--no-read", action="store_true", help="skip the reading-speed row")
     args = ap.parse_args()
     env = {**os.environ, "PAGESIM_STREAM": args.mode}
     pagesim = [sys.executable, "-c", "from pagesim.cli import app; app()"]
@@ -129,12 +130,14 @@ def main() -> None:
             generate(path, n, n_pages, args.alpha, args.uniform, args.seed)
             print(
                 f"# generated {path} ({os.path.getsize(path) / 1e9:.2f} GB) "
-                f"in {time.perf_counter() - t0:.0f} s"
+                f"in {time.perf_counter() - t0:.0f} s",
+                flush=True,
             )
-        wall, rss, out = measured([sys.executable, "-c", READ_ONLY, path], env)
-        count, seconds = out.split()
-        print(f"{n:>13,} {n_pages:>11,} {'(read)':>8} {wall:>8.1f} {float(seconds):>8.1f} "
-              f"{1e9 * float(seconds) / n:>7.1f} {rss / 2**20:>12,.0f}")  # fmt: skip
+        if not args.no_read:
+            wall, rss, out = measured([sys.executable, "-c", READ_ONLY, path], env)
+            count, seconds = out.split()
+            print(f"{n:>13,} {n_pages:>11,} {'(read)':>8} {wall:>8.1f} {float(seconds):>8.1f} "
+                  f"{1e9 * float(seconds) / n:>7.1f} {rss / 2**20:>12,.0f}", flush=True)  # fmt: skip
         for policy in args.policies.split(","):
             argv = [*pagesim, "compare", path, "-p", policy, "--size", args.size, "--no-opt", "--json"]
             wall, rss, out = measured(argv, env)
