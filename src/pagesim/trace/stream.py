@@ -384,6 +384,9 @@ def should_stream(path: str | os.PathLike[str], format: str | None = None) -> bo
     columns; oracleGeneral: 40 bytes per 24-byte record, its compressed size taken as a third of
     the content).
 
+    A ``.pgt`` file whose meta.json cannot be read is not streamed (`pagesim.trace.read_trace`
+    then reports what is wrong with it).
+
     Raises
     ------
     ValueError
@@ -404,7 +407,10 @@ def should_stream(path: str | os.PathLike[str], format: str | None = None) -> bo
         return content // 24 * 40 >= STREAM_THRESHOLD_BYTES
     from ._pgt_stream import pgt_column_bytes
 
-    return pgt_column_bytes(path) >= STREAM_THRESHOLD_BYTES
+    try:
+        return pgt_column_bytes(path) >= STREAM_THRESHOLD_BYTES
+    except (OSError, ValueError):  # a damaged file: reading it says what is wrong, as always
+        return False
 
 
 def is_stream(trace: object) -> bool:
