@@ -35,6 +35,7 @@ from pagesim.engine.warm import compile_ahead, pending
 from pagesim.policies.base import Policy
 from pagesim.policies.registry import UnknownPolicyError, instantiate, policy_class, policy_names
 from pagesim.trace import Trace
+from pagesim.trace.stream import TraceStream
 
 __all__ = [
     "DEFAULT_POLICIES",
@@ -96,7 +97,7 @@ def parse_size(text: str | int) -> tuple[float, bool]:
     return value, percent
 
 
-def resolve_size(text: str | int, trace: Trace, capacity_unit: str = "pages") -> int:
+def resolve_size(text: str | int, trace: Trace | TraceStream, capacity_unit: str = "pages") -> int:
     """A cache size from ``5000`` or ``10%``.
 
     Parameters
@@ -105,8 +106,8 @@ def resolve_size(text: str | int, trace: Trace, capacity_unit: str = "pages") ->
         A positive count (pages, or bytes with ``capacity_unit="bytes"``; ``1e4`` is accepted if
         integral) or a positive percentage: of the trace's unique pages, or of its footprint
         in bytes (sum of the largest size seen per object) with the bytes unit.
-    trace : Trace
-        The trace the size refers to.
+    trace : Trace or TraceStream
+        The trace the size refers to (a stream's footprint in bytes takes one pass over it).
     capacity_unit : {"pages", "bytes"}
 
     Returns
@@ -121,11 +122,14 @@ def resolve_size(text: str | int, trace: Trace, capacity_unit: str = "pages") ->
         As :func:`parse_size`; or if the bytes unit is asked for a trace without sizes.
     """
     value, percent = parse_size(text)
-    if capacity_unit == "bytes" and trace.size is None:
+    streamed = isinstance(trace, TraceStream)
+    if capacity_unit == "bytes" and not (trace.has_size if streamed else trace.size is not None):
         raise ValueError("--capacity-unit bytes needs a trace with object sizes")
     if not percent:
         return int(value)
-    if capacity_unit == "bytes":
+    if capacity_unit == "bytes" and streamed:
+        whole = trace.footprint_bytes()
+    elif capacity_unit == "bytes":
         biggest = np.zeros(trace.n_pages, dtype=np.int64)
         np.maximum.at(biggest, trace.page, trace.size)
         whole = int(biggest.sum())
@@ -305,7 +309,7 @@ def compile_in_parallel(
 
 
 def compare(
-    trace: Trace,
+    trace: Trace | TraceStream,
     policies: Sequence[str | type[Policy] | Policy],
     sizes: Sequence[int],
     *,
@@ -325,8 +329,8 @@ def compare(
 
     Parameters
     ----------
-    trace : Trace
-        The trace (possibly empty).
+    trace : Trace or TraceStream
+        The trace (possibly empty); a stream is read again for each run, one chunk at a time.
     policies : sequence of str, Policy subclasses or Policy instances
         Names (see :func:`resolve_policies`), classes or configured instances; each run gets a
         fresh instance, with default parameters for names and classes and with the instance's
@@ -402,7 +406,12 @@ def compare(
     n = trace.n_requests
     total = n * len(sizes) * (len(factories) + extra)
     done = 0
-    if parallel_compile and not interpreted and (trace.cgroup is None or not np.any(trace.cgroup)):
+    one_cgroup = (
+        trace.n_cgroups == 1
+        if isinstance(trace, TraceStream)
+        else trace.cgroup is None or not np.any(trace.cgroup)
+    )
+    if parallel_compile and not interpreted and one_cgroup:
         compile_in_parallel([b for b in bounds if slots[b] is None] + [c for c, _ in factories], on_stage)
 
     def run(cls: type[Policy], values: dict[str, Any], size: int) -> Result:

@@ -39,6 +39,7 @@ from pagesim.policies.base import Policy
 from pagesim.policies.registry import UnknownPolicyError, policy_class
 from pagesim.report.compare import comparison_record, comparison_tables
 from pagesim.trace import FORMATS, Trace, read_trace
+from pagesim.trace.stream import TraceStream, open_stream, should_stream
 from pagesim.workloads import WORKLOADS, from_spec
 from pagesim.workloads.kernel import KERNEL_WORKLOADS
 
@@ -251,8 +252,14 @@ def refuse_kernel_only_workload(name: str, remedy: str) -> None:
         )
 
 
-def load_trace(spec: str, fmt: str | None = None, options: dict[str, Any] | None = None) -> Trace:
+def load_trace(
+    spec: str, fmt: str | None = None, options: dict[str, Any] | None = None, *, stream: bool = False
+) -> Trace | TraceStream:
     """Read a trace file (with reader ``options``), or generate ``workload:NAME[?key=value&...]``.
+
+    With `stream` (cache mode), a ``.pgt`` or oracleGeneral file that
+    :func:`pagesim.trace.stream.should_stream` picks (a large one) is opened as a
+    :class:`~pagesim.trace.stream.TraceStream` instead, read chunk by chunk by each run.
 
     Raises
     ------
@@ -277,6 +284,8 @@ def load_trace(spec: str, fmt: str | None = None, options: dict[str, Any] | None
     if not os.path.exists(spec):
         raise FileNotFoundError(missing_trace_message(spec))
     try:
+        if stream and set(options or {}) <= {"chunk_bytes"} and should_stream(spec, fmt):
+            return open_stream(spec, fmt, **(options or {}))
         return read_trace(spec, format=fmt, **(options or {}))
     except TypeError as exc:  # an option the reader does not take
         raise ValueError(f"--reader: {exc}") from None
@@ -422,7 +431,7 @@ def compile_notices() -> Iterator[None]:
 
 def _print_results(
     results: Sequence[Result],
-    trace: Trace,
+    trace: Trace | TraceStream,
     label: str,
     sizes: Sequence[str],
     per_size: int,
@@ -449,7 +458,7 @@ def shown_label(label: str) -> str:
 
 
 def run_comparison(
-    trace: Trace,
+    trace: Trace | TraceStream,
     label: str,
     *,
     sizes: Sequence[str],

@@ -15,6 +15,8 @@ from pagesim.cli._common import (
 )
 from pagesim.cli._kernel import DEFAULT_KERNEL_POLICIES, kernel_compare
 from pagesim.engine.loop import WRITES_RULES
+from pagesim.trace import Trace
+from pagesim.trace.stream import TraceStream
 
 SIZE_HELP = (
     "Cache size: pages (5000), or a percentage of the unique pages the trace touches (10%); "
@@ -105,22 +107,36 @@ def compare_command(
         sizes = list(size or DEFAULT_SIZES)
         for text in sizes:
             parse_size(text)  # fail on a bad size before reading a large trace
-        t = load_trace(trace, fmt, reader_options(reader))
+        t = load_trace(trace, fmt, reader_options(reader), stream=mode == "cache")
+        if isinstance(t, TraceStream):
+            with t:  # its next-access file, if OPT made one, is deleted at the end
+                _cache_compare(t, trace, sizes, policy, sets, warmup, capacity_unit, as_json, opt,
+                               interpreted, writes, checked, policy_timeout)  # fmt: skip
+            return
         if mode == "kernel":
             kernel_compare(t, trace, sizes, policy, sets, as_json, swap, file_device, zram_ratio)
             return
-        run_comparison(
-            t,
-            trace,
-            sizes=sizes,
-            policies=policy,
-            warmup=warmup,
-            capacity_unit=capacity_unit,
-            as_json=as_json,
-            opt=opt,
-            interpreted=interpreted,
-            sets=sets,
-            writes=writes,
-            checked=checked,
-            policy_timeout=policy_timeout,
-        )
+        _cache_compare(t, trace, sizes, policy, sets, warmup, capacity_unit, as_json, opt,
+                       interpreted, writes, checked, policy_timeout)  # fmt: skip
+
+
+def _cache_compare(
+    t: Trace | TraceStream, label: str, sizes: list[str], policy: list[str] | None,
+    sets: list[str] | None, warmup: str | None, capacity_unit: str, as_json: bool, opt: bool,
+    interpreted: bool, writes: str, checked: bool, policy_timeout: float,
+) -> None:  # fmt: skip
+    run_comparison(
+        t,
+        label,
+        sizes=sizes,
+        policies=policy,
+        warmup=warmup,
+        capacity_unit=capacity_unit,
+        as_json=as_json,
+        opt=opt,
+        interpreted=interpreted,
+        sets=sets,
+        writes=writes,
+        checked=checked,
+        policy_timeout=policy_timeout,
+    )

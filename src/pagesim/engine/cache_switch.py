@@ -36,16 +36,13 @@ from pagesim.engine.build import interpreted, interpreted_runner, runner_for
 from pagesim.engine.loop import (
     CFG_HAS_ADMIT,
     CFG_HAS_NEXT,
-    CFG_LINK_A,
-    CFG_LINK_B,
-    CFG_LINK_LIST,
     CFG_PREFETCH_PM,
 )
 from pagesim.engine.switch import release_lists, switch_order
 from pagesim.policies.base import Policy
 
 #: cfg slots that follow the policy classes (the rest belong to the trace and the loop's progress).
-_POLICY_SLOTS = (CFG_HAS_ADMIT, CFG_HAS_NEXT, CFG_PREFETCH_PM, CFG_LINK_A, CFG_LINK_B, CFG_LINK_LIST)
+_POLICY_SLOTS = (CFG_HAS_ADMIT, CFG_HAS_NEXT, CFG_PREFETCH_PM)
 
 
 def _hook(run: Any, cls: type[Policy], name: str) -> Any:

@@ -74,6 +74,9 @@ CFG_PREFETCH_PM = 8  #: 1 if the policy keeps per-page integer fields (prefetch 
 CFG_MAX_SEEN = 9  #: highest page id accessed so far (-1 before the first access)
 CFG_HAS_OP = 10  #: 1 if the trace carries operations (read, write, free)
 CFG_WRITES = 11  #: how a write is served: ``WRITES_ACCESS``, ``WRITES_INSERT_ONLY``, ``WRITES_IGNORE``
+#: index in the trace of row 0 of the per-access arrays given (0: the whole trace; a streamed
+#: chunk starting at access ``b`` has ``b``)
+CFG_BASE = 12
 CFG_LEN = 16
 
 OP_WRITE = 1  #: ``a[A_OP]`` of a write (pagesim.trace.OP_WRITE)
@@ -338,6 +341,10 @@ def run_cache(  # type: ignore[no-untyped-def]
 ):
     """Run accesses ``cfg[CFG_START]:cfg[CFG_END]`` of a trace, one policy per cgroup, cache mode.
 
+    The per-access arrays hold the trace's accesses ``cfg[CFG_BASE]`` onwards (the whole trace
+    with base 0, or a streamed chunk): access ``t`` is row ``t - cfg[CFG_BASE]``. Access indices
+    (``a[A_TIME]``, warm-up, ``nxt`` values) are the trace's own in both cases.
+
     Parameters
     ----------
     page : int64, shape (n,) -- dense page ids.
@@ -417,6 +424,7 @@ def run_cache(  # type: ignore[no-untyped-def]
     pm_wide = prefetch_pm and s.pm.shape[1] > 8
     start = cfg[CFG_START]
     end = cfg[CFG_END]
+    base = cfg[CFG_BASE]  # access t is row t - base of the arrays (a streamed chunk)
     # Hits are counted as requests less misses: the hit path updates no counter.
     misses_counted = 0
     bytes_counted = 0
@@ -425,7 +433,7 @@ def run_cache(  # type: ignore[no-untyped-def]
     for t in range(start, end):
         # Trace rows and page ids index unsigned: no negative-index fix-up per array read.
         if t + PREFETCH_AHEAD < end:
-            q = np.uint64(page[np.uint64(t + PREFETCH_AHEAD)])
+            q = np.uint64(page[np.uint64(t - base + PREFETCH_AHEAD)])
             prefetch(s.resident, q)
             prefetch(s.lst, q)
             if prefetch_pm:
@@ -436,8 +444,8 @@ def run_cache(  # type: ignore[no-untyped-def]
             # The rows a hit will write besides the page's own (its neighbours in a list it
             # leaves): their ids are in the page's row and node, prefetched some accesses ago.
             # ``links`` is generated per policy; without links it is empty and this compiles away.
-            links(s, np.uint64(page[np.uint64(t + LINKS_AHEAD)]))
-        ut = np.uint64(t)
+            links(s, np.uint64(page[np.uint64(t - base + LINKS_AHEAD)]))
+        ut = np.uint64(t - base)
         p = page[ut]
         up = np.uint64(p)
         cg = cgroup[ut] if multi_cgroup else 0

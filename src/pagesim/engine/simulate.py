@@ -18,6 +18,7 @@ from pagesim.engine import auto as _auto
 from pagesim.engine import counters as C
 from pagesim.engine.build import compiling, hook_that_failed, interpreted_runner, mark_compiled, runner_for
 from pagesim.engine.loop import (
+    CFG_BASE,
     CFG_END,
     CFG_INIT_RESULT,
     CFG_START,
@@ -30,9 +31,11 @@ from pagesim.engine.loop import (
     new_cfg,
 )
 from pagesim.engine.result import Result, counters_from_array
+from pagesim.engine.streamed import ChunkFeed
 from pagesim.engine.watchdog import PolicyTimeout, call_watched
 from pagesim.policies.base import Policy
 from pagesim.trace import Trace
+from pagesim.trace.stream import TraceStream
 
 #: Accesses per call of the compiled loop; progress is reported between chunks.
 CHUNK = 2_000_000
@@ -251,8 +254,10 @@ class Run(Stepper):
 
     Parameters
     ----------
-    trace : pagesim.trace.Trace
-        The accesses; ``size`` is needed with ``capacity_unit="bytes"``.
+    trace : pagesim.trace.Trace or pagesim.trace.stream.TraceStream
+        The accesses; ``size`` is needed with ``capacity_unit="bytes"``. A stream is read chunk
+        by chunk as the run advances (memory independent of its length; the counters are those
+        of the same trace in memory).
     policy : Policy or sequence of Policy
         One policy for every cgroup (each cgroup gets its own instance with the same
         parameters), or one per cgroup: ``policy[k]`` runs cgroup ``k`` (cache_ext §3).
@@ -331,10 +336,18 @@ class Run(Stepper):
         self.capacity = int(self.capacities[0])
         self.classes = tuple(type(p) for p in self.policies)
         needs_next = any(c.needs_next_access for c in self.classes)
-        self.page, self.size, self.nxt, self.cgroup, self.tag, self.op = _columns(
-            trace, capacity_unit, needs_next
-        )
-        self.n = int(self.page.shape[0])
+        self._feed: ChunkFeed | None = None
+        if isinstance(trace, TraceStream):
+            self._feed = ChunkFeed(trace, capacity_unit, needs_next)
+            self.page, self.size, self.nxt, self.cgroup, self.tag, self.op = self._feed.empty()
+            self.n = int(trace.n_requests)
+            self._has_op = trace.has_op
+        else:
+            self.page, self.size, self.nxt, self.cgroup, self.tag, self.op = _columns(
+                trace, capacity_unit, needs_next
+            )
+            self.n = int(self.page.shape[0])
+            self._has_op = self.op.shape[0] > 0
         n_pages = int(trace.n_pages)
         first = make_state(n_pages, n_cgroups, **self.policies[0].state_shape())
         others = tuple(state_sharing_lists(first, **p.state_shape()) for p in self.policies[1:])
@@ -392,9 +405,24 @@ class Run(Stepper):
             any(c.needs_next_access for c in self.classes),
             self.capacity_unit == "bytes",
             any(bool(c.int_fields) for c in self.classes),
-            has_op=self.op.shape[0] > 0,
+            has_op=self._has_op,
             writes=WRITES_RULES.index(self.writes),
         )
+
+    def advance(self, n_accesses: int | None = None) -> int:
+        """Process the next ``n_accesses`` accesses (all that remain if None); return ``done``.
+
+        A streamed trace's chunks are read as the accesses reach them, one held at a time.
+        """
+        if self._feed is None:
+            return super().advance(n_accesses)
+        end = self.n if n_accesses is None else min(self.n, self.done + max(int(n_accesses), 0))
+        while self.done < end:
+            if self.done >= self._feed.stop:
+                self.page, self.size, self.nxt, self.cgroup, self.tag, self.op = self._feed.next()
+                self.cfg[CFG_BASE] = self._feed.start
+            super().advance(min(end, self._feed.stop) - self.done)
+        return self.done
 
     @property
     def counters(self) -> dict[str, int]:
@@ -424,6 +452,8 @@ class Run(Stepper):
 
 
 def _n_cgroups(trace: Any) -> int:
+    if isinstance(trace, TraceStream):
+        return int(trace.n_cgroups)
     cg = getattr(trace, "cgroup", None)
     return int(np.max(cg)) + 1 if cg is not None and len(cg) else 1
 
@@ -468,8 +498,9 @@ def simulate(
 
     Parameters
     ----------
-    trace : pagesim.trace.Trace
-        ``page`` (int64, shape (n,), dense ids), optionally ``size`` (int64 bytes) and
+    trace : pagesim.trace.Trace or pagesim.trace.stream.TraceStream
+        In memory, or streamed in chunks (:mod:`pagesim.trace.stream`). ``page`` (int64,
+        shape (n,), dense ids), optionally ``size`` (int64 bytes) and
         ``cgroup`` (each cgroup gets ``capacity``); ``next_access()`` for clairvoyant policies.
     policy : Policy or sequence of Policy
         One policy for every cgroup (a separate instance each), or ``policy[k]`` for cgroup ``k``.

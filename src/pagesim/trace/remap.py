@@ -9,7 +9,7 @@ from pagesim.core.prefetch import prefetch
 
 from ._jit import JIT
 
-__all__ = ["remap"]
+__all__ = ["IdMap", "remap"]
 
 _I64 = types.int64[::1]
 _SIG = types.Tuple((_I64, _I64))(types.Array(types.int64, 1, "C", readonly=True))
@@ -172,3 +172,121 @@ def remap(ids: np.ndarray, *, method: str = "auto") -> tuple[np.ndarray, np.ndar
         return _remap_range(arr, lo, span)
     with np.errstate(over="ignore"):  # hashing wraps uint64 by design (matters only without the JIT)
         return _remap_hash(arr)
+
+
+_SIG_MORE = types.int64(
+    types.Array(types.int64, 1, "C", readonly=True),
+    _I64,
+    _I64,
+    _I64,
+    _I64,
+    types.int64,
+)
+
+
+@njit(_SIG_MORE, **JIT)
+def _remap_more(ids, dense, table, original, count, start):  # pragma: no cover - compiled
+    """Map ``ids[start:]`` into ``dense`` through the persistent hash `table` (layout of
+    `_remap_hash`), adding unseen ids as ``count[0]``, ``count[0] + 1``...; stops before an
+    insert that would fill the table beyond half or `original` beyond its length and returns
+    the index reached (``ids.size`` when done)."""
+    n = ids.size
+    cap = np.int64(table.size // 2)
+    mask = np.uint64(cap - 1)
+    log_cap = 0
+    while (np.int64(1) << log_cap) < cap:
+        log_cap += 1
+    shift = np.uint64(64 - log_cap)
+    for i in range(start, n):
+        key = ids[i]
+        s = np.int64((np.uint64(key) * _GOLDEN) >> shift)
+        while True:
+            v = table[2 * s + 1]
+            if v < 0:
+                c = count[0]
+                if 2 * (c + 1) > cap or c >= original.size:
+                    return i
+                v = c
+                table[2 * s] = key
+                table[2 * s + 1] = v
+                original[v] = key
+                count[0] = c + 1
+                break
+            if table[2 * s] == key:
+                break
+            s = np.int64((np.uint64(s) + np.uint64(1)) & mask)
+        dense[i] = v
+    return n
+
+
+@njit(types.void(_I64, types.int64, _I64), **JIT)
+def _rehash(original, count, table):  # pragma: no cover - compiled
+    """Insert ``original[:count]`` (dense id = position) into the empty hash `table`."""
+    cap = np.int64(table.size // 2)
+    mask = np.uint64(cap - 1)
+    log_cap = 0
+    while (np.int64(1) << log_cap) < cap:
+        log_cap += 1
+    shift = np.uint64(64 - log_cap)
+    for d in range(count):
+        k = original[d]
+        t = np.int64((np.uint64(k) * _GOLDEN) >> shift)
+        while table[2 * t + 1] >= 0:
+            t = np.int64((np.uint64(t) + np.uint64(1)) & mask)
+        table[2 * t] = k
+        table[2 * t + 1] = d
+
+
+class IdMap:
+    """Dense ids in first-occurrence order for ids that arrive in chunks (streamed traces).
+
+    ``IdMap().map(chunk)`` for the chunks of a trace in order gives, concatenated, what
+    ``remap(all_ids)[0]`` gives; mapping the same chunks again (a second pass) gives the same
+    ids. Memory: an open-addressing table of 16 bytes per slot, at most half full, and the
+    distinct ids (8 bytes each): 24 to 40 bytes per distinct id, whatever the number of ids
+    mapped. Not thread-safe.
+
+    Attributes
+    ----------
+    n_distinct : int
+        Distinct ids seen so far.
+    """
+
+    def __init__(self) -> None:
+        self._table = np.full(2 << 12, -1, dtype=np.int64)
+        self._original = np.empty(1 << 12, dtype=np.int64)
+        self._count = np.zeros(1, dtype=np.int64)
+
+    @property
+    def n_distinct(self) -> int:
+        return int(self._count[0])
+
+    def original_ids(self) -> np.ndarray:
+        """The distinct ids in first-occurrence order (int64, shape (n_distinct,)); a copy."""
+        return self._original[: self.n_distinct].copy()
+
+    def map(self, ids: np.ndarray) -> np.ndarray:
+        """Dense ids (int64, same shape as `ids`) of a chunk of int64 (or uint64) ids."""
+        arr = np.asarray(ids)
+        if arr.dtype.kind == "u" and arr.dtype.itemsize == 8:
+            arr = arr.view(np.int64)
+        arr = np.ascontiguousarray(arr, dtype=np.int64)
+        dense = np.empty(arr.shape[0], dtype=np.int64)
+        i = 0
+        with np.errstate(over="ignore"):
+            while True:
+                i = int(_remap_more(arr, dense, self._table, self._original, self._count, i))
+                if i >= arr.shape[0]:
+                    return dense
+                self._grow()
+
+    def _grow(self) -> None:
+        count = self.n_distinct
+        if count >= self._original.shape[0]:
+            bigger = np.empty(2 * self._original.shape[0], dtype=np.int64)
+            bigger[:count] = self._original[:count]
+            self._original = bigger
+        if 2 * (count + 1) > self._table.shape[0] // 2:
+            self._table = np.full(2 * self._table.shape[0], -1, dtype=np.int64)
+            with np.errstate(over="ignore"):
+                _rehash(self._original, count, self._table)

@@ -24,6 +24,7 @@ import os
 import struct
 import zipfile
 import zlib
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -78,6 +79,99 @@ def write(trace: Trace, path: str | os.PathLike[str], *, compress: bool = True, 
                         np.lib.format.write_array(zw, arr, allow_pickle=False)
                 else:
                     np.lib.format.write_array(member, arr, allow_pickle=False)
+
+
+def write_columns(
+    path: str | os.PathLike[str],
+    n_requests: int,
+    original_id: np.ndarray,
+    columns: Mapping[str, Iterable[np.ndarray]],
+    *,
+    source: dict[str, Any] | None = None,
+    compress: bool = True,
+    level: int = 3,
+) -> None:
+    """Write a ``.pgt`` file from columns given in chunks, for traces larger than memory.
+
+    Each column is written as one member, its chunks consumed in turn (a generator is read
+    once, lazily), so memory holds one chunk; the result reads back as `write` of the same trace.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        Output file; overwritten.
+    n_requests : int
+        Accesses: each column's chunks must hold exactly this many values.
+    original_id : numpy.ndarray of int64, shape (n_pages,)
+        Source id of each dense page; its length is the number of pages.
+    columns : mapping of name to iterable of numpy.ndarray
+        ``page`` (required: dense ids in first-occurrence order, checked as written) and any of
+        ``kind``, ``op``, ``cgroup``, ``tag``, ``size``, ``time`` (absent ones read back as the
+        Trace's defaults: zeros, or None for size and time); values are cast to the column's dtype.
+    source, compress, level
+        As for `write` (``source`` defaults to ``{}``).
+
+    Raises
+    ------
+    ValueError
+        If a column is unknown, ``page`` is missing, a column holds more or fewer than
+        `n_requests` values, or ``page`` is not dense in first-occurrence order over
+        ``len(original_id)`` pages.
+    """
+    unknown = sorted(set(columns) - set(_COLUMNS))
+    if unknown or "page" not in columns:
+        raise ValueError(f"write_columns: need 'page' and known columns {_COLUMNS}; got {sorted(columns)}")
+    original = np.ascontiguousarray(original_id, dtype=np.int64)
+    present = {name: columns.get(name) for name in _COLUMNS}
+    meta: dict[str, Any] = {
+        "format": FORMAT_TAG,
+        "version": VERSION,
+        "n_requests": int(n_requests),
+        "n_pages": int(original.shape[0]),
+        "columns": {name: (None if present[name] is None else _DTYPES[name]) for name in _COLUMNS},
+        "compression": "zstd" if compress else "none",
+        "source": json.loads(json.dumps(source or {}, allow_nan=False)),
+    }
+    suffix = ".npy.zst" if compress else ".npy"
+    cctx = zstandard.ZstdCompressor(level=level, write_checksum=True) if compress else None
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
+        zf.writestr("meta.json", json.dumps(meta, indent=1, sort_keys=True, allow_nan=False))
+        for name, chunks in [*present.items(), ("original_id", [original])]:
+            if chunks is not None:
+                length = original.shape[0] if name == "original_id" else int(n_requests)
+                with zf.open(name + suffix, "w", force_zip64=True) as member:
+                    _write_member(member, cctx, name, chunks, length, original.shape[0])
+
+
+def _write_member(
+    member: Any, cctx: Any, name: str, chunks: Iterable[np.ndarray], length: int, n_pages: int
+) -> None:
+    """One column of `write_columns` into the open zip `member`: the ``.npy`` header, then the
+    chunks (zstd-compressed into one checksummed frame when `cctx` is given)."""
+    from ..stream import _dense_violation
+
+    dtype = np.dtype(_DTYPES[name])
+    next_new = np.zeros(1, dtype=np.int64)
+    written = 0
+    out: Any = cctx.stream_writer(member, closefd=False) if cctx is not None else member
+    np.lib.format.write_array_header_2_0(
+        out, {"descr": dtype.str, "fortran_order": False, "shape": (length,)}
+    )
+    for chunk in chunks:
+        arr = np.ascontiguousarray(chunk, dtype=dtype)
+        if name == "page" and int(_dense_violation(arr, next_new)) >= 0:
+            raise ValueError(f"write_columns: page ids not dense in first-occurrence order after {written}")
+        written += arr.shape[0]
+        if written > length:
+            break
+        out.write(arr.tobytes())
+    if cctx is not None:
+        out.close()
+    if written != length:
+        held = f"more than {length}" if written > length else str(written)
+        raise ValueError(f"write_columns: column {name!r} holds {held} values, expected {length}")
+    if name == "page" and int(next_new[0]) != n_pages:
+        raise ValueError(f"write_columns: page uses {int(next_new[0])} pages, original_id has {n_pages}")
 
 
 def read(path: str | os.PathLike[str], *, mmap: bool = False) -> Trace:
