@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import keyword
 import math
+import re
 from collections import namedtuple
 from dataclasses import dataclass
 from typing import Any
@@ -111,7 +112,7 @@ def _offsets(kind: str, fields: tuple[Field, ...], start: int, extra: dict[str, 
         values.append(at)
         at += f.size
     extra = extra or {}
-    cls = namedtuple(kind, [*names, *extra])  # type: ignore[misc]  # noqa: PYI024
+    cls = namedtuple(re.sub(r"\W", "_", kind), [*names, *extra])  # type: ignore[misc]  # noqa: PYI024
     return cls(*values, *extra.values())
 
 
