@@ -112,7 +112,7 @@ def _offsets(kind: str, fields: tuple[Field, ...], start: int, extra: dict[str, 
         values.append(at)
         at += f.size
     extra = extra or {}
-    cls = namedtuple(re.sub(r"\W", "_", kind), [*names, *extra])  # type: ignore[misc]  # noqa: PYI024
+    cls = namedtuple("L_" + re.sub(r"\W", "_", kind), [*names, *extra])  # type: ignore[misc]  # noqa: PYI024
     return cls(*values, *extra.values())
 
 
