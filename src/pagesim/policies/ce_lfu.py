@@ -68,9 +68,9 @@ STATE = Layout(
         field(
             "ring",
             "page id",
-            "pm column: the list's order by position (the index of core.indexed.list_sample_indexed)",
+            "the list's order by position (the index of core.indexed.list_sample_indexed)",
         ),
-        field("slot", "position", "pm column: the page's position in RING"),
+        field("slot", "position", "the page's position in PM.ring"),
     ),
     gi=(
         field("list", "list id", "the list"),

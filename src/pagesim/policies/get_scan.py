@@ -63,7 +63,7 @@ STATE = Layout(
     "get-scan",
     pm=(
         field("accesses", "accesses", "accesses since insertion"),
-        field("is_scan", "flag", "pm column: 1 if a scan tag brought the page in"),
+        field("is_scan", "flag", "1 if a scan tag brought the page in"),
     ),
     gi=(
         field("general", "list id", "the general list"),
