@@ -119,7 +119,7 @@ def variants(kernel: bool, tmp: Path, samples: int):  # type: ignore[no-untyped-
     out = [
         ("as built", w, {}, None, samples),
         ("width=capacity", w, {}, set_global("G_CELLS", lambda s, c: max(int(c), 1)), samples),
-        ("width x4", w, {}, set_global("G_CELLS", lambda s, c: 4 * int(s.gi[w.G_CELLS])), samples),
+        ("width x4", w, {}, set_global("G_CELLS", lambda s, c: 4 * int(s.gi[w.GI.cells])), samples),
         (
             "reset x n_s/(R N)",
             w,

@@ -13,47 +13,54 @@ Run it::
 """
 
 from pagesim.core.jit import kernel
+from pagesim.core.layout import Layout, field
 from pagesim.core.lists import CONTINUE, EVICT, SKIP, STOP, TO_TAIL, list_add_tail, list_create, list_iterate
-from pagesim.core.state import A_CGROUP, A_PAGE, GI_USER
+from pagesim.core.state import A_CGROUP, A_PAGE
 from pagesim.policies import Policy
 
-LIST = GI_USER
-FOUND = GI_USER + 1  # set once the verdict has proposed a page in this walk
-REF = 0  # s.pm column: the reference bit
+STATE = Layout(
+    "clock-iterate",
+    pm=(field("ref", "flag", "the reference bit"),),
+    gi=(
+        field("list", "list id", "the clock's queue"),
+        field("found", "flag", "set once the verdict has proposed a page in this walk"),
+    ),
+)
+PM, GI = STATE.pm, STATE.gi
 
 
 @kernel
 def second_chance(s, a, index, page):
     """Verdict: propose the first page with a clear bit; clear set bits on the way."""
-    if s.gi[FOUND] != 0:
+    if s.gi[GI.found] != 0:
         return STOP
-    if s.pm[page, REF] != 0:
-        s.pm[page, REF] = 0
+    if s.pm[page, PM.ref] != 0:
+        s.pm[page, PM.ref] = 0
         return CONTINUE
-    s.gi[FOUND] = 1
+    s.gi[GI.found] = 1
     return EVICT
 
 
 def init(s, a):
-    s.gi[LIST] = list_create(s, a[A_CGROUP])
-    return 0 if s.gi[LIST] >= 0 else -1
+    s.gi[GI.list] = list_create(s, a[A_CGROUP])
+    return 0 if s.gi[GI.list] >= 0 else -1
 
 
 def added(s, a):
-    s.pm[a[A_PAGE], REF] = 0
-    list_add_tail(s, s.gi[LIST], a[A_PAGE])
+    s.pm[a[A_PAGE], PM.ref] = 0
+    list_add_tail(s, s.gi[GI.list], a[A_PAGE])
     return 0
 
 
 def accessed(s, a):
-    s.pm[a[A_PAGE], REF] = 1
+    s.pm[a[A_PAGE], PM.ref] = 1
     return 0
 
 
 def evict(s, a):
-    s.gi[FOUND] = 0
+    s.gi[GI.found] = 0
     # kept pages go to the tail (behind the hand); the proposed one stays where it is
-    n = list_iterate(s, a, s.gi[LIST], second_chance, 0, TO_TAIL, -1, SKIP, -1)
+    n = list_iterate(s, a, s.gi[GI.list], second_chance, 0, TO_TAIL, -1, SKIP, -1)
     return max(n, 0)
 
 
@@ -62,8 +69,8 @@ class IterClock(Policy):
 
     name = "iter-clock"
     description = "CLOCK with a list_iterate verdict (examples/clock_iterate.py)"
-    int_fields = ("ref",)
-    int_globals = 2
+    int_fields = STATE.int_fields
+    int_globals = STATE.int_globals
     init = staticmethod(init)
     added = staticmethod(added)
     accessed = staticmethod(accessed)

@@ -10,34 +10,37 @@ numpy arrays and scalars in ``s``, the list functions of :mod:`pagesim.core.list
 module-level constants.
 """
 
+from pagesim.core.layout import Layout, field
 from pagesim.core.lists import list_add, list_create, list_move, list_tail
-from pagesim.core.state import A_CGROUP, A_PAGE, GI_USER
+from pagesim.core.state import A_CGROUP, A_PAGE
 from pagesim.policies import Policy
 
-LIST = GI_USER  # s.gi[LIST]: id of our one eviction list
+#: what the policy keeps: one global, the id of its one eviction list (``s.gi[GI.list]``)
+STATE = Layout("mylru", gi=(field("list", "list id", "our one eviction list, most recent at the head"),))
+GI = STATE.gi
 
 
 def init(s, a):
     """Create the list (owned by cgroup 0); 0 means success."""
-    s.gi[LIST] = list_create(s, a[A_CGROUP])
-    return 0 if s.gi[LIST] >= 0 else -1
+    s.gi[GI.list] = list_create(s, a[A_CGROUP])
+    return 0 if s.gi[GI.list] >= 0 else -1
 
 
 def added(s, a):
     """A page was inserted: most recently used, so at the head."""
-    list_add(s, s.gi[LIST], a[A_PAGE])
+    list_add(s, s.gi[GI.list], a[A_PAGE])
     return 0
 
 
 def accessed(s, a):
     """A hit: move the page back to the head."""
-    list_move(s, s.gi[LIST], a[A_PAGE], False)
+    list_move(s, s.gi[GI.list], a[A_PAGE], False)
     return 0
 
 
 def evict(s, a):
     """Propose the tail, the page unused longest; return how many candidates."""
-    victim = list_tail(s, s.gi[LIST])
+    victim = list_tail(s, s.gi[GI.list])
     if victim < 0:
         return 0
     s.cand[0] = victim
@@ -49,7 +52,7 @@ class MyLRU(Policy):
 
     name = "my-lru"
     description = "a user's LRU (examples/my_lru.py)"
-    int_globals = 1
+    int_globals = STATE.int_globals
     init = staticmethod(init)
     added = staticmethod(added)
     accessed = staticmethod(accessed)

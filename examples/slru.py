@@ -14,39 +14,46 @@ Run it::
     pagesim compare workload:zipf --size 5% --policy lru,examples/slru.py:SLRU
 """
 
+from pagesim.core.layout import Layout, field
 from pagesim.core.lists import list_add, list_create, list_len, list_move, list_of, list_tail
-from pagesim.core.state import A_CGROUP, A_PAGE, GI_USER
+from pagesim.core.state import A_CGROUP, A_PAGE
 from pagesim.policies import Policy
 
-PROBATION = GI_USER  # s.gi slots: the two list ids ...
-PROTECTED = GI_USER + 1
-MAX_PROTECTED = GI_USER + 2  # ... and the protected list's limit, in pages
+STATE = Layout(
+    "slru",
+    gi=(
+        field("probation", "list id", "pages seen once since they came in"),
+        field("protected", "list id", "pages hit at least once"),
+        field("max_protected", "pages", "the protected list's limit"),
+    ),
+)
+GI = STATE.gi
 
 
 def init(s, a):
-    s.gi[PROBATION] = list_create(s, a[A_CGROUP])
-    s.gi[PROTECTED] = list_create(s, a[A_CGROUP])
-    return 0 if s.gi[PROBATION] >= 0 and s.gi[PROTECTED] >= 0 else -1
+    s.gi[GI.probation] = list_create(s, a[A_CGROUP])
+    s.gi[GI.protected] = list_create(s, a[A_CGROUP])
+    return 0 if s.gi[GI.probation] >= 0 and s.gi[GI.protected] >= 0 else -1
 
 
 def added(s, a):
-    list_add(s, s.gi[PROBATION], a[A_PAGE])
+    list_add(s, s.gi[GI.probation], a[A_PAGE])
     return 0
 
 
 def accessed(s, a):
     page = a[A_PAGE]
-    list_move(s, s.gi[PROTECTED], page, False)  # from either list to protected's head
-    if list_of(s, page) == s.gi[PROTECTED] and list_len(s, s.gi[PROTECTED]) > s.gi[MAX_PROTECTED]:
-        demoted = list_tail(s, s.gi[PROTECTED])
-        list_move(s, s.gi[PROBATION], demoted, False)
+    list_move(s, s.gi[GI.protected], page, False)  # from either list to protected's head
+    if list_of(s, page) == s.gi[GI.protected] and list_len(s, s.gi[GI.protected]) > s.gi[GI.max_protected]:
+        demoted = list_tail(s, s.gi[GI.protected])
+        list_move(s, s.gi[GI.probation], demoted, False)
     return 0
 
 
 def evict(s, a):
-    victim = list_tail(s, s.gi[PROBATION])
+    victim = list_tail(s, s.gi[GI.probation])
     if victim < 0:
-        victim = list_tail(s, s.gi[PROTECTED])
+        victim = list_tail(s, s.gi[GI.protected])
     if victim < 0:
         return 0
     s.cand[0] = victim
@@ -59,7 +66,7 @@ class SLRU(Policy):
     name = "slru"
     description = "Segmented LRU: probation and protected lists (examples/slru.py)"
     params = {"protected": 0.8}
-    int_globals = 3
+    int_globals = STATE.int_globals
     init = staticmethod(init)
     added = staticmethod(added)
     accessed = staticmethod(accessed)
@@ -70,4 +77,4 @@ class SLRU(Policy):
         fraction = float(self.values["protected"])
         if not 0.0 <= fraction < 1.0:
             raise ValueError(f"slru: protected must be in [0, 1), got {fraction}")
-        s.gi[MAX_PROTECTED] = max(1, int(fraction * capacity))
+        s.gi[GI.max_protected] = max(1, int(fraction * capacity))

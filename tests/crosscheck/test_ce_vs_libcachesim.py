@@ -117,7 +117,7 @@ def test_ce_lhd_model_counts_only_evictions_as_events():
     s = make_state(4, **pol.state_shape())
     pol.configure(s, 4)
     ce_lhd._init(s, np.zeros(ACC_LEN, dtype=np.int64))
-    s.gi[ce_lhd.G_HITS + 2] = 10 * SCALE
-    s.gi[ce_lhd.G_EVICTIONS + 5] = 20 * SCALE
+    s.gi[ce_lhd.GI.hits + 2] = 10 * SCALE
+    s.gi[ce_lhd.GI.evictions + 5] = 20 * SCALE
     ce_lhd._reconfigure(s)
-    assert s.gi[ce_lhd.G_DENSITY : ce_lhd.G_DENSITY + 6].tolist() == [87381, 104857, 131072, 0, 0, 0]
+    assert s.gi[ce_lhd.GI.density : ce_lhd.GI.density + 6].tolist() == [87381, 104857, 131072, 0, 0, 0]

@@ -7,13 +7,9 @@ from pagesim.core.state import GI_FILE_QUEUE, GI_SWAP_QUEUE, GI_SWAPPINESS, make
 from pagesim.policies.cast.costs import anon_share, miss_cost, note_wait, refault_cost
 from pagesim.policies.cast.layout import (
     ANON_T,
-    F_ALL_N,
-    F_ALL_SUM,
-    F_OUT_N,
-    F_OUT_SUM,
     FILE_T,
-    G_MSIZE,
-    G_ZRAM,
+    GF,
+    GI,
     SWAPOUT_K,
 )
 from pagesim.policies.cast.policy import CAST
@@ -31,10 +27,10 @@ def test_anon_share_counts_zram_memory_as_anon() -> None:
     """Anon 100 pages on the lists, file 300: 1000 * 100 / 400 = 250 permille; with zram holding
     100 pages of memory (300 pages compressed 3 to 1) anon's part is 200 of 500: 400."""
     _, s = _state()
-    s.gi[G_MSIZE + ANON_T] = 100
-    s.gi[G_MSIZE + FILE_T] = 300
+    s.gi[GI.msize + ANON_T] = 100
+    s.gi[GI.msize + FILE_T] = 300
     assert anon_share.py_func(s) == 250
-    s.gi[G_ZRAM] = 100
+    s.gi[GI.zram] = 100
     assert anon_share.py_func(s) == 400
 
 
@@ -45,11 +41,11 @@ def test_write_out_samples_halve_as_the_waits_and_are_also_kept_whole() -> None:
     _, s = _state()
     for _ in range(4):
         note_wait.py_func(s, SWAPOUT_K, 100.0, 4)
-    assert (s.gf[F_OUT_SUM], s.gf[F_OUT_N]) == (200.0, 2.0)
-    assert (s.gf[F_ALL_SUM + SWAPOUT_K], s.gf[F_ALL_N + SWAPOUT_K]) == (400.0, 4.0)
+    assert (s.gf[GF.out_sum], s.gf[GF.out_n]) == (200.0, 2.0)
+    assert (s.gf[GF.all_sum + SWAPOUT_K], s.gf[GF.all_n + SWAPOUT_K]) == (400.0, 4.0)
     assert miss_cost.py_func(s, ANON_T) == refault_cost.py_func(s, ANON_T) + 900.0
     assert miss_cost.py_func(s, FILE_T) == refault_cost.py_func(s, FILE_T)
-    assert s.gf[F_ALL_N + ANON_T] == 0.0  # a write-out is no refault
+    assert s.gf[GF.all_n + ANON_T] == 0.0  # a write-out is no refault
 
 
 def _estimate_lines(pol: CAST, s) -> list[str]:  # type: ignore[no-untyped-def]
@@ -66,10 +62,10 @@ def test_estimate_has_the_seeds_swap_out_cpu_and_bdi_lines() -> None:
     an SSD (bdi 1): the cpu line is all zeros and each disk has its own line."""
     pol, s = _state()
     for k, (total, n) in enumerate(((7_334.0, 2.0), (350_000.0, 1.0), (10_000.0, 4.0))):
-        s.gf[F_ALL_SUM + k] = total
-        s.gf[F_ALL_N + k] = n
-    s.gf[F_OUT_SUM] = 10_000.0
-    s.gf[F_OUT_N] = 4.0
+        s.gf[GF.all_sum + k] = total
+        s.gf[GF.all_n + k] = n
+    s.gf[GF.out_sum] = 10_000.0
+    s.gf[GF.out_n] = 4.0
     s.gi[GI_SWAP_QUEUE] = 0
     s.gi[GI_FILE_QUEUE] = 2
     assert _estimate_lines(pol, s) == [

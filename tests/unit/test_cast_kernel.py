@@ -15,7 +15,9 @@ from pagesim.engine.kernel import KernelRun, simulate_kernel
 from pagesim.engine.memory import KernelConfig
 from pagesim.policies.base import kcompressd_depth, kcompressd_while_off
 from pagesim.policies.cast.core import word_count, word_g1, word_tick
-from pagesim.policies.cast.layout import WORD
+from pagesim.policies.cast.layout import (
+    PM,
+)
 from pagesim.policies.cast.policy import CAST
 from pagesim.policies.registry import make_policy
 from pagesim.trace import Trace
@@ -58,7 +60,7 @@ def test_clock_less_frees_and_the_walker() -> None:
     s, pol = run.state, run.policies[0]
 
     def word(i: int) -> int:
-        return int(s.pm[int(np.flatnonzero(run.trace.original_id == i)[0]), WORD])
+        return int(s.pm[int(np.flatnonzero(run.trace.original_id == i)[0]), PM.word])
 
     run.advance(30)
     r = pol.readouts(s)
@@ -88,7 +90,7 @@ def test_the_walker_clearing_every_bit() -> None:
     s, pol = run.state, run.policies[0]
 
     def word(i: int) -> int:
-        return int(s.pm[int(np.flatnonzero(run.trace.original_id == i)[0]), WORD])
+        return int(s.pm[int(np.flatnonzero(run.trace.original_id == i)[0]), PM.word])
 
     run.advance(30)
     assert pol.readouts(s)["walker_young"] == 24

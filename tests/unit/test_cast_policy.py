@@ -15,7 +15,10 @@ from pagesim.engine import simulate
 from pagesim.engine.simulate import Run
 from pagesim.policies import make_policy
 from pagesim.policies.cast.core import new_word, word_count, word_tick
-from pagesim.policies.cast.layout import G_NOW, WORD
+from pagesim.policies.cast.layout import (
+    GI,
+    PM,
+)
 from pagesim.policies.cast.policy import CAST
 from pagesim.trace import Trace
 
@@ -39,12 +42,12 @@ def test_clock_ticks_every_quarter_of_memory_and_not_without_intake() -> None:
     pol, s = run.policies[0], run.state
     run.advance(8)
     assert pol.readouts(s)["clock_tick"] == 4 and pol.readouts(s)["clock_in"] == 8
-    ticks = [int(word_tick.py_func(int(s.pm[_page(run, i), WORD]))) for i in range(8)]
+    ticks = [int(word_tick.py_func(int(s.pm[_page(run, i), PM.word]))) for i in range(8)]
     assert ticks == [0, 1, 1, 2, 2, 3, 3, 4]
     run.advance(100)
     r = pol.readouts(s)
     assert r["clock_tick"] == 4 and r["clock_in"] == 8
-    words = [int(s.pm[_page(run, i), WORD]) for i in range(8)]
+    words = [int(s.pm[_page(run, i), PM.word]) for i in range(8)]
     assert {int(word_tick.py_func(w)) for w in words} == {4}
     assert [int(word_count.py_func(w)) for w in words] == [14, 14, 14, 14, 13, 13, 13, 13]
     run.advance(1)
@@ -144,10 +147,10 @@ def test_decay_and_w_permille_per_type_as_the_seed_knobs() -> None:
     assert pol.label() == "cast-decay=6 8-w_permille=file 300"
     text = pol.describe(s)
     assert "\nanon decay 6 w_permille 100 " in text and "\nfile decay 8 w_permille 300 " in text
-    s.gi[G_NOW] = 64
+    s.gi[GI.now] = 64
     s.resident[0] = RESIDENT | ANON
     s.resident[1] = RESIDENT
-    s.pm[0, WORD] = s.pm[1, WORD] = new_word.py_func(64, 1)
+    s.pm[0, PM.word] = s.pm[1, PM.word] = new_word.py_func(64, 1)
     assert (CAST.key(s, 0), CAST.key(s, 1)) == (64, 256)
     pol, s = _configured(decay=6)
     r = pol.readouts(s)

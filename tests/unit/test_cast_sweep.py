@@ -16,19 +16,9 @@ from pagesim.policies.cast import hooks, sweep
 from pagesim.policies.cast.core import pack, read_word
 from pagesim.policies.cast.layout import (
     FILE_T,
-    G_BITMAP,
-    G_BUDGET,
-    G_BUFLEN,
-    G_CURSOR,
-    G_FRAMES,
-    G_MSIZE,
-    G_NOW,
-    G_Q,
-    G_QVALID,
-    G_STALE,
-    G_WORDS,
+    GI,
     N_BLOCKS,
-    WORD,
+    PM,
 )
 from pagesim.policies.cast.policy import CAST
 
@@ -43,20 +33,20 @@ def _state(now: int) -> tuple[CAST, object]:
     a = np.zeros(ACC_LEN, dtype=np.int64)
     a[A_CGROUP] = 0
     assert hooks._init(s, a) == 0
-    s.gi[G_NOW] = now
+    s.gi[GI.now] = now
     for b in range(N_BLOCKS):
-        s.gi[G_BITMAP + b] = 1  # every block marked: the sweep clears the empty ones
+        s.gi[GI.bitmap + b] = 1  # every block marked: the sweep clears the empty ones
     return pol, s
 
 
 def _put_m(s: object, p: int, word: int) -> None:
-    s.pm[p, WORD] = word  # type: ignore[attr-defined]
+    s.pm[p, PM.word] = word  # type: ignore[attr-defined]
     s.resident[p] = RESIDENT  # type: ignore[attr-defined]
-    s.gi[G_MSIZE + FILE_T] += 1  # type: ignore[attr-defined]
+    s.gi[GI.msize + FILE_T] += 1  # type: ignore[attr-defined]
 
 
 def _drain(s: object) -> None:
-    while s.gi[G_BUFLEN + FILE_T] > 0:  # type: ignore[attr-defined]
+    while s.gi[GI.buflen + FILE_T] > 0:  # type: ignore[attr-defined]
         sweep.buf_pop(s, FILE_T)
 
 
@@ -70,15 +60,15 @@ def test_a_first_pass_keeps_the_128_lowest_and_sets_the_quantile() -> None:
     pol, s = _state(now=60)
     for i in range(200):
         _put_m(s, 5 * i, pack(i % 50, 0, 0, TAG_FILE, 1))
-    s.gi[G_BUDGET + FILE_T] = N
+    s.gi[GI.budget + FILE_T] = N
     sweep.sweep(s, FILE_T)
     cands = pol.candidates(s, FILE_T)
     assert len(cands) == 128
     assert cands[:5] == [(0, 0), (250, 0), (500, 0), (750, 0), (5, 4)]
     assert [k for _, k in cands] == sorted(4 * j for j in range(32) for _ in range(4))
-    assert s.gi[G_QVALID + FILE_T] == 1 and s.gi[G_Q + FILE_T] == 12
-    assert s.gi[G_WORDS] == N and s.gi[G_CURSOR + FILE_T] == 0
-    bits = s.gi[G_BITMAP : G_BITMAP + N_BLOCKS]
+    assert s.gi[GI.qvalid + FILE_T] == 1 and s.gi[GI.q + FILE_T] == 12
+    assert s.gi[GI.words] == N and s.gi[GI.cursor + FILE_T] == 0
+    bits = s.gi[GI.bitmap : GI.bitmap + N_BLOCKS]
     assert int(bits.sum()) == 200 and bits[4] == 0 and bits[250:].sum() == 0
 
     # The second sweep stops once it holds enough keys at or below 12: enough = min(32,
@@ -86,20 +76,20 @@ def test_a_first_pass_keeps_the_128_lowest_and_sets_the_quantile() -> None:
     # (i = 50, 51): it stops at the end of block 63 (pages 252..255). Of the 64 blocks it passed,
     # 52 hold a page of M (5i < 256: i <= 51) and are read (208 words); 12 are skipped.
     _drain(s)
-    words, frames = int(s.gi[G_WORDS]), int(s.gi[G_FRAMES])
-    s.gi[G_BUDGET + FILE_T] = N
+    words, frames = int(s.gi[GI.words]), int(s.gi[GI.frames])
+    s.gi[GI.budget + FILE_T] = N
     sweep.sweep(s, FILE_T)
-    assert s.gi[G_CURSOR + FILE_T] == 256
-    assert s.gi[G_WORDS] - words == 208 and s.gi[G_FRAMES] - frames == 256
+    assert s.gi[GI.cursor + FILE_T] == 256
+    assert s.gi[GI.words] - words == 208 and s.gi[GI.frames] - frames == 256
     cands = pol.candidates(s, FILE_T)
     assert len(cands) == 52
     assert cands[:6] == [(0, 0), (250, 0), (5, 4), (255, 4), (10, 8), (15, 12)]
 
     # Each candidate is checked before it is taken: page 0 was read since it was found (its
     # word changed): passed over, counted stale; M's lowest is page 250.
-    s.pm[0, WORD] = read_word(int(s.pm[0, WORD]), 60)
+    s.pm[0, PM.word] = read_word(int(s.pm[0, PM.word]), 60)
     assert sweep.m_lowest(s, FILE_T) == 250
-    assert s.gi[G_STALE] == 1
+    assert s.gi[GI.stale] == 1
     pol.check_invariants(s)
 
 
@@ -130,6 +120,6 @@ def test_ties_read_once_go_by_the_sweep_and_read_more_by_the_frame_hash(cursor: 
         pol, s = _state(now=7)
         for p in (4, 8, 12):
             _put_m(s, p, word)
-        s.gi[G_CURSOR + FILE_T] = cursor
-        s.gi[G_BUDGET + FILE_T] = N
+        s.gi[GI.cursor + FILE_T] = cursor
+        s.gi[GI.budget + FILE_T] = N
         assert _order(s, 3) == expected

@@ -26,34 +26,17 @@ from pagesim.policies.cast import core, costs, layout, mrc, sample, sims, tune
 from pagesim.policies.cast.core import new_word
 from pagesim.policies.cast.hooks import _init
 from pagesim.policies.cast.layout import (
-    F_MRC,
-    F_MRCVAR,
-    G_BIG,
-    G_HITREAD,
-    G_LE,
-    G_LRUPG,
-    G_MSIZE,
-    G_NOW,
-    G_SEQREAD,
-    G_SIM,
-    G_SIMMINUS,
-    G_SIMPLUS,
-    G_TYPEBIG,
-    G_WPM,
+    GF,
+    GI,
     N_SIM_T,
-    O_SL,
-    O_SW,
-    P_LAST,
-    S_LE,
-    S_MISS,
-    S_ON,
-    S_WPM,
+    PM,
     SAMPLE_PENDING,
-    SIDX,
+    SIM_ARRAYS,
     SIM_NS,
     SIM_SIZE,
+    SIM_VARS,
+    TYPE_ARRAYS,
     TYPE_SIZE,
-    WORD,
 )
 from pagesim.policies.cast.policy import CAST
 from pagesim.policies.cast.walk import take_young
@@ -94,15 +77,15 @@ def test_decay_moves_to_the_sim_that_wins_its_sign_test() -> None:
     and the counts start again."""
     _, s = _state()
     t = layout.ANON_T
-    assert s.gi[G_LE + t] == 8
+    assert s.gi[GI.le + t] == 8
     for i, (p, m) in {4: (30, 5), 3: (20, 8), 1: (9, 3)}.items():
-        s.gi[G_SIMPLUS + i] = p
-        s.gi[G_SIMMINUS + i] = m
+        s.gi[GI.simplus + i] = p
+        s.gi[GI.simminus + i] = m
     assert tune.decide_decay(s, t)
-    assert s.gi[G_LE + t] == 10
-    levels = [int(s.gi[G_SIM + i * SIM_NS + S_LE]) for i in range(9)]
+    assert s.gi[GI.le + t] == 10
+    levels = [int(s.gi[GI.sim + i * SIM_NS + SIM_VARS.le]) for i in range(9)]
     assert levels == [10, 9, 11, 8, 12, 6, 14, 2, 0]
-    assert not s.gi[G_SIMPLUS : G_SIMPLUS + N_SIM_T].any()
+    assert not s.gi[GI.simplus : GI.simplus + N_SIM_T].any()
     assert not tune.decide_decay(s, t)  # no evidence since
 
 
@@ -122,24 +105,24 @@ def test_w_share_steps_on_the_gradients_sequential_test() -> None:
     _, s = _state()
     t = 1
     j = t * N_SIM_T + tune.SIM_WPLUS
-    s.gi[G_SIMPLUS + j] = 20
-    s.gi[G_SIMMINUS + j] = 2
+    s.gi[GI.simplus + j] = 20
+    s.gi[GI.simminus + j] = 2
     assert tune.decide_w(s, t)
-    assert s.gi[G_WPM + t] == 200
-    wm = int(s.gi[G_SIM + (t * N_SIM_T + tune.SIM_WMINUS) * SIM_NS + S_WPM])
-    wp = int(s.gi[G_SIM + j * SIM_NS + S_WPM])
+    assert s.gi[GI.wpm + t] == 200
+    wm = int(s.gi[GI.sim + (t * N_SIM_T + tune.SIM_WMINUS) * SIM_NS + SIM_VARS.wpm])
+    wp = int(s.gi[GI.sim + j * SIM_NS + SIM_VARS.wpm])
     assert (wm, wp) == (100, 300)
-    s.gi[G_SIMPLUS + j] = 10
-    s.gi[G_SIMMINUS + j] = 9
+    s.gi[GI.simplus + j] = 10
+    s.gi[GI.simminus + j] = 9
     assert not tune.decide_w(s, t)
-    assert s.gi[G_WPM + t] == 200
-    s.gi[G_SIMPLUS + j] = 1
-    s.gi[G_SIMMINUS + j] = 30  # W- better: back down
-    assert tune.decide_w(s, t) and s.gi[G_WPM + t] == 100
+    assert s.gi[GI.wpm + t] == 200
+    s.gi[GI.simplus + j] = 1
+    s.gi[GI.simminus + j] = 30  # W- better: back down
+    assert tune.decide_w(s, t) and s.gi[GI.wpm + t] == 100
 
 
 def _sim_misses(s, j: int) -> int:  # type: ignore[no-untyped-def]
-    return int(s.gi[G_SIM + j * SIM_NS + S_MISS])
+    return int(s.gi[GI.sim + j * SIM_NS + SIM_VARS.miss])
 
 
 def _fault_then_loop(reread: bool):  # type: ignore[no-untyped-def]
@@ -147,7 +130,7 @@ def _fault_then_loop(reread: bool):  # type: ignore[no-untyped-def]
     faulted at tick 0, its fault's young bit taken by the walker at tick 1 (``reread``), B and C
     faulted at tick 2, A read again. Returns the state."""
     _, s = _state()
-    s.gi[G_MSIZE] = 2  # the type's pages on the lists: the sims hold 2 (rate 65536)
+    s.gi[GI.msize] = 2  # the type's pages on the lists: the sims hold 2 (rate 65536)
     assert sims.sim_capacity(s, layout.ANON_T) == 2
     steps = (
         (0, 0, sample.READ),
@@ -159,7 +142,7 @@ def _fault_then_loop(reread: bool):  # type: ignore[no-untyped-def]
     for now, page, kind in steps:
         if kind == sample.REREAD and not reread:
             continue
-        s.gi[G_NOW] = now
+        s.gi[GI.now] = now
         tune.tune_feed(s, page, layout.ANON_T, kind)
     return s
 
@@ -175,22 +158,26 @@ def test_a_faults_young_bit_makes_the_decay_sims_differ() -> None:
     ranks the older lower (key E * 2^(le - 6)): A goes at le 1 and le 14 alike, 4 misses each:
     the nine sims were identical on stress-vm, where each page is written once a pass."""
     s = _fault_then_loop(reread=True)
-    assert [int(s.gi[G_SIM + j * SIM_NS + S_LE]) for j in (0, 7, 8)] == [8, 1, 14]
+    assert [int(s.gi[GI.sim + j * SIM_NS + SIM_VARS.le]) for j in (0, 7, 8)] == [8, 1, 14]
     rec = sample.sample_word(s.gi, s.gf, layout.ANON_T, 0)
     assert core.word_count(rec) == 3  # the fault, the re-read, the read at tick 2
     assert (_sim_misses(s, 7), _sim_misses(s, 8)) == (3, 4)
     # the centre (le 8: A 4 + floor(16 log2(1 + 2^(-1/4))) = 18, B 8) hit A, as le 1 did
-    assert s.gi[G_SIMMINUS + 8] == 1 and s.gi[G_SIMPLUS + 7] == 0
+    assert s.gi[GI.simminus + 8] == 1 and s.gi[GI.simplus + 7] == 0
     s = _fault_then_loop(reread=False)
     assert (_sim_misses(s, 7), _sim_misses(s, 8)) == (4, 4)
-    assert not s.gi[G_SIMPLUS : G_SIMPLUS + N_SIM_T].any()
-    assert not s.gi[G_SIMMINUS : G_SIMMINUS + N_SIM_T].any()
+    assert not s.gi[GI.simplus : GI.simplus + N_SIM_T].any()
+    assert not s.gi[GI.simminus : GI.simminus + N_SIM_T].any()
 
 
 def _sim_pages(s, j: int) -> list[tuple[int, int, int]]:  # type: ignore[no-untyped-def]
     """Sim ``j``'s pages of the first 3 anon slots: (slot, place 1 W / 2 M, word)."""
-    b = G_BIG + j * SIM_SIZE
-    return [(x, int(s.gi[b + O_SL + x]), int(s.gi[b + O_SW + x])) for x in range(3) if s.gi[b + O_SL + x]]
+    b = GI.big + j * SIM_SIZE
+    return [
+        (x, int(s.gi[b + SIM_ARRAYS.sl + x]), int(s.gi[b + SIM_ARRAYS.sw + x]))
+        for x in range(3)
+        if s.gi[b + SIM_ARRAYS.sl + x]
+    ]
 
 
 def test_a_sim_that_comes_on_takes_the_centres_pages() -> None:
@@ -202,20 +189,20 @@ def test_a_sim_that_comes_on_takes_the_centres_pages() -> None:
     at tick 2, A is read: as in the test above, le 8 drops B and hits A (1 miss: C), le 14 drops
     A and misses it again (4 misses: A, B, C, A). Started empty, sim 5 missed both C and A."""
     _, s = _state()
-    s.gi[G_MSIZE] = 2
-    s.gi[G_LE] = 1
+    s.gi[GI.msize] = 2
+    s.gi[GI.le] = 1
     tune._centre_sims(s.gi, s.gf, layout.ANON_T)
-    assert [int(s.gi[G_SIM + j * SIM_NS + S_ON]) for j in range(9)] == [1, 0, 1, 0, 1, 0, 1, 0, 1]
+    assert [int(s.gi[GI.sim + j * SIM_NS + SIM_VARS.on]) for j in range(9)] == [1, 0, 1, 0, 1, 0, 1, 0, 1]
     for now, page, kind in ((0, 0, sample.READ), (1, 0, sample.REREAD), (2, 1, sample.READ)):
-        s.gi[G_NOW] = now
+        s.gi[GI.now] = now
         tune.tune_feed(s, page, layout.ANON_T, kind)
-    s.gi[G_LE] = 12
+    s.gi[GI.le] = 12
     tune._centre_sims(s.gi, s.gf, layout.ANON_T)
-    assert [int(s.gi[G_SIM + j * SIM_NS + S_LE]) for j in (0, 4, 5)] == [12, 14, 8]
+    assert [int(s.gi[GI.sim + j * SIM_NS + SIM_VARS.le]) for j in (0, 4, 5)] == [12, 14, 8]
     centre = _sim_pages(s, 0)
     assert [(x, place) for x, place, _ in centre] == [(0, 1), (1, 1)]
     assert _sim_pages(s, 5) == centre == _sim_pages(s, 4)
-    assert _sim_misses(s, 5) == 0 and s.gi[G_SIMPLUS + 5] == 0 and s.gi[G_SIMMINUS + 5] == 0
+    assert _sim_misses(s, 5) == 0 and s.gi[GI.simplus + 5] == 0 and s.gi[GI.simminus + 5] == 0
     for page in (2, 0):
         tune.tune_feed(s, page, layout.ANON_T, sample.READ)
     assert [x for x, _, _ in _sim_pages(s, 5)] == [0, 2]
@@ -230,22 +217,22 @@ def test_the_walker_feeds_a_sampled_pages_fault_bit_once() -> None:
     _, s = _state()
     p = 5
     s.resident[p] = RESIDENT | ANON_FLAG | YOUNG
-    s.gi[G_NOW] = 0
-    s.pm[p, WORD] = new_word(0, 1)
+    s.gi[GI.now] = 0
+    s.pm[p, PM.word] = new_word(0, 1)
     tune.tune_feed(s, p, layout.ANON_T, sample.READ)  # the fault
-    x = int(s.pm[p, SIDX])
+    x = int(s.pm[p, PM.sidx])
     assert core.word_count(sample.sample_word(s.gi, s.gf, layout.ANON_T, x)) == 1
     assert not take_young(s, p, 0, True)  # the walker of the fault's tick leaves it (Choice 10)
-    s.gi[G_NOW] = 1
+    s.gi[GI.now] = 1
     assert take_young(s, p, 1, True)
     assert core.word_count(sample.sample_word(s.gi, s.gf, layout.ANON_T, x)) == 2
-    assert core.word_count(int(s.pm[p, WORD])) == 2
+    assert core.word_count(int(s.pm[p, PM.word])) == 2
     s.resident[p] |= YOUNG  # an access, seen by its hinting fault
-    s.pm[p, SIDX] = x | SAMPLE_PENDING
-    s.gi[G_NOW] = 2
+    s.pm[p, PM.sidx] = x | SAMPLE_PENDING
+    s.gi[GI.now] = 2
     assert take_young(s, p, 2, True)
     assert core.word_count(sample.sample_word(s.gi, s.gf, layout.ANON_T, x)) == 2
-    assert core.word_count(int(s.pm[p, WORD])) == 3
+    assert core.word_count(int(s.pm[p, PM.word])) == 3
 
 
 def test_a_page_read_ahead_again_comes_into_the_sims_w() -> None:
@@ -256,7 +243,7 @@ def test_a_page_read_ahead_again_comes_into_the_sims_w() -> None:
     W, meets M's lowest Q (key 0) at W's tail, wins the tie, Q goes. P read: a hit. 3 misses in each of
     the 11 sims (4 if P read ahead were kept out)."""
     _, s = _state()
-    s.gi[G_MSIZE + 1] = 2
+    s.gi[GI.msize + 1] = 2
     assert sims.sim_capacity(s, 1) == 2
     for page, kind in (
         (0, sample.READ),
@@ -274,9 +261,9 @@ def _curves(s, anon: list[float], file: list[float]) -> None:  # type: ignore[no
     hit count's variance as if every hit were placed at weight MRC_EVERY and never halved."""
     for t, c in ((0, anon), (1, file)):
         for k, v in enumerate(c):
-            s.gf[F_MRC + 12 * t + k] = v
+            s.gf[GF.mrc + 12 * t + k] = v
             if k < 10:
-                s.gf[F_MRCVAR + 12 * t + k] = mrc.MRC_EVERY * v
+                s.gf[GF.mrcvar + 12 * t + k] = mrc.MRC_EVERY * v
 
 
 def test_split_from_two_curves_weighed_by_cost() -> None:
@@ -291,8 +278,8 @@ def test_split_from_two_curves_weighed_by_cost() -> None:
     assert costs.miss_cost(s, 0) == 142_500 and costs.miss_cost(s, 1) == 60_000
     assert mrc.mrc_misses(s, 0, 3) == 100 and mrc.mrc_misses(s, 1, 9) == 100
     assert mrc.split_choice(s, 5) == 1
-    assert s.gf[layout.F_SPLIT_COST + 0] == 142_500 * 100 + 60_000 * 100
-    assert s.gf[layout.F_SPLIT_COST + 4] == 142_500 * 100 + 60_000 * 500
+    assert s.gf[layout.GF.split_cost + 0] == 142_500 * 100 + 60_000 * 100
+    assert s.gf[layout.GF.split_cost + 4] == 142_500 * 100 + 60_000 * 500
 
 
 def test_split_stays_within_two_standard_deviations() -> None:
@@ -324,15 +311,15 @@ def test_halving_quarters_the_variance() -> None:
     16 * 4 per tenth): 2 * 60,000 * sqrt(8 * 64) = 2,715,290: it stays."""
     _, s = _state()
     _curves(s, [80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 80], [16] * 10 + [160])
-    s.gi[layout.G_DAUTO] = 0
-    s.gi[layout.G_SPLIT] = 100  # already at the least: the decisions only halve
-    s.gi[G_LRUPG] = 100
-    s.gi[layout.G_RATE] = 65536
+    s.gi[layout.GI.dauto] = 0
+    s.gi[layout.GI.split] = 100  # already at the least: the decisions only halve
+    s.gi[GI.lrupg] = 100
+    s.gi[layout.GI.rate] = 65536
     assert mrc.curve_memory(s) == 100
     tune.tune_decide(s)
     tune.tune_decide(s)
-    assert s.gf[F_MRC + 12 + 10] == 40 and s.gf[F_MRC + 12 + 3] == 4
-    assert s.gf[F_MRCVAR + 12 + 3] == 16
+    assert s.gf[GF.mrc + 12 + 10] == 40 and s.gf[GF.mrc + 12 + 3] == 4
+    assert s.gf[GF.mrcvar + 12 + 3] == 16
     assert mrc.split_choice(s, 9) == 1
     _curves(s, [20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 20], [4] * 10 + [40])
     assert mrc.split_choice(s, 9) == 9
@@ -344,21 +331,21 @@ def _decide_after_batches(curve_memory: int, batches: int) -> list[int]:
     The 100-page list wholly sampled (a sample memory: 100 reads), split at 9/10, the decay
     controller off."""
     _, s = _state(curve_memory=curve_memory)
-    s.gi[layout.G_DAUTO] = 0
-    s.gi[layout.G_SPLIT] = 900
-    s.gi[G_LRUPG] = 100
-    s.gi[layout.G_RATE] = 65536
+    s.gi[layout.GI.dauto] = 0
+    s.gi[layout.GI.split] = 900
+    s.gi[GI.lrupg] = 100
+    s.gi[layout.GI.rate] = 65536
     out = []
     for _ in range(batches):
-        s.gf[F_MRC + 0] += 40
-        s.gf[F_MRC + 10] += 40
-        s.gf[F_MRCVAR + 0] += mrc.MRC_EVERY * 40
+        s.gf[GF.mrc + 0] += 40
+        s.gf[GF.mrc + 10] += 40
+        s.gf[GF.mrcvar + 0] += mrc.MRC_EVERY * 40
         for k in range(10):
-            s.gf[F_MRC + 12 + k] += 1
-            s.gf[F_MRCVAR + 12 + k] += mrc.MRC_EVERY
-        s.gf[F_MRC + 12 + 10] += 10
+            s.gf[GF.mrc + 12 + k] += 1
+            s.gf[GF.mrcvar + 12 + k] += mrc.MRC_EVERY
+        s.gf[GF.mrc + 12 + 10] += 10
         tune.tune_decide(s)
-        out.append(int(s.gi[layout.G_SPLIT]) // 100)
+        out.append(int(s.gi[layout.GI.split]) // 100)
     return out
 
 
@@ -400,20 +387,20 @@ def test_readahead_hits_in_the_file_curve() -> None:
     has no readahead."""
     _, s = _state()
     gi, gf = s.gi, s.gf
-    f = F_MRC + 12
+    f = GF.mrc + 12
     mrc.mrc_access(gi, gf, 1, 0, sample.PREFETCH)  # slot 0 read ahead
     mrc.note_stream(s, 7, True)
     mrc.mrc_access(gi, gf, 1, 0, sample.READ)
-    assert gf[f + 10] == 1 and gf[f] == 1 and gf[F_MRCVAR + 12] == 1
-    assert gi[G_TYPEBIG + TYPE_SIZE + P_LAST] & sample.REC_RA == 0  # read: no longer read ahead
+    assert gf[f + 10] == 1 and gf[f] == 1 and gf[GF.mrcvar + 12] == 1
+    assert gi[GI.typebig + TYPE_SIZE + TYPE_ARRAYS.last] & sample.REC_RA == 0  # read: no longer read ahead
     mrc.note_stream(s, 8, True)  # page 8 after page 7, a hit: the sequential run
-    assert gi[G_SEQREAD] == 1 and gi[G_HITREAD] == 1
+    assert gi[GI.seqread] == 1 and gi[GI.hitread] == 1
     mrc.mrc_access(gi, gf, 1, 0, sample.READ)
     assert gf[f + 10] == 2 and gf[f] == 2
     mrc.note_stream(s, 9, False)  # a miss in the real cache: placed by depth (1 in 16)
-    assert gi[G_SEQREAD] == 0 and not mrc.read_ahead_hit(gi, 1, sample.REC_RA)
+    assert gi[GI.seqread] == 0 and not mrc.read_ahead_hit(gi, 1, sample.REC_RA)
     mrc.note_stream(s, 3, True)  # a hit out of sequence: by depth too
-    assert gi[G_SEQREAD] == 0 and not mrc.read_ahead_hit(gi, 1, 0)
+    assert gi[GI.seqread] == 0 and not mrc.read_ahead_hit(gi, 1, 0)
     assert mrc.read_ahead_hit(gi, 1, sample.REC_RA) and not mrc.read_ahead_hit(gi, 0, sample.REC_RA)
 
 
@@ -431,10 +418,10 @@ def _file_curve_state(file_pages: int = 0):  # type: ignore[no-untyped-def]
     """A state whose curves are in tenths of 10 pages (100 pages on the lists, every page
     sampled), with ``file_pages`` sampled file pages; returns ``(s, s.gi, s.gf)``."""
     _, s = _state()
-    s.gi[G_LRUPG] = 100
-    s.gi[layout.G_RATE] = 65536
+    s.gi[GI.lrupg] = 100
+    s.gi[layout.GI.rate] = 65536
     if file_pages:
-        s.gi[layout.G_SCAP + 1] = file_pages
+        s.gi[layout.GI.scap + 1] = file_pages
     return s, s.gi, s.gf
 
 
@@ -446,11 +433,11 @@ def test_a_readahead_window_is_a_hit_only_where_it_survives() -> None:
     a miss at 1/10 and 2/10, a hit from 3/10 (bin 2)."""
     s, gi, gf = _file_curve_state()
     assert mrc.mrc_unit(gi, gf) == 10
-    f = F_MRC + 12
+    f = GF.mrc + 12
     _read_slot_0_after(s, range(1, 10), 7, True)
     assert gf[f] == 1 and gf[f + 10] == 1
     _read_slot_0_after(s, range(10, 35), 20, True)
-    assert gf[f + 2] == 1 and gf[F_MRCVAR + 12 + 2] == 1 and gf[f + 10] == 2
+    assert gf[f + 2] == 1 and gf[GF.mrcvar + 12 + 2] == 1 and gf[f + 10] == 2
     assert mrc.mrc_misses(s, 1, 2) == 1 and mrc.mrc_misses(s, 1, 3) == 0
 
 
@@ -459,9 +446,9 @@ def test_a_lost_readahead_window_is_a_miss_up_to_the_real_size() -> None:
     sizes up to the type's pages (35 sampled pages, a tenth 10: 3/10), a hit at the larger
     ones (bin 3)."""
     s, gi, gf = _file_curve_state(file_pages=35)
-    f = F_MRC + 12
+    f = GF.mrc + 12
     _read_slot_0_after(s, range(0), 7, False)
-    assert gf[f + 3] == 1 and gf[F_MRCVAR + 12 + 3] == 1 and gf[f + 10] == 1
+    assert gf[f + 3] == 1 and gf[GF.mrcvar + 12 + 3] == 1 and gf[f + 10] == 1
     assert mrc.mrc_misses(s, 1, 3) == 1 and mrc.mrc_misses(s, 1, 4) == 0
 
 
@@ -473,14 +460,14 @@ def test_a_lost_window_is_a_miss_where_w_would_not_have_held_it() -> None:
     size. W's share 500 permille: slot 0 read ahead again, 44 others (164 pages in all), missed:
     W holds 44 pages from 9/10 (45 pages) on: a miss up to 8/10, a hit from 9/10 (bin 8)."""
     s, gi, gf = _file_curve_state(file_pages=35)
-    gi[layout.G_WPM + 1] = 0
-    f = F_MRC + 12
+    gi[layout.GI.wpm + 1] = 0
+    f = GF.mrc + 12
     _read_slot_0_after(s, range(1, 120), 7, False)
     assert gf[f + 10] == 1 and sum(gf[f : f + 10]) == 0
     assert mrc.mrc_misses(s, 1, 10) == 1
-    gi[layout.G_WPM + 1] = 500
+    gi[layout.GI.wpm + 1] = 500
     _read_slot_0_after(s, range(120, 164), 9, False)
-    assert gf[f + 8] == 1 and gf[F_MRCVAR + 12 + 8] == 1 and gf[f + 10] == 2
+    assert gf[f + 8] == 1 and gf[GF.mrcvar + 12 + 8] == 1 and gf[f + 10] == 2
     assert mrc.mrc_misses(s, 1, 8) == 2 and mrc.mrc_misses(s, 1, 9) == 1
 
 

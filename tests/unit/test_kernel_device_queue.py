@@ -12,7 +12,10 @@ import pytest
 from pagesim.analysis.experiments import ADMISSION_WORKLOAD, admission_experiment
 from pagesim.engine.kernel import KernelRun, simulate_kernel
 from pagesim.engine.memory import DEV_SSD, DEVICES, Device, KernelConfig
-from pagesim.policies.cast.layout import F_WAIT_N, F_WAIT_SUM, FILE_T
+from pagesim.policies.cast.layout import (
+    FILE_T,
+    GF,
+)
 from pagesim.policies.cast.policy import CAST
 from pagesim.policies.registry import make_policy
 from pagesim.trace import KIND_FILE, OP_READ, OP_WRITE, Trace
@@ -135,8 +138,8 @@ def test_a_refault_tells_the_policy_the_reads_service_not_its_queueing() -> None
     run.advance()
     assert run.result().node["device_queued"] > 0
     gf = run.state.gf
-    assert gf[F_WAIT_N + FILE_T] > 0
-    assert gf[F_WAIT_SUM + FILE_T] == 80_000.0 * gf[F_WAIT_N + FILE_T]
+    assert gf[GF.wait_n + FILE_T] > 0
+    assert gf[GF.wait_sum + FILE_T] == 80_000.0 * gf[GF.wait_n + FILE_T]
 
 
 def test_a_negative_channel_count_is_refused() -> None:

@@ -443,7 +443,7 @@ def test_belady_in_kernel_mode_knows_every_pages_next_access() -> None:
     node (swap on an SSD, so swapped pages take no memory) LRU swaps every page of passes 2 and 3
     back in (3,000), OPT at least the 2 x 476 pages that cannot fit and under half of LRU's."""
     from pagesim.core.state import NEVER
-    from pagesim.policies.belady import NEXT_USE
+    from pagesim.policies.belady import PM
 
     ids = list(range(1500)) * 3
     trace = _trace(ids, KIND_ANON, OP_WRITE)
@@ -453,13 +453,13 @@ def test_belady_in_kernel_mode_knows_every_pages_next_access() -> None:
     s = run.states[0]
     resident = np.flatnonzero(s.resident)
     assert resident.size > 500
-    assert all(int(s.pm[p, NEXT_USE]) == NEVER for p in resident)  # after the last pass
+    assert all(int(s.pm[p, PM.next_use]) == NEVER for p in resident)  # after the last pass
     half = KernelRun(trace, make_policy("opt"), cfg)
     half.advance(2000)  # in pass 2: each resident page's next access is in pass 2 or 3
     s = half.states[0]
     for p in np.flatnonzero(s.resident)[:50]:
         want = 1500 + p if p >= 500 else 3000 + p
-        assert int(s.pm[p, NEXT_USE]) == want
+        assert int(s.pm[p, PM.next_use]) == want
     opt = run.result().counters["pswpin"]
     lru = simulate_kernel(trace, make_policy("lru"), cfg).counters["pswpin"]
     assert lru == 3000 and 2 * 476 <= opt < lru / 2

@@ -16,7 +16,10 @@ from hypothesis import strategies as st
 from pagesim.engine.kernel import KernelRun, simulate_kernel
 from pagesim.engine.memory import KernelConfig, watermarks
 from pagesim.policies.linux_lru import LinuxLRU, inactive_is_low_counts, lru_lists, scan_fractions
-from pagesim.policies.linux_lru.layout import ACTIVE, G_AGE, REF, WORKINGSET
+from pagesim.policies.linux_lru.layout import (
+    GI,
+    PM,
+)
 from pagesim.trace import Trace
 
 FILE, ANON = 0, 1
@@ -93,8 +96,8 @@ def test_two_touch_promotion_of_a_file_page():
         run.advance(1)
         lists = lists_by_id(run)
         assert (lists["inactive_file"], lists["active_file"]) == (inactive, active)
-        assert int(run.state.pm[a, REF]) == ref
-        assert run.counters["pgactivate"] == activations == int(run.state.gi[G_AGE])
+        assert int(run.state.pm[a, PM.ref]) == ref
+        assert run.counters["pgactivate"] == activations == int(run.state.gi[GI.age])
         LinuxLRU(priority_loop=True).check_invariants(run.state)
 
 
@@ -108,12 +111,12 @@ def test_refault_within_distance_is_added_active():
     c = run.counters
     assert (c["kswapd_wakeups"], c["pgsteal_kswapd"], c["pgscan_file"], c["pgdeactivate"]) == (1, 32, 32, 0)
     assert lists_by_id(run)["inactive_file"] == list(range(1048, 1031, -1))
-    assert int(run.state.gi[G_AGE]) == 72
+    assert int(run.state.gi[GI.age]) == 72
     run.advance()
     c = run.counters
     assert c["workingset_refault_file"] == 1 and c["workingset_activate_file"] == 1
     assert c["workingset_restore_file"] == 0  # it had never been active
-    assert lists_by_id(run)["active_file"][0] == 1000 and int(run.state.gi[G_AGE]) == 73
+    assert lists_by_id(run)["active_file"][0] == 1000 and int(run.state.gi[GI.age]) == 73
 
 
 def test_refault_beyond_distance_is_added_inactive():
@@ -140,12 +143,12 @@ def test_inactive_is_low_deactivates_and_refault_restores():
     lists = lists_by_id(run)
     assert len(lists["active_file"]) == 30 and sorted(lists["inactive_file"]) == list(range(3, 30))
     s = run.state
-    assert all(int(s.pm[page_of(run, i), WORKINGSET]) == 1 for i in range(3, 30))
+    assert all(int(s.pm[page_of(run, i), PM.workingset]) == 1 for i in range(3, 30))
     run.advance()
     c = run.counters
     assert (c["workingset_activate_file"], c["workingset_restore_file"]) == (1, 1)
     p0 = page_of(run, 0)
-    assert int(s.pm[p0, ACTIVE]) == 1 and int(s.pm[p0, WORKINGSET]) == 1
+    assert int(s.pm[p0, PM.active]) == 1 and int(s.pm[p0, PM.workingset]) == 1
     # the same 40/49 split is not low: nothing deactivated (test above: pgdeactivate == 0)
 
 

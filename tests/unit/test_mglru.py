@@ -37,7 +37,9 @@ from pagesim.engine.kernel import KernelRun, simulate_kernel
 from pagesim.engine.memory import KernelConfig, watermarks
 from pagesim.policies.mglru import MGLRU
 from pagesim.policies.mglru.gens import _inc_max_seq
-from pagesim.policies.mglru.layout import G_LOOKAROUND, G_SKIPPED, G_TS, G_WALKED
+from pagesim.policies.mglru.layout import (
+    GI,
+)
 from pagesim.policies.mglru.walk import _walk
 from pagesim.trace import Trace
 from pagesim.workloads.kernel import make_kernel_workload
@@ -108,7 +110,7 @@ def test_young_pages_are_promoted_to_the_youngest_generation() -> None:
     run.policies[0].check_invariants(s)
     c = run.counters
     assert c["pswpout"] == 64 and c["pgactivate"] == 1
-    assert int(s.gi[G_LOOKAROUND]) == 4
+    assert int(s.gi[GI.lookaround]) == 4
     assert MGLRU.seqs(s) == (7, 5, 5)
     resident = {i for i in range(82) if s.resident[_page(run, i)]}
     assert resident == set(range(50, 55)) | set(range(69, 82))
@@ -230,7 +232,7 @@ def test_opening_walks_force_then_by_the_filter() -> None:
     run.advance()
     s = run.state
     assert MGLRU.seqs(s) == (5, 3, 3)
-    assert int(s.gi[G_WALKED]) == 2 and int(s.gi[G_SKIPPED]) == 0
+    assert int(s.gi[GI.walked]) == 2 and int(s.gi[GI.skipped]) == 0
 
 
 @pytest.mark.parametrize("version", ["6.12", "6.14"])
@@ -247,11 +249,11 @@ def test_bloom_filter_skips_a_table_without_young_ptes_last_walk(version: str) -
         s.resident[p] |= YOUNG
     _walk(s, 60)
     _inc_max_seq(s, 60, 0)
-    assert int(s.gi[G_SKIPPED]) == 1 and int(s.gi[G_WALKED]) == 2
+    assert int(s.gi[GI.skipped]) == 1 and int(s.gi[GI.walked]) == 2
     assert all(s.resident[p] & YOUNG for p in young)
     assert [MGLRU.seq_of(s, p) for p in young] == [3, 3]
     _walk(s, 60)
-    assert int(s.gi[G_SKIPPED]) == 2 and all(s.resident[p] & YOUNG for p in young)
+    assert int(s.gi[GI.skipped]) == 2 and all(s.resident[p] & YOUNG for p in young)
 
 
 def test_a_new_mm_is_force_scanned_once() -> None:
@@ -270,13 +272,13 @@ def test_a_new_mm_is_force_scanned_once() -> None:
     assert all(s.resident[p] & YOUNG for p in task1)
     s.resident[_page(run, 40)] |= YOUNG
     _walk(s, 60)
-    assert (int(s.gi[G_WALKED]), int(s.gi[G_SKIPPED])) == (3, 1)
+    assert (int(s.gi[GI.walked]), int(s.gi[GI.skipped])) == (3, 1)
     assert s.resident[_page(run, 40)] & YOUNG
     assert not any(s.resident[p] & YOUNG for p in task1)
     assert {MGLRU.seq_of(s, p) for p in task1} == {5}
     _inc_max_seq(s, 60, 0)
     _walk(s, 60)
-    assert (int(s.gi[G_WALKED]), int(s.gi[G_SKIPPED])) == (4, 2)
+    assert (int(s.gi[GI.walked]), int(s.gi[GI.skipped])) == (4, 2)
     assert s.resident[_page(run, 40)] & YOUNG
     run.policies[0].check_invariants(s)
 
@@ -296,9 +298,9 @@ def test_look_around_promotes_a_neighbour_and_feeds_the_filter() -> None:
     run.advance()
     s, c = run.state, run.counters
     run.policies[0].check_invariants(s)
-    assert c["pswpout"] == 64 and c["pgactivate"] == 1 and int(s.gi[G_LOOKAROUND]) == 1
+    assert c["pswpout"] == 64 and c["pgactivate"] == 1 and int(s.gi[GI.lookaround]) == 1
     assert MGLRU.seqs(s) == (7, 5, 5)
-    assert int(s.gi[G_WALKED]) == 3 and int(s.gi[G_SKIPPED]) == 1
+    assert int(s.gi[GI.walked]) == 3 and int(s.gi[GI.skipped]) == 1
     resident = {i for i in range(82) if s.resident[_page(run, i)]}
     assert resident == {50, 52} | set(range(66, 82))
     assert {MGLRU.seq_of(s, _page(run, i)) for i in resident} == {5}
@@ -314,11 +316,11 @@ def test_generation_rollover_forces_the_oldest_forward_and_stamps_birth_times() 
     s = run.state
     _walk(s, 60)
     _inc_max_seq(s, 60, 1_000_000)
-    assert MGLRU.seqs(s) == (6, 3, 3) and int(s.gi[G_TS + 2]) == 1_000_000
+    assert MGLRU.seqs(s) == (6, 3, 3) and int(s.gi[GI.ts + 2]) == 1_000_000
     _walk(s, 60)
     _inc_max_seq(s, 60, 2_000_000)
     run.policies[0].check_invariants(s)
-    assert MGLRU.seqs(s) == (7, 4, 4) and int(s.gi[G_TS + 3]) == 2_000_000
+    assert MGLRU.seqs(s) == (7, 4, 4) and int(s.gi[GI.ts + 3]) == 2_000_000
     assert {MGLRU.seq_of(s, _page(run, i)) for i in range(32, 61)} == {4}
     assert int(s.pm[_page(run, 32), 2]) == 4 % 4 + 1  # GEN column: list 0
 

@@ -18,7 +18,7 @@ from pagesim.core import shadow
 from pagesim.core.lists import list_pages
 from pagesim.engine import simulate
 from pagesim.engine.simulate import Run
-from pagesim.policies.arc import ARC, G_T1, G_T2, shadow_pages
+from pagesim.policies.arc import ARC, GI, shadow_pages
 from pagesim.trace import Trace
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "crosscheck"))
@@ -36,8 +36,8 @@ def arc_steps(ids: list[int], capacity: int, *, interpreted: bool = False):
         run.advance(1)
         s = run.state
         policy.check_invariants(s)
-        t1 = [int(orig[q]) for q in list_pages(s, int(s.gi[G_T1]))]
-        t2 = [int(orig[q]) for q in list_pages(s, int(s.gi[G_T2]))]
+        t1 = [int(orig[q]) for q in list_pages(s, int(s.gi[GI.t1]))]
+        t2 = [int(orig[q]) for q in list_pages(s, int(s.gi[GI.t2]))]
         b1 = [int(orig[q]) for q in shadow_pages(s, 1)]
         b2 = [int(orig[q]) for q in shadow_pages(s, 2)]
         rows.append((t1, t2, b1, b2, ARC.p(s)))

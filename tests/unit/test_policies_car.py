@@ -13,7 +13,7 @@ import pytest
 from pagesim.core.lists import list_pages
 from pagesim.engine import simulate
 from pagesim.engine.simulate import Run
-from pagesim.policies.car import CAR, G_T1, G_T2, REF, shadow_pages
+from pagesim.policies.car import CAR, GI, PM, shadow_pages
 from pagesim.policies.lru import LRU
 from pagesim.trace import Trace
 
@@ -21,7 +21,7 @@ from pagesim.trace import Trace
 def _clock(s, lid: int, orig: np.ndarray) -> list[tuple[int, int]]:  # type: ignore[no-untyped-def]
     """A clock's pages from the hand (the list's tail) on, with their reference bits."""
     pages = list_pages(s, int(s.gi[lid]))[::-1]
-    return [(int(orig[q]), int(s.pm[q, REF])) for q in pages]
+    return [(int(orig[q]), int(s.pm[q, PM.ref])) for q in pages]
 
 
 def car_steps(ids: list[int], capacity: int, *, interpreted: bool = False):
@@ -38,7 +38,7 @@ def car_steps(ids: list[int], capacity: int, *, interpreted: bool = False):
 
         b1 = [int(orig[q]) for q in shadow_pages(s, 1)]
         b2 = [int(orig[q]) for q in shadow_pages(s, 2)]
-        rows.append((_clock(s, G_T1, orig), _clock(s, G_T2, orig), b1, b2, float(s.gf[0])))
+        rows.append((_clock(s, GI.t1, orig), _clock(s, GI.t2, orig), b1, b2, float(s.gf[0])))
     return run.result().misses, rows
 
 

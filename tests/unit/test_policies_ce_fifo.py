@@ -8,7 +8,7 @@ from test_policies_sieve import steps
 from pagesim.core.lists import list_pages
 from pagesim.core.state import A_REQUEST, ACC_LEN, DIRTY, RESIDENT, make_state
 from pagesim.engine import simulate
-from pagesim.policies.ce_fifo import G_LIST, CeFIFO, _added, _evict, _init
+from pagesim.policies.ce_fifo import GI, CeFIFO, _added, _evict, _init
 from pagesim.policies.registry import make_policy
 from pagesim.trace import Trace
 
@@ -74,7 +74,7 @@ def test_ce_fifo_skips_dirty_pages_and_leaves_them_in_place():
         a[A_REQUEST] = request
         n = _evict.py_func(s, a)
         assert s.cand[:n].tolist() == want
-        assert list_pages(s, int(s.gi[G_LIST])).tolist() == [0, 1, 2, 3, 4]
+        assert list_pages(s, int(s.gi[GI.list])).tolist() == [0, 1, 2, 3, 4]
 
 
 def test_ce_fifo_compiled_evict_equals_python():

@@ -16,7 +16,7 @@ from pagesim.core.lists import list_pages
 from pagesim.engine import simulate
 from pagesim.engine.kernel import simulate_kernel
 from pagesim.engine.memory import KernelConfig
-from pagesim.policies.ce_lfu import ACCESSES, G_LIST, CeLFU
+from pagesim.policies.ce_lfu import GI, PM, CeLFU
 from pagesim.trace import KIND_FILE, Trace
 
 
@@ -46,9 +46,9 @@ def test_ce_lfu_windowed_sampling_by_hand():
         {1, 4, 5, 6},
     ]
     s = run.state
-    order = trace_ids(ids)[list_pages(s, int(s.gi[G_LIST]))].tolist()
+    order = trace_ids(ids)[list_pages(s, int(s.gi[GI.list]))].tolist()
     assert order == [6, 5, 1, 4]
-    assert s.pm[list_pages(s, int(s.gi[G_LIST])), ACCESSES].tolist() == [2, 2, 5, 2]
+    assert s.pm[list_pages(s, int(s.gi[GI.list])), PM.accesses].tolist() == [2, 2, 5, 2]
 
 
 def trace_ids(ids: list[int]) -> np.ndarray:

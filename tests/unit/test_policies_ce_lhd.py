@@ -56,11 +56,11 @@ def test_ce_lhd_by_hand():
     assert misses == 5
     assert resident == [{1}, {1}, {1, 2}, {1, 2, 3}, {1, 3, 4}, {1, 3, 4}, {1, 2, 4}]
     s = run.state
-    hits = s.gi[m.G_HITS : m.G_HITS + m.TABLE].reshape(16, MAX_AGE)
-    evs = s.gi[m.G_EVICTIONS : m.G_EVICTIONS + m.TABLE].reshape(16, MAX_AGE)
+    hits = s.gi[m.GI.hits : m.GI.hits + m.TABLE].reshape(16, MAX_AGE)
+    evs = s.gi[m.GI.evictions : m.GI.evictions + m.TABLE].reshape(16, MAX_AGE)
     assert {(int(c), int(a)) for c, a in zip(*np.nonzero(hits))} == {(0, 1), (14, 4)}
     assert {(int(c), int(a)) for c, a in zip(*np.nonzero(evs))} == {(0, 2), (0, 3)}
-    assert int(s.gi[m.G_TIME]) == 7 and int(s.gi[m.G_OBJECTS]) == 3
+    assert int(s.gi[m.GI.time]) == 7 and int(s.gi[m.GI.objects]) == 3
     assert simulate(Trace.from_ids(ids), CeLHD(), 3).misses <= 6
 
 
@@ -72,7 +72,7 @@ def test_ce_lhd_page_metadata_is_one_packed_word():
     # (page 3), added at t = 4 and not read since: LA 4, hit ages (0, 16384): class 0; id 3
     # (page 2) was evicted: all zero
     _, _, run = steps(CeLHD(shift=0, sample_size=3, fault_read=False), [1, 1, 2, 3, 4, 1, 2], 3)
-    pm = run.state.pm[:, m.PACKED]
+    pm = run.state.pm[:, m.PM.packed]
     assert pm[0] == m._pack(5, 4, 12) and pm[3] == m._pack(4, 0, 0) and pm[2] == 0
 
 
@@ -91,14 +91,14 @@ def test_ce_lhd_reconfiguration_model_by_hand():
     # a = 1: L = 90 S -> S // 10 = 104857; a = 0: L = 108 S -> S // 12 = 87381.
     # Ages with E = 0 (<= 10) get 0; the oldest bucket keeps its 0 (configure's).
     s = _fresh_state()
-    s.gi[m.G_HITS + 3 * MAX_AGE + 2] = 10 * SCALE
-    s.gi[m.G_EVICTIONS + 3 * MAX_AGE + 5] = 20 * SCALE
+    s.gi[m.GI.hits + 3 * MAX_AGE + 2] = 10 * SCALE
+    s.gi[m.GI.evictions + 3 * MAX_AGE + 5] = 20 * SCALE
     m._reconfigure(s)
-    hd = s.gi[m.G_DENSITY : m.G_DENSITY + m.TABLE].reshape(16, MAX_AGE)
+    hd = s.gi[m.GI.density : m.GI.density + m.TABLE].reshape(16, MAX_AGE)
     assert hd[3, :6].tolist() == [87381, 104857, 131072, 0, 0, 0]
     assert not hd[:, : MAX_AGE - 1][np.arange(16) != 3].any() and not hd[3, 6 : MAX_AGE - 1].any()
     assert not hd[:, MAX_AGE - 1].any()  # a saturated age scores 0: set by configure, never rewritten
-    assert int(s.gi[m.G_HITS + 3 * MAX_AGE + 2]) == 9 * SCALE
+    assert int(s.gi[m.GI.hits + 3 * MAX_AGE + 2]) == 9 * SCALE
 
 
 def test_ce_lhd_age_coarsening_on_reconfiguration_5():
@@ -107,17 +107,17 @@ def test_ce_lhd_age_coarsening_on_reconfiguration_5():
     # The shift shrinks by 7: stretch. hits[0][1] = 128 S decays to 120795955, then buckets
     # 128..255 (a >> 7 == 1) each get 120795955 >> 7 = 943718. EWMAs x 8.
     s = _fresh_state()
-    s.gi[m.G_RECONFIGS] = 4
-    s.gi[m.G_OBJECTS] = 1000
-    s.gi[m.G_HITS + 1] = 128 * SCALE
+    s.gi[m.GI.reconfigs] = 4
+    s.gi[m.GI.objects] = 1000
+    s.gi[m.GI.hits + 1] = 128 * SCALE
     m._reconfigure(s)
-    assert int(s.gi[m.G_SHIFT]) == 3
-    h0 = s.gi[m.G_HITS : m.G_HITS + MAX_AGE]
+    assert int(s.gi[m.GI.shift]) == 3
+    h0 = s.gi[m.GI.hits : m.GI.hits + MAX_AGE]
     assert (h0[128:256] == 943718).all() and not h0[:128].any() and not h0[256:].any()
-    assert (int(s.gi[m.G_EWMA_OBJECTS]), int(s.gi[m.G_EWMA_MASS])) == (8 * 1000 * SCALE, 8 * SCALE)
+    assert (int(s.gi[m.GI.ewma_objects]), int(s.gi[m.GI.ewma_mass])) == (8 * 1000 * SCALE, 8 * SCALE)
     # reconfiguration #6 leaves the shift alone
     m._reconfigure(s)
-    assert int(s.gi[m.G_SHIFT]) == 3
+    assert int(s.gi[m.GI.shift]) == 3
 
 
 def test_ce_lhd_reconfigures_every_period_compiled_equals_interpreted():

@@ -40,10 +40,10 @@ def test_ce_mglru_scans_the_newest_insertion_first():
     assert misses == 7
     assert resident[3:] == [{1, 2, 4}, {1, 2, 5}, {1, 2, 3}, {1, 2, 3}, {1, 2, 6}]
     s = run.state
-    assert (int(s.gi[m.G_MIN_SEQ]), int(s.gi[m.G_MAX_SEQ])) == (1, 3)
+    assert (int(s.gi[m.GI.min_seq]), int(s.gi[m.GI.max_seq])) == (1, 3)
     orig = Trace.from_ids(ids).original_id
-    assert orig[list_pages(s, int(s.gi[m.G_LISTS + 1]))].tolist() == [6, 2, 1]
-    assert int(s.gi[m.G_REFAULTED + 1]) == 1 and int(s.gi[m.G_EVICTED + 1]) == 4
+    assert orig[list_pages(s, int(s.gi[m.GI.lists + 1]))].tolist() == [6, 2, 1]
+    assert int(s.gi[m.GI.refaulted + 1]) == 1 and int(s.gi[m.GI.evicted + 1]) == 4
 
 
 def test_ce_mglru_pid_threshold_protects_a_tier():
@@ -64,18 +64,18 @@ def test_ce_mglru_pid_threshold_protects_a_tier():
         s.resident[p] = RESIDENT
         a[A_PAGE] = p
         m._added(s, a)
-    s.pm[1, m.REFS] = 1
-    s.gi[m.G_EVICTED] = 100
-    s.gi[m.G_REFAULTED + 1] = 200
-    s.gi[m.G_EVICTED + 1] = 100
+    s.pm[1, m.PM.refs] = 1
+    s.gi[m.GI.evicted] = 100
+    s.gi[m.GI.refaulted + 1] = 200
+    s.gi[m.GI.evicted + 1] = 100
     a[A_REQUEST] = 1
     n = m._evict(s, a)
     assert s.cand[:n].tolist() == [1]
-    assert int(s.gi[m.G_THRESHOLD]) == 0 and int(s.gi[m.G_PROTECTED + 1]) == 1
-    assert list_pages(s, int(s.gi[m.G_LISTS + 1])).tolist() == [0, 1]
-    assert list_pages(s, int(s.gi[m.G_LISTS + 2])).tolist() == [2]
-    assert [int(s.gi[m.G_PAGES + g]) for g in range(4)] == [0, 2, 1, 0]
-    assert (int(s.gi[m.G_AVG_REFAULTED + 1]), int(s.gi[m.G_AVG_TOTAL + 1]), int(s.gi[m.G_AVG_TOTAL])) == (
+    assert int(s.gi[m.GI.threshold]) == 0 and int(s.gi[m.GI.protected + 1]) == 1
+    assert list_pages(s, int(s.gi[m.GI.lists + 1])).tolist() == [0, 1]
+    assert list_pages(s, int(s.gi[m.GI.lists + 2])).tolist() == [2]
+    assert [int(s.gi[m.GI.pages + g]) for g in range(4)] == [0, 2, 1, 0]
+    assert (int(s.gi[m.GI.avg_refaulted + 1]), int(s.gi[m.GI.avg_total + 1]), int(s.gi[m.GI.avg_total])) == (
         100,
         50,
         50,

@@ -61,14 +61,14 @@ def test_ce_s3fifo_by_hand_capacity_3():
     ]
     s = run.state
     orig = Trace.from_ids(IDS).original_id
-    main = list_pages(s, int(s.gi[m.G_MAIN]))
+    main = list_pages(s, int(s.gi[m.GI.main]))
     assert orig[main].tolist() == [6, 1, 2]
-    assert s.pm[main, m.FREQ].tolist() == [0, 0, 1]
+    assert s.pm[main, m.PM.freq].tolist() == [0, 0, 1]
     ghost = []
-    p = int(s.gi[m.G_GHOST_TAIL])
+    p = int(s.gi[m.GI.ghost_tail])
     while p >= 0:
         ghost.append(int(orig[p]))
-        p = int(s.pm[p, m.G_PREV])
+        p = int(s.pm[p, m.PM.ghost_prev])
     assert ghost == [5, 7]  # oldest first
 
 
@@ -87,14 +87,14 @@ def _state(capacity: int, small: list[tuple[int, int]], main: list[tuple[int, in
     pol.configure(s, capacity)
     a = np.zeros(ACC_LEN, dtype=np.int64)
     m._init.py_func(s, a)
-    for lid, pages, in_main in ((s.gi[m.G_SMALL], small, 0), (s.gi[m.G_MAIN], main, 1)):
+    for lid, pages, in_main in ((s.gi[m.GI.small], small, 0), (s.gi[m.GI.main], main, 1)):
         for p, f in pages:
             s.resident[p] = RESIDENT | (DIRTY if p in dirty else 0)
             list_add_tail(s, int(lid), p)
-            s.pm[p, m.FREQ] = f
-            s.pm[p, m.IN_MAIN] = in_main
-    s.gi[m.G_SMALL_SIZE] = len(small)
-    s.gi[m.G_MAIN_SIZE] = len(main)
+            s.pm[p, m.PM.freq] = f
+            s.pm[p, m.PM.in_main] = in_main
+    s.gi[m.GI.small_size] = len(small)
+    s.gi[m.GI.main_size] = len(main)
     return s, a
 
 
@@ -107,10 +107,10 @@ def test_ce_s3fifo_small_walk_moves_kept_pages_to_main():
     a[A_REQUEST] = 1
     n = m._evict.py_func(s, a)
     assert s.cand[:n].tolist() == [2]
-    assert list_pages(s, int(s.gi[m.G_SMALL])).tolist() == [2]
-    assert list_pages(s, int(s.gi[m.G_MAIN])).tolist() == [3, 4, 5, 0, 1]
-    assert (int(s.pm[0, m.IN_MAIN]), int(s.pm[1, m.IN_MAIN]), int(s.pm[1, m.FREQ])) == (0, 1, 2)
-    assert (int(s.gi[m.G_SMALL_SIZE]), int(s.gi[m.G_MAIN_SIZE])) == (1, 5)
+    assert list_pages(s, int(s.gi[m.GI.small])).tolist() == [2]
+    assert list_pages(s, int(s.gi[m.GI.main])).tolist() == [3, 4, 5, 0, 1]
+    assert (int(s.pm[0, m.PM.in_main]), int(s.pm[1, m.PM.in_main]), int(s.pm[1, m.PM.freq])) == (0, 1, 2)
+    assert (int(s.gi[m.GI.small_size]), int(s.gi[m.GI.main_size])) == (1, 5)
 
 
 def test_ce_s3fifo_main_passes_escalate_when_a_pass_ends_at_4097_nodes():
@@ -121,9 +121,9 @@ def test_ce_s3fifo_main_passes_escalate_when_a_pass_ends_at_4097_nodes():
     a[A_REQUEST] = 1
     n = m._evict(s, a)
     assert s.cand[:n].tolist() == [4097]
-    assert (s.pm[:4097, m.FREQ] == 0).all() and (s.pm[4098:4200, m.FREQ] == 1).all()
-    assert int(s.pm[4097, m.FREQ]) == 0
-    order = list_pages(s, int(s.gi[m.G_MAIN])).tolist()
+    assert (s.pm[:4097, m.PM.freq] == 0).all() and (s.pm[4098:4200, m.PM.freq] == 1).all()
+    assert int(s.pm[4097, m.PM.freq]) == 0
+    order = list_pages(s, int(s.gi[m.GI.main])).tolist()
     assert order[:3] == [4098, 4099, 4100] and order[-1] == 4097
 
 
@@ -136,7 +136,7 @@ def test_ce_s3fifo_main_pass_comes_round_and_never_proposes_twice():
     a[A_REQUEST] = 5
     n = m._evict(s, a)
     assert s.cand[:n].tolist() == [0, 1]
-    assert s.pm[:2, m.FREQ].tolist() == [-1, -1]
+    assert s.pm[:2, m.PM.freq].tolist() == [-1, -1]
 
 
 def test_ce_s3fifo_small_walk_stops_where_it_came_round():
@@ -147,7 +147,7 @@ def test_ce_s3fifo_small_walk_stops_where_it_came_round():
     a[A_REQUEST] = 5
     n = m._evict(s, a)
     assert s.cand[:n].tolist() == [0, 1, 2]
-    assert list_pages(s, int(s.gi[m.G_SMALL])).tolist() == [0, 1]
+    assert list_pages(s, int(s.gi[m.GI.small])).tolist() == [0, 1]
 
 
 def test_ce_s3fifo_differs_from_paper_s3fifo():

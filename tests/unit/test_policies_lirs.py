@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from pagesim.engine import simulate
 from pagesim.engine.simulate import Run
-from pagesim.policies.lirs import FLAGS, LIRS, LPD, LQ, LS, S_LIR, S_RES, list_entries
+from pagesim.policies.lirs import LIRS, LPD, LQ, LS, PM, S_LIR, S_RES, list_entries
 from pagesim.trace import Trace
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "crosscheck"))
@@ -38,7 +38,7 @@ def lirs_steps(ids: list[int], capacity: int, **params: float):
         policy.check_invariants(s)
 
         def mark(q: int, s=s) -> str:
-            f = int(s.pm[q, FLAGS])
+            f = int(s.pm[q, PM.flags])
             return f"{int(orig[q])}{'L' if f & S_LIR else 'H' if f & S_RES else 'n'}"
 
         rows.append(

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from test_policies_sieve import naive, random_ids, steps
 
 from pagesim.engine import simulate
-from pagesim.policies.s3fifo import G_GHOST_HEAD, G_GHOST_LEN, G_GHOST_TAIL, S3FIFO
+from pagesim.policies.s3fifo import GI, S3FIFO
 from pagesim.trace import Trace
 
 
@@ -47,8 +47,8 @@ def test_s3fifo_by_hand():
     ]
     # the shadow FIFO holds 6 then 7 (dense ids 5 and 6 in first-occurrence order)
     s = run.state
-    assert int(s.gi[G_GHOST_LEN]) == 2
-    assert (int(s.gi[G_GHOST_TAIL]), int(s.gi[G_GHOST_HEAD])) == (5, 6)
+    assert int(s.gi[GI.ghost_len]) == 2
+    assert (int(s.gi[GI.ghost_tail]), int(s.gi[GI.ghost_head])) == (5, 6)
 
 
 def test_s3fifo_main_clock_reinserts_with_freq_minus_one():

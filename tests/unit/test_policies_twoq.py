@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from pagesim.core.lists import list_pages
 from pagesim.engine import simulate
 from pagesim.engine.simulate import Run
-from pagesim.policies.twoq import G_A1IN, G_AM, TwoQ, shadow_pages
+from pagesim.policies.twoq import GI, TwoQ, shadow_pages
 from pagesim.trace import Trace
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "crosscheck"))
@@ -34,8 +34,8 @@ def twoq_steps(ids: list[int], capacity: int, **params: float):
         run.advance(1)
         s = run.state
         policy.check_invariants(s)
-        a1in = [int(orig[q]) for q in list_pages(s, int(s.gi[G_A1IN]))]
-        am = [int(orig[q]) for q in list_pages(s, int(s.gi[G_AM]))]
+        a1in = [int(orig[q]) for q in list_pages(s, int(s.gi[GI.a1in]))]
+        am = [int(orig[q]) for q in list_pages(s, int(s.gi[GI.am]))]
         out = [int(orig[q]) for q in shadow_pages(s)]
         rows.append((a1in, am, out))
     counters = run.counters

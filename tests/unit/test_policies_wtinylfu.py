@@ -14,7 +14,7 @@ from test_policies_sieve import naive, random_ids, steps
 from pagesim.core.lists import list_pages
 from pagesim.core.state import make_state
 from pagesim.engine import simulate
-from pagesim.policies.wtinylfu import G_PROB, G_PROT, G_WIN, H, WTinyLFU, _estimate, xxh64_u64
+from pagesim.policies.wtinylfu import GI, PM, WTinyLFU, _estimate, xxh64_u64
 from pagesim.trace import Trace
 
 IDS = [1, 2, 3, 4, 5, 6, 6, 6, 7, 8]
@@ -62,7 +62,7 @@ def test_wtinylfu_probation_hit_promotes_and_demotes():
     def seg(g):
         return [dense[int(p)] for p in list_pages(s, int(s.gi[g]))][::-1]  # oldest first
 
-    assert (seg(G_WIN), seg(G_PROB), seg(G_PROT)) == ([6], [2, 3], [1, 4])
+    assert (seg(GI.win), seg(GI.prob), seg(GI.prot)) == ([6], [2, 3], [1, 4])
 
 
 def test_xxh64_known_values():
@@ -74,12 +74,12 @@ def test_xxh64_known_values():
 
 
 def test_wtinylfu_both_hashes_in_one_word():
-    # pm[p, H] = ha + hb * 2**32, ha and hb the low 32 bits of XXH64 of the page's key (by
+    # pm[p, PM.hash] = ha + hb * 2**32, ha and hb the low 32 bits of XXH64 of the page's key (by
     # default its dense id) under libCacheSim's two seeds
     policy = WTinyLFU()
     s = make_state(4, 1, **policy.state_shape())
     policy.configure(s, 2)
-    word = s.pm[:, H].view(np.uint64)
+    word = s.pm[:, PM.hash].view(np.uint64)
     keys = np.arange(4, dtype=np.uint64)
     low = np.uint64(0xFFFFFFFF)
     assert (word & low == xxh64_u64(keys, 0x12345678) & low).all()

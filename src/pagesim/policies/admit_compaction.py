@@ -33,23 +33,30 @@ from typing import Any
 import numpy as np
 
 from pagesim.core.jit import kernel
+from pagesim.core.layout import Layout, field
 from pagesim.core.lists import list_add, list_create, list_move, list_pages, list_tail
-from pagesim.core.state import A_CGROUP, A_OP, A_PAGE, A_TAG, GI_USER
+from pagesim.core.state import A_CGROUP, A_OP, A_PAGE, A_TAG
 from pagesim.policies.base import Policy
 from pagesim.policies.get_scan import parse_tags
 from pagesim.policies.params import defaults
 from pagesim.trace.trace import OP_WRITE
 
-G_LIST = GI_USER
-G_N_TAGS = GI_USER + 1
-G_TAGS = GI_USER + 2  #: the compaction tags, G_N_TAGS of them
 MAX_BYPASS_TAGS = 1000  #: cache_ext's map of bypassed tids holds at most 1000 entries
+STATE = Layout(
+    "admit-compaction",
+    gi=(
+        field("list", "list id", "the list"),
+        field("n_tags", "tags", "compaction tags held"),
+        field("tags", "tag", "the compaction tags, GI.n_tags of them", count=MAX_BYPASS_TAGS),
+    ),
+)
+GI = STATE.gi
 
 
 @kernel
 def _init(s, a):  # type: ignore[no-untyped-def]
-    s.gi[G_LIST] = list_create(s, a[A_CGROUP])
-    return 0 if s.gi[G_LIST] >= 0 else -1
+    s.gi[GI.list] = list_create(s, a[A_CGROUP])
+    return 0 if s.gi[GI.list] >= 0 else -1
 
 
 @kernel
@@ -57,27 +64,27 @@ def _admit(s, a):  # type: ignore[no-untyped-def]
     if a[A_OP] == OP_WRITE:
         return 1
     tag = a[A_TAG]
-    for i in range(s.gi[G_N_TAGS]):
-        if s.gi[G_TAGS + i] == tag:
+    for i in range(s.gi[GI.n_tags]):
+        if s.gi[GI.tags + i] == tag:
             return 0
     return 1
 
 
 @kernel
 def _added(s, a):  # type: ignore[no-untyped-def]
-    list_add(s, s.gi[G_LIST], a[A_PAGE])
+    list_add(s, s.gi[GI.list], a[A_PAGE])
     return 0
 
 
 @kernel
 def _accessed(s, a):  # type: ignore[no-untyped-def]
-    list_move(s, s.gi[G_LIST], a[A_PAGE], False)
+    list_move(s, s.gi[GI.list], a[A_PAGE], False)
     return 0
 
 
 @kernel
 def _evict(s, a):  # type: ignore[no-untyped-def]
-    victim = list_tail(s, s.gi[G_LIST])
+    victim = list_tail(s, s.gi[GI.list])
     if victim < 0:
         return 0
     s.cand[0] = victim
@@ -90,7 +97,7 @@ class AdmitCompaction(Policy):
     name = "admit-compaction"
     description = "cache_ext admission filter: compaction threads' read misses bypass the cache (LRU)"
     params = defaults("admit-compaction")  # policies/params.toml
-    int_globals = 2 + MAX_BYPASS_TAGS
+    int_globals = STATE.int_globals
     init = staticmethod(_init)
     admit = staticmethod(_admit)
     added = staticmethod(_added)
@@ -102,10 +109,10 @@ class AdmitCompaction(Policy):
         tags = parse_tags(
             self.values["compaction_tags"], MAX_BYPASS_TAGS, "admit-compaction: compaction_tags"
         )
-        s.gi[G_N_TAGS] = len(tags)
-        s.gi[G_TAGS : G_TAGS + len(tags)] = tags
+        s.gi[GI.n_tags] = len(tags)
+        s.gi[GI.tags : GI.tags + len(tags)] = tags
 
     def check_invariants(self, s: Any) -> None:
         """The list holds exactly the resident pages."""
-        pages = list_pages(s, int(s.gi[G_LIST])).tolist()
+        pages = list_pages(s, int(s.gi[GI.list])).tolist()
         assert sorted(pages) == np.flatnonzero(s.resident).tolist(), "list != resident set"

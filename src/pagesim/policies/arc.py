@@ -7,11 +7,11 @@ Structures  T1 (pages seen once since they entered) and T2 (seen at least twice)
             lists, most recent at the head. The shadow entries B1 and B2 (pages recently evicted
             from T1 / T2; the paper's "ghost" lists) are doubly linked lists in the policy's own
             column of ``s.pm``: a non-resident page cannot be on a framework list. A page's entry
-            is one int64 (``SH_ENTRY``, core.shadow's packed layout: the list in 2 bits, the next
+            is one int64 (``PM.sh_entry``, core.shadow's packed layout: the list in 2 bits, the next
             and previous entries in 31 bits each) rather than its pair layout (next, prev, where:
             3 columns padded to a 32-byte row): an 8-byte row makes ``pm`` a quarter the size, and the row the
             engine prefetches for every access and those of B1/B2's ends stay in cache more often
-            (docs/performance.md). ``gf[F_P]`` is the target size of T1 (p).
+            (docs/performance.md). ``gf[GF.p]`` is the target size of T1 (p).
 Rules       Hit (case I): the page moves to the head of T2 (from T1 or within T2).
             Miss on a shadow entry in B1 (case II): p = min(p + max(|B2|/|B1|, 1), c); on B2
             (case III): p = max(p - max(|B1|/|B2|, 1), 0) -- real division, p a float
@@ -51,6 +51,7 @@ from __future__ import annotations
 from typing import Any
 
 from pagesim.core.jit import kernel, kernel_inline
+from pagesim.core.layout import Layout, field
 from pagesim.core.lists import (
     list_create,
     list_len,
@@ -71,28 +72,37 @@ from pagesim.core.shadow import (
     packed_unlink,
     plain,
 )
-from pagesim.core.state import A_CGROUP, A_PAGE, A_REASON, GI_USER, REASON_POLICY
+from pagesim.core.state import A_CGROUP, A_PAGE, A_REASON, REASON_POLICY
 from pagesim.policies.base import HOOK_NAMES, Policy, SpeedHints
 
-# pm column: a page's shadow entry, core.shadow's packed layout (0 while the page has none)
-SH_ENTRY = PACKED_ENTRY
+STATE = Layout(
+    "arc",
+    pm=(
+        field(
+            "sh_entry",
+            "packed entry",
+            "the page's shadow entry, core.shadow's packed layout (0 while it has none)",
+        ),
+    ),
+    gi=(
+        field("t1", "list id", "T1"),
+        field("t2", "list id", "T2"),
+        field("cap", "pages", "c, the capacity"),
+        field("b1_head", "page id", "B1's newest shadow entry (B1's header: head, tail, length)"),
+        field("b1_tail", "page id", "B1's oldest shadow entry"),
+        field("b1_len", "pages", "B1's length"),
+        field("b2_head", "page id", "B2's newest shadow entry (B2's header: head, tail, length)"),
+        field("b2_tail", "page id", "B2's oldest shadow entry"),
+        field("b2_len", "pages", "B2's length"),
+        field("shadow_hit", "B1/B2", "0 plain miss, 1 current miss was in B1, 2 in B2"),
+        field("victim", "page id", "page proposed by the last ``evict``, -1 if none"),
+        field("victim_to", "B1/B2", "where its shadow entry goes: 0 none, 1 B1, 2 B2"),
+    ),
+    gf=(field("p", "pages", "p, the target size of T1"),),
+)
+PM, GI, GF = STATE.pm, STATE.gi, STATE.gf
+assert PM.sh_entry == PACKED_ENTRY, "core.shadow's packed functions read this column"
 
-# gi slots
-G_T1 = GI_USER  #: framework list id of T1
-G_T2 = GI_USER + 1  #: framework list id of T2
-G_CAP = GI_USER + 2  #: c, the capacity in pages
-G_B1_HEAD = GI_USER + 3
-G_B1_TAIL = GI_USER + 4
-G_B1_LEN = GI_USER + 5
-G_B2_HEAD = GI_USER + 6
-G_B2_TAIL = GI_USER + 7
-G_B2_LEN = GI_USER + 8
-G_SHADOW_HIT = GI_USER + 9  #: 0 plain miss, 1 current miss was in B1, 2 in B2
-G_VICTIM = GI_USER + 10  #: page proposed by the last ``evict``, -1 if none
-G_VICTIM_TO = GI_USER + 11  #: where its shadow entry goes: 0 none, 1 B1, 2 B2
-
-# gf slots
-F_P = 0  #: p, the target size of T1 in pages
 
 B1 = 1
 B2 = 2
@@ -100,67 +110,67 @@ B2 = 2
 
 @kernel
 def _init(s, a):  # type: ignore[no-untyped-def]
-    s.gi[G_T1] = list_create(s, a[A_CGROUP])
-    s.gi[G_T2] = list_create(s, a[A_CGROUP])
-    # every page's SH_ENTRY is 0 (no shadow entry): pm starts zeroed (core.state.make_state)
-    s.gi[G_B1_HEAD] = -1
-    s.gi[G_B1_TAIL] = -1
-    s.gi[G_B1_LEN] = 0
-    s.gi[G_B2_HEAD] = -1
-    s.gi[G_B2_TAIL] = -1
-    s.gi[G_B2_LEN] = 0
-    s.gi[G_SHADOW_HIT] = 0
-    s.gi[G_VICTIM] = -1
-    s.gi[G_VICTIM_TO] = 0
-    s.gf[F_P] = 0.0
-    return 0 if s.gi[G_T1] >= 0 and s.gi[G_T2] >= 0 else -1
+    s.gi[GI.t1] = list_create(s, a[A_CGROUP])
+    s.gi[GI.t2] = list_create(s, a[A_CGROUP])
+    # every page's PM.sh_entry is 0 (no shadow entry): pm starts zeroed (core.state.make_state)
+    s.gi[GI.b1_head] = -1
+    s.gi[GI.b1_tail] = -1
+    s.gi[GI.b1_len] = 0
+    s.gi[GI.b2_head] = -1
+    s.gi[GI.b2_tail] = -1
+    s.gi[GI.b2_len] = 0
+    s.gi[GI.shadow_hit] = 0
+    s.gi[GI.victim] = -1
+    s.gi[GI.victim_to] = 0
+    s.gf[GF.p] = 0.0
+    return 0 if s.gi[GI.t1] >= 0 and s.gi[GI.t2] >= 0 else -1
 
 
 @kernel
 def _admit(s, a):  # type: ignore[no-untyped-def]
     """Cases II and III: a miss on a shadow entry adapts p (``added`` drops the entry)."""
     page = a[A_PAGE]
-    x = s.pm[page, SH_ENTRY]
+    x = s.pm[page, PM.sh_entry]
     where = x & WHERE_MASK
-    b1 = s.gi[G_B1_LEN]
-    b2 = s.gi[G_B2_LEN]
-    c = float(s.gi[G_CAP])
+    b1 = s.gi[GI.b1_len]
+    b2 = s.gi[GI.b2_len]
+    c = float(s.gi[GI.cap])
     if where == B1:
         delta = b2 / b1 if b2 > b1 else 1.0  # max(b2 / b1, 1.0) without the division
-        s.gf[F_P] = min(s.gf[F_P] + delta, c)
+        s.gf[GF.p] = min(s.gf[GF.p] + delta, c)
     elif where == B2:
         delta = b1 / b2 if b1 > b2 else 1.0
-        s.gf[F_P] = max(s.gf[F_P] - delta, 0.0)
+        s.gf[GF.p] = max(s.gf[GF.p] - delta, 0.0)
     if where != 0:
         # the entry's neighbours load while the eviction runs; nothing before ``added`` reads
         # B1's or B2's links or lengths but ``removed``'s push, which keeps them consistent
         prefetch(s.pm, entry_prev(x))
         prefetch(s.pm, entry_next(x))
-    s.gi[G_SHADOW_HIT] = where
+    s.gi[GI.shadow_hit] = where
     return 1
 
 
 @kernel_inline
 def _replace(s):  # type: ignore[no-untyped-def]
     """REPLACE: choose T1's or T2's LRU page; record that its shadow entry goes to B1 / B2."""
-    t1 = list_len(s, s.gi[G_T1])
-    t2 = list_len(s, s.gi[G_T2])
-    p = s.gf[F_P]
-    in_b2 = s.gi[G_SHADOW_HIT] == B2
+    t1 = list_len(s, s.gi[GI.t1])
+    t2 = list_len(s, s.gi[GI.t2])
+    p = s.gf[GF.p]
+    in_b2 = s.gi[GI.shadow_hit] == B2
     if (t1 > 0 and (t1 > p or (t1 == p and in_b2))) or t2 == 0:
-        s.gi[G_VICTIM_TO] = B1
-        return list_tail(s, s.gi[G_T1])
-    s.gi[G_VICTIM_TO] = B2
-    return list_tail(s, s.gi[G_T2])
+        s.gi[GI.victim_to] = B1
+        return list_tail(s, s.gi[GI.t1])
+    s.gi[GI.victim_to] = B2
+    return list_tail(s, s.gi[GI.t2])
 
 
 @kernel_inline
 def _drop_oldest(s, tail_slot):  # type: ignore[no-untyped-def]
     """Drop B1's or B2's oldest entry; start loading the one after next (a later drop's work)."""
-    packed_unlink(s, G_B1_HEAD, s.gi[tail_slot])
+    packed_unlink(s, GI.b1_head, s.gi[tail_slot])
     tail = s.gi[tail_slot]
     if tail >= 0:
-        prefetch(s.pm, entry_prev(s.pm[tail, SH_ENTRY]))
+        prefetch(s.pm, entry_prev(s.pm[tail, PM.sh_entry]))
 
 
 @kernel_inline
@@ -175,28 +185,28 @@ def _prefetch_after_next(s, victim):  # type: ignore[no-untyped-def]
 
 @kernel
 def _evict(s, a):  # type: ignore[no-untyped-def]
-    if s.gi[G_SHADOW_HIT] != 0:
+    if s.gi[GI.shadow_hit] != 0:
         victim = _replace(s)
     else:  # case IV
-        c = s.gi[G_CAP]
-        t1 = list_len(s, s.gi[G_T1])
-        b1 = s.gi[G_B1_LEN]
+        c = s.gi[GI.cap]
+        t1 = list_len(s, s.gi[GI.t1])
+        b1 = s.gi[GI.b1_len]
         if t1 + b1 + 1 > c:  # A: |T1| + |B1| = c
             if b1 > 0:
-                _drop_oldest(s, G_B1_TAIL)
+                _drop_oldest(s, GI.b1_tail)
                 victim = _replace(s)
             else:
-                victim = list_tail(s, s.gi[G_T1])
-                s.gi[G_VICTIM_TO] = 0
+                victim = list_tail(s, s.gi[GI.t1])
+                s.gi[GI.victim_to] = 0
         else:  # B
-            total = t1 + b1 + list_len(s, s.gi[G_T2]) + s.gi[G_B2_LEN]
-            if total >= 2 * c and s.gi[G_B2_LEN] > 0:
-                _drop_oldest(s, G_B2_TAIL)
+            total = t1 + b1 + list_len(s, s.gi[GI.t2]) + s.gi[GI.b2_len]
+            if total >= 2 * c and s.gi[GI.b2_len] > 0:
+                _drop_oldest(s, GI.b2_tail)
             victim = _replace(s)
     if victim < 0:
         return 0
     _prefetch_after_next(s, victim)
-    s.gi[G_VICTIM] = victim
+    s.gi[GI.victim] = victim
     s.cand[0] = victim
     return 1
 
@@ -204,10 +214,10 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
 @kernel
 def _removed(s, r):  # type: ignore[no-untyped-def]
     page = r[A_PAGE]
-    if r[A_REASON] == REASON_POLICY and page == s.gi[G_VICTIM] and s.gi[G_VICTIM_TO] != 0:
-        packed_push(s, G_B1_HEAD, s.gi[G_VICTIM_TO], page)
-    s.gi[G_VICTIM] = -1
-    s.gi[G_VICTIM_TO] = 0
+    if r[A_REASON] == REASON_POLICY and page == s.gi[GI.victim] and s.gi[GI.victim_to] != 0:
+        packed_push(s, GI.b1_head, s.gi[GI.victim_to], page)
+    s.gi[GI.victim] = -1
+    s.gi[GI.victim_to] = 0
     return 0
 
 
@@ -215,12 +225,12 @@ def _removed(s, r):  # type: ignore[no-untyped-def]
 def _added(s, a):  # type: ignore[no-untyped-def]
     # the newcomer is resident and on no list, T1 and T2 are valid: list_add's checks would pass
     page = a[A_PAGE]
-    if s.gi[G_SHADOW_HIT] != 0:
-        packed_unlink(s, G_B1_HEAD, page)
-        list_link_head_unchecked(s, s.gi[G_T2], page)
+    if s.gi[GI.shadow_hit] != 0:
+        packed_unlink(s, GI.b1_head, page)
+        list_link_head_unchecked(s, s.gi[GI.t2], page)
     else:
-        list_link_head_unchecked(s, s.gi[G_T1], page)
-    s.gi[G_SHADOW_HIT] = 0
+        list_link_head_unchecked(s, s.gi[GI.t1], page)
+    s.gi[GI.shadow_hit] = 0
     return 0
 
 
@@ -230,13 +240,13 @@ def _accessed(s, a):  # type: ignore[no-untyped-def]
     # list_move's checks would pass; they are most of the work of the hit, every access's path.
     page = a[A_PAGE]
     list_unlink_unchecked(s, page)
-    list_link_head_unchecked(s, s.gi[G_T2], page)
+    list_link_head_unchecked(s, s.gi[GI.t2], page)
     return 0
 
 
 def shadow_pages(s: Any, which: int) -> list[int]:
     """Pages of shadow list B1 (``which=1``) or B2 (2), most recent first (tests, reports)."""
-    return packed_pages(s, G_B1_HEAD, which)
+    return packed_pages(s, GI.b1_head, which)
 
 
 class ARC(SpeedHints, Policy):
@@ -244,10 +254,10 @@ class ARC(SpeedHints, Policy):
 
     name = "arc"
     description = "ARC: recency (T1) and frequency (T2) lists sized by shadow-entry hits"
-    int_fields = ("sh_entry",)
-    int_globals = 12
+    int_fields = STATE.int_fields
+    int_globals = STATE.int_globals
     prefetch_links = ("list",)  # a hit moves the page: its list neighbours are written
-    float_globals = 1
+    float_globals = STATE.float_globals
     inline_hooks = HOOK_NAMES
     init = staticmethod(_init)
     admit = staticmethod(_admit)
@@ -258,36 +268,36 @@ class ARC(SpeedHints, Policy):
 
     def configure(self, s: Any, capacity: int) -> None:
         """Store c, the capacity in pages."""
-        s.gi[G_CAP] = int(capacity)
+        s.gi[GI.cap] = int(capacity)
 
     @staticmethod
     def p(s: Any) -> float:
         """The current target size of T1."""
-        return float(s.gf[F_P])
+        return float(s.gf[GF.p])
 
     def check_invariants(self, s: Any) -> None:
         """T1 + T2 = resident set; B1, B2 well linked, non-resident; the paper's size bounds."""
-        c = int(s.gi[G_CAP])
-        t1 = list_pages(s, int(s.gi[G_T1])).tolist()
-        t2 = list_pages(s, int(s.gi[G_T2])).tolist()
+        c = int(s.gi[GI.cap])
+        t1 = list_pages(s, int(s.gi[GI.t1])).tolist()
+        t2 = list_pages(s, int(s.gi[GI.t2])).tolist()
         resident = s.resident.nonzero()[0].tolist()
         assert sorted(t1 + t2) == resident, "T1 + T2 != resident set"
-        slots = ((B1, G_B1_HEAD, G_B1_TAIL, G_B1_LEN), (B2, G_B2_HEAD, G_B2_TAIL, G_B2_LEN))
+        slots = ((B1, GI.b1_head, GI.b1_tail, GI.b1_len), (B2, GI.b2_head, GI.b2_tail, GI.b2_len))
         for which, head, tail, length in slots:
             pages = shadow_pages(s, which)
             assert len(pages) == int(s.gi[length]) <= s.pm.shape[0], f"B{which}: length"
             assert len(set(pages)) == len(pages), f"B{which}: a page twice"
             prev = -1
             for q in pages:
-                x = int(s.pm[q, SH_ENTRY])
+                x = int(s.pm[q, PM.sh_entry])
                 assert x & WHERE_MASK == which and plain(entry_prev)(x) == prev, f"B{which}: links"
                 assert not s.resident[q], f"B{which}: page {q} is resident"
                 prev = q
             assert int(s.gi[tail]) == prev and (pages[0] if pages else -1) == int(s.gi[head]), f"B{which}"
-        n_shadow = int((s.pm[:, SH_ENTRY] != 0).sum())
-        assert n_shadow == int(s.gi[G_B1_LEN] + s.gi[G_B2_LEN]), "stray shadow marks"
-        b1, b2 = int(s.gi[G_B1_LEN]), int(s.gi[G_B2_LEN])
+        n_shadow = int((s.pm[:, PM.sh_entry] != 0).sum())
+        assert n_shadow == int(s.gi[GI.b1_len] + s.gi[GI.b2_len]), "stray shadow marks"
+        b1, b2 = int(s.gi[GI.b1_len]), int(s.gi[GI.b2_len])
         assert len(t1) + len(t2) <= c, "more resident pages than c"
         assert len(t1) + b1 <= c, "|T1| + |B1| > c"
         assert len(t1) + len(t2) + b1 + b2 <= 2 * c, "directory larger than 2c"
-        assert 0.0 <= float(s.gf[F_P]) <= c, "p outside [0, c]"
+        assert 0.0 <= float(s.gf[GF.p]) <= c, "p outside [0, c]"

@@ -5,12 +5,12 @@ Source      Belady, "A study of replacement algorithms for a virtual-storage com
             Journal 9(2), 1970 (OPT as a stack algorithm: optimal for demand paging).
 Structures  The shared indexed heap (:mod:`pagesim.core.heap`, a min-heap) of the resident pages
             keyed by minus their next use, so the root is the furthest next use, in ``s.pm``:
-            ``pm[page, NEXT_USE]`` (index of the page's next access, ``NEVER`` if none),
-            ``pm[page, HEAP_POS]`` (its slot in the heap, -1 if not in it) and
-            ``pm[slot, HEAP]`` (the page in heap slot ``slot``; the root is slot 0) and
-            ``pm[slot, HEAP_KEY]`` (minus that page's next use, beside it so a comparison reads
+            ``pm[page, PM.next_use]`` (index of the page's next access, ``NEVER`` if none),
+            ``pm[page, PM.heap_pos]`` (its slot in the heap, -1 if not in it) and
+            ``pm[slot, PM.heap]`` (the page in heap slot ``slot``; the root is slot 0) and
+            ``pm[slot, PM.heap_key]`` (minus that page's next use, beside it so a comparison reads
             one row instead of chasing the page's own row).
-            ``gi[G_SIZE]`` is the heap's size. No framework list is used.
+            ``gi[GI.size]`` is the heap's size. No framework list is used.
 Rules       needs the next access of every access (``a[A_NEXT]``).
             added: push the page with its next use. accessed: its next use moves later, so it
             sifts towards the root. evict: propose the root (largest next use; pages never used
@@ -40,51 +40,63 @@ import numpy as np
 
 from pagesim.core.heap import heap_clear, heap_push, heap_remove, heap_update
 from pagesim.core.jit import kernel
-from pagesim.core.state import A_NEXT, A_PAGE, GI_USER
+from pagesim.core.layout import Layout, field
+from pagesim.core.state import A_NEXT, A_PAGE
 from pagesim.policies.base import Policy
 
-NEXT_USE = 0  #: page row: index of the next access, NEVER if none
-HEAP_POS = 1  #: page row: heap slot holding the page, -1 if none
-HEAP = 2  #: slot row: page stored in heap slot ``row``
-HEAP_KEY = 3  #: slot row: minus that page's next use (the shared heap is a min-heap)
-
-G_SIZE = GI_USER  #: number of pages in the heap
+STATE = Layout(
+    "opt",
+    pm=(
+        field("next_use", "access index", "page row: index of the next access, NEVER if none"),
+        field("heap_pos", "slot", "page row: heap slot holding the page, -1 if none"),
+        field("heap", "page id", "slot row: page stored in heap slot ``row``"),
+        field(
+            "heap_key", "access index", "slot row: minus that page's next use (the shared heap is a min-heap)"
+        ),
+    ),
+    gi=(field("size", "pages", "number of pages in the heap"),),
+)
+PM, GI = STATE.pm, STATE.gi
 
 
 @kernel
 def _init(s, a):  # type: ignore[no-untyped-def]
-    heap_clear(s.pm[:, HEAP], s.pm[:, HEAP_POS])
-    s.gi[G_SIZE] = 0
+    heap_clear(s.pm[:, PM.heap], s.pm[:, PM.heap_pos])
+    s.gi[GI.size] = 0
     return 0
 
 
 @kernel
 def _added(s, a):  # type: ignore[no-untyped-def]
     p = a[A_PAGE]
-    s.pm[p, NEXT_USE] = a[A_NEXT]
-    s.gi[G_SIZE] = heap_push(s.pm[:, HEAP], s.pm[:, HEAP_KEY], s.pm[:, HEAP_POS], s.gi[G_SIZE], p, -a[A_NEXT])
+    s.pm[p, PM.next_use] = a[A_NEXT]
+    s.gi[GI.size] = heap_push(
+        s.pm[:, PM.heap], s.pm[:, PM.heap_key], s.pm[:, PM.heap_pos], s.gi[GI.size], p, -a[A_NEXT]
+    )
     return 0
 
 
 @kernel
 def _accessed(s, a):  # type: ignore[no-untyped-def]
     p = a[A_PAGE]
-    s.pm[p, NEXT_USE] = a[A_NEXT]
-    heap_update(s.pm[:, HEAP], s.pm[:, HEAP_KEY], s.pm[:, HEAP_POS], s.gi[G_SIZE], p, -a[A_NEXT])
+    s.pm[p, PM.next_use] = a[A_NEXT]
+    heap_update(s.pm[:, PM.heap], s.pm[:, PM.heap_key], s.pm[:, PM.heap_pos], s.gi[GI.size], p, -a[A_NEXT])
     return 0
 
 
 @kernel
 def _evict(s, a):  # type: ignore[no-untyped-def]
-    if s.gi[G_SIZE] == 0:
+    if s.gi[GI.size] == 0:
         return 0
-    s.cand[0] = s.pm[0, HEAP]
+    s.cand[0] = s.pm[0, PM.heap]
     return 1
 
 
 @kernel
 def _removed(s, r):  # type: ignore[no-untyped-def]
-    s.gi[G_SIZE] = heap_remove(s.pm[:, HEAP], s.pm[:, HEAP_KEY], s.pm[:, HEAP_POS], s.gi[G_SIZE], r[A_PAGE])
+    s.gi[GI.size] = heap_remove(
+        s.pm[:, PM.heap], s.pm[:, PM.heap_key], s.pm[:, PM.heap_pos], s.gi[GI.size], r[A_PAGE]
+    )
     return 0
 
 
@@ -93,8 +105,8 @@ class Belady(Policy):
 
     name = "opt"
     description = "Belady's OPT: evict the page whose next use is furthest (clairvoyant bound)"
-    int_fields = ("next_use", "heap_pos", "heap", "heap_key")
-    int_globals = 1
+    int_fields = STATE.int_fields
+    int_globals = STATE.int_globals
     needs_next_access = True
     init = staticmethod(_init)
     added = staticmethod(_added)
@@ -104,17 +116,17 @@ class Belady(Policy):
 
     def check_invariants(self, s: Any) -> None:
         """Heap holds exactly the resident pages, positions agree, parent key >= child key."""
-        n = int(s.gi[G_SIZE])
+        n = int(s.gi[GI.size])
         pm = s.pm
-        heap = pm[:n, HEAP]
+        heap = pm[:n, PM.heap]
         assert sorted(heap.tolist()) == np.flatnonzero(s.resident).tolist(), "heap != resident set"
-        assert (pm[n:, HEAP] == -1).all(), "stale heap slots beyond the size"
+        assert (pm[n:, PM.heap] == -1).all(), "stale heap slots beyond the size"
         for slot in range(n):
             page = int(heap[slot])
-            assert int(pm[page, HEAP_POS]) == slot, f"page {page}: position != slot {slot}"
-            assert int(pm[slot, HEAP_KEY]) == -int(pm[page, NEXT_USE]), f"slot {slot}: stale key"
+            assert int(pm[page, PM.heap_pos]) == slot, f"page {page}: position != slot {slot}"
+            assert int(pm[slot, PM.heap_key]) == -int(pm[page, PM.next_use]), f"slot {slot}: stale key"
             if slot:
                 parent = int(heap[(slot - 1) // 2])
-                assert pm[parent, NEXT_USE] >= pm[page, NEXT_USE], f"heap order broken at {slot}"
+                assert pm[parent, PM.next_use] >= pm[page, PM.next_use], f"heap order broken at {slot}"
         off = s.resident == 0
-        assert (pm[off, HEAP_POS] == -1).all(), "a non-resident page has a heap position"
+        assert (pm[off, PM.heap_pos] == -1).all(), "a non-resident page has a heap position"

@@ -8,8 +8,8 @@ Source      Belady, "A study of replacement algorithms for a virtual-storage com
             for optimal replacement when a reference may be excluded from the cache.
 Structures  Belady's heap (:mod:`pagesim.policies.belady`: the resident pages keyed by minus
             their next use, root = furthest next use) and two globals of its own: the capacity
-            ``gi[G_CAP]`` (from ``configure``) and the units in use ``gi[G_USED]``; per page its
-            size in units ``pm[page, SIZE]``.
+            ``gi[GI.cap]`` (from ``configure``) and the units in use ``gi[GI.used]``; per page its
+            size in units ``pm[page, PM.size]``.
 Rules       needs the next access of every access (``a[A_NEXT]``).
             admit: a miss is inserted when it fits without evicting; when the cache is full it
             is inserted only if its own next use comes before the furthest next use among the
@@ -39,10 +39,10 @@ from __future__ import annotations
 from typing import Any
 
 from pagesim.core.jit import kernel
-from pagesim.core.state import A_NEXT, A_PAGE, A_SIZE, GI_USER
+from pagesim.core.layout import Layout, field
+from pagesim.core.state import A_NEXT, A_PAGE, A_SIZE
+from pagesim.policies import belady
 from pagesim.policies.belady import (
-    G_SIZE,
-    HEAP_KEY,
     Belady,
     _accessed,
     _added,
@@ -51,35 +51,46 @@ from pagesim.policies.belady import (
     _removed,
 )
 
-SIZE = 4  #: page row: units the page occupies while resident
-G_CAP = GI_USER + 1  #: capacity, in the run's units
-G_USED = GI_USER + 2  #: units in use
+#: OPT's state and the units of the pages held
+STATE = Layout(
+    "opt-bypass",
+    pm=(
+        *belady.STATE.fields["pm"],
+        field("size", "units", "page row: units the page occupies while resident"),
+    ),
+    gi=(
+        *belady.STATE.fields["gi"],
+        field("cap", "units", "capacity, in the run's units"),
+        field("used", "units", "units in use"),
+    ),
+)
+PM, GI = STATE.pm, STATE.gi
 
 
 @kernel
 def _bypass_init(s, a):  # type: ignore[no-untyped-def]
-    s.gi[G_USED] = 0
+    s.gi[GI.used] = 0
     return _init(s, a)
 
 
 @kernel
 def _admit(s, a):  # type: ignore[no-untyped-def]
-    if s.gi[G_USED] + a[A_SIZE] <= s.gi[G_CAP] or s.gi[G_SIZE] == 0:
+    if s.gi[GI.used] + a[A_SIZE] <= s.gi[GI.cap] or s.gi[GI.size] == 0:
         return 1
-    furthest = -s.pm[0, HEAP_KEY]  # the root: the largest next use among the resident pages
+    furthest = -s.pm[0, PM.heap_key]  # the root: the largest next use among the resident pages
     return 1 if a[A_NEXT] < furthest else 0
 
 
 @kernel
 def _bypass_added(s, a):  # type: ignore[no-untyped-def]
-    s.pm[a[A_PAGE], SIZE] = a[A_SIZE]
-    s.gi[G_USED] += a[A_SIZE]
+    s.pm[a[A_PAGE], PM.size] = a[A_SIZE]
+    s.gi[GI.used] += a[A_SIZE]
     return _added(s, a)
 
 
 @kernel
 def _bypass_removed(s, r):  # type: ignore[no-untyped-def]
-    s.gi[G_USED] -= s.pm[r[A_PAGE], SIZE]
+    s.gi[GI.used] -= s.pm[r[A_PAGE], PM.size]
     return _removed(s, r)
 
 
@@ -88,8 +99,8 @@ class BeladyBypass(Belady):
 
     name = "opt-bypass"
     description = "MIN with bypass: a miss is not inserted when its next use is furthest (bound with admit)"
-    int_fields = ("next_use", "heap_pos", "heap", "heap_key", "size")
-    int_globals = 3
+    int_fields = STATE.int_fields
+    int_globals = STATE.int_globals
     init = staticmethod(_bypass_init)
     admit = staticmethod(_admit)
     added = staticmethod(_bypass_added)
@@ -98,5 +109,5 @@ class BeladyBypass(Belady):
     removed = staticmethod(_bypass_removed)
 
     def configure(self, s: Any, capacity: int) -> None:
-        """Write the capacity (in the run's units) into ``gi[G_CAP]``."""
-        s.gi[G_CAP] = int(capacity)
+        """Write the capacity (in the run's units) into ``gi[GI.cap]``."""
+        s.gi[GI.cap] = int(capacity)

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from pagesim.core.jit import kernel
+from pagesim.core.layout import Layout, field
 from pagesim.core.lists import (
     CONTINUE,
     EVICT,
@@ -43,39 +44,45 @@ from pagesim.core.lists import (
     list_iterate,
     list_pages,
 )
-from pagesim.core.state import A_CGROUP, A_PAGE, A_REQUEST, DIRTY, GI_USER, MAX_CANDIDATES
+from pagesim.core.state import A_CGROUP, A_PAGE, A_REQUEST, DIRTY, MAX_CANDIDATES
 from pagesim.policies.base import Policy
 
-G_LIST = GI_USER  #: the list id
-G_WANTED = GI_USER + 1  #: candidates still wanted in the current walk
+STATE = Layout(
+    "ce-fifo",
+    gi=(
+        field("list", "list id", "the list id"),
+        field("wanted", "pages", "candidates still wanted in the current walk"),
+    ),
+)
+GI = STATE.gi
 
 
 @kernel
 def _init(s, a):  # type: ignore[no-untyped-def]
-    s.gi[G_LIST] = list_create(s, a[A_CGROUP])
-    return 0 if s.gi[G_LIST] >= 0 else -1
+    s.gi[GI.list] = list_create(s, a[A_CGROUP])
+    return 0 if s.gi[GI.list] >= 0 else -1
 
 
 @kernel
 def _added(s, a):  # type: ignore[no-untyped-def]
-    list_add_tail(s, s.gi[G_LIST], a[A_PAGE])
+    list_add_tail(s, s.gi[GI.list], a[A_PAGE])
     return 0
 
 
 @kernel
 def _verdict(s, a, index, page):  # type: ignore[no-untyped-def]
-    if s.gi[G_WANTED] <= 0:
+    if s.gi[GI.wanted] <= 0:
         return STOP
     if s.resident[page] & DIRTY:
         return CONTINUE
-    s.gi[G_WANTED] -= 1
+    s.gi[GI.wanted] -= 1
     return EVICT
 
 
 @kernel
 def _evict(s, a):  # type: ignore[no-untyped-def]
-    s.gi[G_WANTED] = min(a[A_REQUEST], MAX_CANDIDATES)
-    n = list_iterate(s, a, s.gi[G_LIST], _verdict, 0, SKIP, -1, SKIP, -1)
+    s.gi[GI.wanted] = min(a[A_REQUEST], MAX_CANDIDATES)
+    n = list_iterate(s, a, s.gi[GI.list], _verdict, 0, SKIP, -1, SKIP, -1)
     return max(n, 0)
 
 
@@ -84,7 +91,7 @@ class CeFIFO(Policy):
 
     name = "ce-fifo"
     description = "cache_ext FIFO: list_iterate from the oldest page, skipping dirty pages"
-    int_globals = 2
+    int_globals = STATE.int_globals
     proposes_batches = True
     init = staticmethod(_init)
     added = staticmethod(_added)
@@ -92,5 +99,5 @@ class CeFIFO(Policy):
 
     def check_invariants(self, s: Any) -> None:
         """The list holds exactly the resident pages."""
-        pages = list_pages(s, int(s.gi[G_LIST])).tolist()
+        pages = list_pages(s, int(s.gi[GI.list])).tolist()
         assert sorted(pages) == np.flatnonzero(s.resident).tolist(), "list != resident set"

@@ -6,7 +6,7 @@ Source      cache_ext spec §4.3 (cache_ext repo ``policies/``, ``cache_ext_samp
             Customizing the Page Cache with eBPF", SOSP 2025, §4.2 (Fig. 4, batch scoring) and
             Fig. 6 (YCSB).
 Structures  One eviction list; new pages enter at the tail, sampling takes the head.
-            ``pm[page, ACCESSES]``: accesses since the page came in (cache_ext's hash map of
+            ``pm[page, PM.accesses]``: accesses since the page came in (cache_ext's hash map of
             counters).
 Rules       added: append at the tail, accesses := 1; in cache mode the access that missed is
             also the page's first read (``fault_read``), so accesses := 2, as cache_ext sees a
@@ -56,49 +56,61 @@ from pagesim.core.indexed import (
     list_sample_indexed,
 )
 from pagesim.core.jit import kernel, kernel_inline
+from pagesim.core.layout import Layout, field
 from pagesim.core.lists import list_create, list_pages
-from pagesim.core.state import A_CGROUP, A_MODE, A_PAGE, A_REQUEST, DIRTY, GI_USER, MODE_CACHE, NEVER
+from pagesim.core.state import A_CGROUP, A_MODE, A_PAGE, A_REQUEST, DIRTY, MODE_CACHE, NEVER
 from pagesim.policies.base import Policy, SpeedHints
 from pagesim.policies.params import defaults
 
-ACCESSES = 0  #: pm column
-RING = 1  #: pm column: the list's order by position (the index of core.indexed.list_sample_indexed)
-SLOT = 2  #: pm column: the page's position in RING
-
-G_LIST = GI_USER
-G_SAMPLE = GI_USER + 1  #: parameter sample_size
-G_PARTIAL = GI_USER + 2  #: parameter partial
-G_FAULT_READ = GI_USER + 3  #: parameter fault_read
-G_INDEX = GI_USER + 4  #: INDEX_GLOBALS slots: the index's globals (core.indexed)
+STATE = Layout(
+    "ce-lfu",
+    pm=(
+        field("accesses", "accesses", "accesses since insertion"),
+        field(
+            "ring",
+            "page id",
+            "the list's order by position (the index of core.indexed.list_sample_indexed)",
+        ),
+        field("slot", "position", "the page's position in PM.ring"),
+    ),
+    gi=(
+        field("list", "list id", "the list"),
+        field("sample", "pages", "parameter sample_size"),
+        field("partial", "flag", "parameter partial"),
+        field("fault_read", "flag", "parameter fault_read"),
+        field("order", "core.indexed", "the index's globals (core.indexed)", count=INDEX_GLOBALS),
+    ),
+)
+PM, GI = STATE.pm, STATE.gi
 
 
 @kernel
 def _init(s, a):  # type: ignore[no-untyped-def]
-    s.gi[G_LIST] = list_create(s, a[A_CGROUP])
-    index_reset(s, s.gi[G_LIST], G_INDEX, SLOT)
-    return 0 if s.gi[G_LIST] >= 0 else -1
+    s.gi[GI.list] = list_create(s, a[A_CGROUP])
+    index_reset(s, s.gi[GI.list], GI.order, PM.slot)
+    return 0 if s.gi[GI.list] >= 0 else -1
 
 
 @kernel
 def _added(s, a):  # type: ignore[no-untyped-def]
     p = a[A_PAGE]
-    index_add_tail(s, s.gi[G_LIST], p, G_INDEX, RING, SLOT)
-    s.pm[p, ACCESSES] = 1
-    if s.gi[G_FAULT_READ] != 0 and a[A_MODE] == MODE_CACHE:
-        s.pm[p, ACCESSES] += 1
+    index_add_tail(s, s.gi[GI.list], p, GI.order, PM.ring, PM.slot)
+    s.pm[p, PM.accesses] = 1
+    if s.gi[GI.fault_read] != 0 and a[A_MODE] == MODE_CACHE:
+        s.pm[p, PM.accesses] += 1
     return 0
 
 
 @kernel
 def _accessed(s, a):  # type: ignore[no-untyped-def]
-    s.pm[a[A_PAGE], ACCESSES] += 1
+    s.pm[a[A_PAGE], PM.accesses] += 1
     return 0
 
 
 @kernel
 def _removed(s, r):  # type: ignore[no-untyped-def]
-    index_removed(s, s.gi[G_LIST], r[A_PAGE], G_INDEX, RING, SLOT)
-    s.pm[r[A_PAGE], ACCESSES] = 0
+    index_removed(s, s.gi[GI.list], r[A_PAGE], GI.order, PM.ring, PM.slot)
+    s.pm[r[A_PAGE], PM.accesses] = 0
     return 0
 
 
@@ -106,13 +118,22 @@ def _removed(s, r):  # type: ignore[no-untyped-def]
 def _score(s, a, page):  # type: ignore[no-untyped-def]
     if a[A_MODE] != MODE_CACHE and s.resident[page] & DIRTY:  # no dirty pages in cache mode
         return NEVER
-    return s.pm[page, ACCESSES]
+    return s.pm[page, PM.accesses]
 
 
 @kernel
 def _evict(s, a):  # type: ignore[no-untyped-def]
     n = list_sample_indexed(
-        s, a, s.gi[G_LIST], _score, a[A_REQUEST], s.gi[G_SAMPLE], s.gi[G_PARTIAL] != 0, G_INDEX, RING, SLOT
+        s,
+        a,
+        s.gi[GI.list],
+        _score,
+        a[A_REQUEST],
+        s.gi[GI.sample],
+        s.gi[GI.partial] != 0,
+        GI.order,
+        PM.ring,
+        PM.slot,
     )
     return max(n, 0)
 
@@ -123,8 +144,8 @@ class CeLFU(SpeedHints, Policy):
     name = "ce-lfu"
     description = "cache_ext LFU: least accessed of each 20 pages sampled at the head (windowed)"
     params = defaults("ce-lfu")  # policies/params.toml
-    int_fields = ("accesses", "ring", "slot")
-    int_globals = 4 + INDEX_GLOBALS
+    int_fields = STATE.int_fields
+    int_globals = STATE.int_globals
     proposes_batches = True
     inline_hooks = ("added", "accessed", "evict", "removed")  # docs/performance.md
     init = staticmethod(_init)
@@ -138,14 +159,14 @@ class CeLFU(SpeedHints, Policy):
         size = int(self.values["sample_size"])
         if not 1 <= size <= 64:
             raise ValueError(f"ce-lfu: sample_size must be in 1..64 (32 x S <= 2048), got {size}")
-        s.gi[G_SAMPLE] = size
-        s.gi[G_PARTIAL] = int(bool(self.values["partial"]))
-        s.gi[G_FAULT_READ] = int(bool(self.values["fault_read"]))
+        s.gi[GI.sample] = size
+        s.gi[GI.partial] = int(bool(self.values["partial"]))
+        s.gi[GI.fault_read] = int(bool(self.values["fault_read"]))
 
     def check_invariants(self, s: Any) -> None:
         """The list holds the resident pages; counters are positive exactly while resident."""
-        pages = list_pages(s, int(s.gi[G_LIST])).tolist()
+        pages = list_pages(s, int(s.gi[GI.list])).tolist()
         resident = np.flatnonzero(s.resident).tolist()
         assert sorted(pages) == resident, "list != resident set"
-        acc = s.pm[:, ACCESSES]
+        acc = s.pm[:, PM.accesses]
         assert (acc[s.resident != 0] >= 1).all() and not acc[s.resident == 0].any(), "counters"

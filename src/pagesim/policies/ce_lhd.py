@@ -90,8 +90,9 @@ from pagesim.core.indexed import (
     list_sample_indexed,
 )
 from pagesim.core.jit import kernel, kernel_inline
+from pagesim.core.layout import Layout, field
 from pagesim.core.lists import list_create, list_pages
-from pagesim.core.state import A_CGROUP, A_MODE, A_PAGE, A_REQUEST, DIRTY, GI_USER, MODE_CACHE, NEVER
+from pagesim.core.state import A_CGROUP, A_MODE, A_PAGE, A_REQUEST, DIRTY, MODE_CACHE, NEVER
 from pagesim.policies.base import HOOK_NAMES, Policy, SpeedHints
 from pagesim.policies.params import defaults
 
@@ -101,33 +102,39 @@ MAX_AGE = 16384
 SCALE = 1 << 20  #: fixed-point scale of hits, evictions, densities and object counts
 DENSITY_THRESHOLD = SCALE // 100000  #: events needed for a density (10 scaled units)
 
-# pm columns
-PACKED = 0  #: last access << 18 | last hit age << 4 | class (see _pack)
-SLOT = 1  #: the page's position in RING
-RING = 2  #: the list's order by position (the index of core.indexed.list_sample_indexed)
+TABLE = HIT_AGE_CLASSES * MAX_AGE
+STATE = Layout(
+    "ce-lhd",
+    pm=(
+        field("packed", "packed", "last access << 18 | last hit age << 4 | class (see _pack)"),
+        field("slot", "position", "the page's position in RING"),
+        field(
+            "ring", "page id", "the list's order by position (the index of core.indexed.list_sample_indexed)"
+        ),
+    ),
+    gi=(
+        field("list", "list id", "the list"),
+        field("time", "events", "timestamp"),
+        field("objects", "pages", "objects counted (scaled)"),
+        field("reconfigure_at", "events", "the timestamp at which the next reconfiguration runs"),
+        field("reconfigs", "reconfigurations", "reconfigurations so far"),
+        field("shift", "bits", "age coarsening shift"),
+        field("ewma_objects", "SCALE", "ewma objects"),
+        field("ewma_mass", "SCALE", "ewma mass"),
+        field("period", "events", "parameter reconfigure_events"),
+        field("sample", "pages", "parameter sample_size"),
+        field("partial", "flag", "parameter partial"),
+        field("fault_read", "flag", "parameter fault_read"),
+        field("order", "core.indexed", "the index's globals (core.indexed)", count=INDEX_GLOBALS),
+        field("hits", "SCALE", "hits[class * MAX_AGE + age]", count=TABLE),
+        field("evictions", "SCALE", "evictions[class * MAX_AGE + age]", count=TABLE),
+        field("density", "SCALE", "hit densities[class * MAX_AGE + age]", count=TABLE),
+    ),
+)
+PM, GI = STATE.pm, STATE.gi
 CLASS_BITS = 4
 HIT_AGE_BITS = 14  #: hit ages are below MAX_AGE = 2^14
 TIME_SHIFT = CLASS_BITS + HIT_AGE_BITS
-
-# gi slots
-G_LIST = GI_USER
-G_TIME = GI_USER + 1  #: timestamp
-G_OBJECTS = GI_USER + 2
-G_RECONFIGURE_AT = GI_USER + 3  #: the timestamp at which the next reconfiguration runs
-G_RECONFIGS = GI_USER + 4  #: reconfigurations so far
-G_SHIFT = GI_USER + 5
-G_EWMA_OBJECTS = GI_USER + 6
-G_EWMA_MASS = GI_USER + 7
-G_PERIOD = GI_USER + 8  #: parameter reconfigure_events
-G_SAMPLE = GI_USER + 9
-G_PARTIAL = GI_USER + 10
-G_FAULT_READ = GI_USER + 11
-G_INDEX = GI_USER + 12  #: INDEX_GLOBALS slots: the index's globals (core.indexed)
-G_TABLES = G_INDEX + INDEX_GLOBALS
-TABLE = HIT_AGE_CLASSES * MAX_AGE
-G_HITS = G_TABLES  #: hits[class * MAX_AGE + age]
-G_EVICTIONS = G_TABLES + TABLE
-G_DENSITY = G_TABLES + 2 * TABLE
 
 
 def _leading_zeros(x):  # type: ignore[no-untyped-def]
@@ -186,7 +193,7 @@ def _row(page):  # type: ignore[no-untyped-def]
 @kernel_inline
 def _age(s, packed):  # type: ignore[no-untyped-def]
     """The age bucket of a page whose packed word is ``packed``."""
-    age = (s.gi[G_TIME] - (packed >> TIME_SHIFT)) >> s.gi[G_SHIFT]
+    age = (s.gi[GI.time] - (packed >> TIME_SHIFT)) >> s.gi[GI.shift]
     return MAX_AGE - 1 if age >= MAX_AGE else age
 
 
@@ -209,30 +216,30 @@ def _rescale(s, base, grew, d):  # type: ignore[no-untyped-def]
 
 @kernel
 def _reconfigure(s):  # type: ignore[no-untyped-def]
-    s.gi[G_RECONFIGS] += 1
+    s.gi[GI.reconfigs] += 1
     for i in range(2 * TABLE):
-        s.gi[G_HITS + i] = s.gi[G_HITS + i] * 9 // 10
-    s.gi[G_EWMA_OBJECTS] = s.gi[G_EWMA_OBJECTS] * 9 // 10 + s.gi[G_OBJECTS] * SCALE
-    s.gi[G_EWMA_MASS] = s.gi[G_EWMA_MASS] * 9 // 10 + SCALE
-    n = s.gi[G_RECONFIGS]
+        s.gi[GI.hits + i] = s.gi[GI.hits + i] * 9 // 10
+    s.gi[GI.ewma_objects] = s.gi[GI.ewma_objects] * 9 // 10 + s.gi[GI.objects] * SCALE
+    s.gi[GI.ewma_mass] = s.gi[GI.ewma_mass] * 9 // 10 + SCALE
+    n = s.gi[GI.reconfigs]
     if n == 5 or n == 25:
-        avg = s.gi[G_EWMA_OBJECTS] // s.gi[G_EWMA_MASS]
+        avg = s.gi[GI.ewma_objects] // s.gi[GI.ewma_mass]
         shift = 1
         while (1 << shift) * MAX_AGE < avg * 100:
             shift += 1
-        old = s.gi[G_SHIFT]
+        old = s.gi[GI.shift]
         if shift != old:
             for c in range(HIT_AGE_CLASSES):
-                _rescale(s, G_HITS + c * MAX_AGE, shift > old, abs(shift - old))
-                _rescale(s, G_EVICTIONS + c * MAX_AGE, shift > old, abs(shift - old))
-        s.gi[G_SHIFT] = shift
-        s.gi[G_EWMA_OBJECTS] *= 8
-        s.gi[G_EWMA_MASS] *= 8
+                _rescale(s, GI.hits + c * MAX_AGE, shift > old, abs(shift - old))
+                _rescale(s, GI.evictions + c * MAX_AGE, shift > old, abs(shift - old))
+        s.gi[GI.shift] = shift
+        s.gi[GI.ewma_objects] *= 8
+        s.gi[GI.ewma_mass] *= 8
     scale = np.uint64(SCALE)
     for c in range(HIT_AGE_CLASSES):
-        hits = G_HITS + c * MAX_AGE
-        evs = G_EVICTIONS + c * MAX_AGE
-        hd = G_DENSITY + c * MAX_AGE
+        hits = GI.hits + c * MAX_AGE
+        evs = GI.evictions + c * MAX_AGE
+        hd = GI.density + c * MAX_AGE
         h = s.gi[hits + MAX_AGE - 1]
         e = h + s.gi[evs + MAX_AGE - 1]
         life = e
@@ -250,26 +257,26 @@ def _reconfigure(s):  # type: ignore[no-untyped-def]
 def _tick(s):  # type: ignore[no-untyped-def]
     """The countdown to reconfiguration, after the timestamp moved on: the timestamp counts the
     same events, so the countdown is the distance to a timestamp (no counter of its own)."""
-    if s.gi[G_TIME] >= s.gi[G_RECONFIGURE_AT]:
+    if s.gi[GI.time] >= s.gi[GI.reconfigure_at]:
         _reconfigure(s)
-        s.gi[G_RECONFIGURE_AT] = s.gi[G_TIME] + s.gi[G_PERIOD]
+        s.gi[GI.reconfigure_at] = s.gi[GI.time] + s.gi[GI.period]
 
 
 @kernel
 def _init(s, a):  # type: ignore[no-untyped-def]
-    s.gi[G_LIST] = list_create(s, a[A_CGROUP])
-    index_reset(s, s.gi[G_LIST], G_INDEX, SLOT)
-    return 0 if s.gi[G_LIST] >= 0 else -1
+    s.gi[GI.list] = list_create(s, a[A_CGROUP])
+    index_reset(s, s.gi[GI.list], GI.order, PM.slot)
+    return 0 if s.gi[GI.list] >= 0 else -1
 
 
 @kernel_inline
 def _access(s, p):  # type: ignore[no-untyped-def]
-    packed = s.pm[_row(p), PACKED]
+    packed = s.pm[_row(p), PM.packed]
     age = _age(s, packed)
-    s.gi[_cell(G_HITS, _class_of(packed), age)] += SCALE
+    s.gi[_cell(GI.hits, _class_of(packed), age)] += SCALE
     # the hit ages shift: the class is that of the new last and the old last (now the one before)
-    s.pm[_row(p), PACKED] = _pack(s.gi[G_TIME], age, hit_age_class(age + _hit_age_of(packed)))
-    s.gi[G_TIME] += 1
+    s.pm[_row(p), PM.packed] = _pack(s.gi[GI.time], age, hit_age_class(age + _hit_age_of(packed)))
+    s.gi[GI.time] += 1
     _tick(s)
 
 
@@ -282,12 +289,12 @@ def _accessed(s, a):  # type: ignore[no-untyped-def]
 @kernel
 def _added(s, a):  # type: ignore[no-untyped-def]
     p = a[A_PAGE]
-    index_add_tail(s, s.gi[G_LIST], p, G_INDEX, RING, SLOT)
-    s.pm[_row(p), PACKED] = _pack(s.gi[G_TIME], 0, hit_age_class(0 + MAX_AGE))  # hit ages 0 and MAX_AGE
-    s.gi[G_TIME] += 1
-    s.gi[G_OBJECTS] += 1
+    index_add_tail(s, s.gi[GI.list], p, GI.order, PM.ring, PM.slot)
+    s.pm[_row(p), PM.packed] = _pack(s.gi[GI.time], 0, hit_age_class(0 + MAX_AGE))  # hit ages 0 and MAX_AGE
+    s.gi[GI.time] += 1
+    s.gi[GI.objects] += 1
     _tick(s)
-    if s.gi[G_FAULT_READ] != 0 and a[A_MODE] == MODE_CACHE:
+    if s.gi[GI.fault_read] != 0 and a[A_MODE] == MODE_CACHE:
         _access(s, p)
     return 0
 
@@ -295,11 +302,11 @@ def _added(s, a):  # type: ignore[no-untyped-def]
 @kernel
 def _removed(s, r):  # type: ignore[no-untyped-def]
     p = r[A_PAGE]
-    packed = s.pm[_row(p), PACKED]
-    s.gi[_cell(G_EVICTIONS, _class_of(packed), _age(s, packed))] += SCALE
-    s.gi[G_OBJECTS] -= 1
-    index_removed(s, s.gi[G_LIST], p, G_INDEX, RING, SLOT)
-    s.pm[_row(p), PACKED] = 0  # last access 0, hit ages 0 and 0: class 0
+    packed = s.pm[_row(p), PM.packed]
+    s.gi[_cell(GI.evictions, _class_of(packed), _age(s, packed))] += SCALE
+    s.gi[GI.objects] -= 1
+    index_removed(s, s.gi[GI.list], p, GI.order, PM.ring, PM.slot)
+    s.pm[_row(p), PM.packed] = 0  # last access 0, hit ages 0 and 0: class 0
     return 0
 
 
@@ -307,15 +314,24 @@ def _removed(s, r):  # type: ignore[no-untyped-def]
 def _score(s, a, page):  # type: ignore[no-untyped-def]
     if a[A_MODE] != MODE_CACHE and s.resident[page] & DIRTY:  # no dirty pages in cache mode
         return NEVER
-    packed = s.pm[_row(page), PACKED]
+    packed = s.pm[_row(page), PM.packed]
     # a saturated age scores 0: its entry holds 0 (set by configure, never rewritten)
-    return s.gi[_cell(G_DENSITY, _class_of(packed), _age(s, packed))]
+    return s.gi[_cell(GI.density, _class_of(packed), _age(s, packed))]
 
 
 @kernel
 def _evict(s, a):  # type: ignore[no-untyped-def]
     n = list_sample_indexed(
-        s, a, s.gi[G_LIST], _score, a[A_REQUEST], s.gi[G_SAMPLE], s.gi[G_PARTIAL] != 0, G_INDEX, RING, SLOT
+        s,
+        a,
+        s.gi[GI.list],
+        _score,
+        a[A_REQUEST],
+        s.gi[GI.sample],
+        s.gi[GI.partial] != 0,
+        GI.order,
+        PM.ring,
+        PM.slot,
     )
     return max(n, 0)
 
@@ -336,9 +352,9 @@ class CeLHD(SpeedHints, Policy):
     name = "ce-lhd"
     description = "cache_ext LHD: integer hit densities per class and age, sampled groups of 16"
     params = defaults("ce-lhd")  # policies/params.toml
-    int_fields = ("packed", "slot", "ring")
-    int_globals = G_TABLES - GI_USER + 3 * TABLE
-    float_globals = 1
+    int_fields = STATE.int_fields
+    int_globals = STATE.int_globals
+    float_globals = STATE.float_globals
     proposes_batches = True
     inline_hooks = HOOK_NAMES
     init = staticmethod(_init)
@@ -356,25 +372,25 @@ class CeLHD(SpeedHints, Policy):
             raise ValueError(f"ce-lhd: sample_size must be in 1..64, got {size}")
         if period < 1 or not 0 <= shift < 40:
             raise ValueError(f"ce-lhd: reconfigure_events >= 1 and 0 <= shift < 40, got {period}, {shift}")
-        s.gi[G_SAMPLE] = size
-        s.gi[G_PARTIAL] = int(bool(self.values["partial"]))
-        s.gi[G_FAULT_READ] = int(bool(self.values["fault_read"]))
-        s.gi[G_PERIOD] = period
-        s.gi[G_RECONFIGURE_AT] = s.gi[G_TIME] + period
-        s.gi[G_SHIFT] = shift
-        s.gi[G_DENSITY : G_DENSITY + TABLE] = initial_densities().ravel()
+        s.gi[GI.sample] = size
+        s.gi[GI.partial] = int(bool(self.values["partial"]))
+        s.gi[GI.fault_read] = int(bool(self.values["fault_read"]))
+        s.gi[GI.period] = period
+        s.gi[GI.reconfigure_at] = s.gi[GI.time] + period
+        s.gi[GI.shift] = shift
+        s.gi[GI.density : GI.density + TABLE] = initial_densities().ravel()
 
     def check_invariants(self, s: Any) -> None:
         """The list holds the resident pages; the object count agrees."""
-        pages = list_pages(s, int(s.gi[G_LIST])).tolist()
+        pages = list_pages(s, int(s.gi[GI.list])).tolist()
         resident = np.flatnonzero(s.resident).tolist()
         assert sorted(pages) == resident, "list != resident set"
-        assert int(s.gi[G_OBJECTS]) == len(resident), "object count"
-        packed = s.pm[:, PACKED]
+        assert int(s.gi[GI.objects]) == len(resident), "object count"
+        packed = s.pm[:, PM.packed]
         assert not packed[s.resident == 0].any(), "metadata of a page not resident"
         for p in resident:
             w = int(packed[p])
-            assert 0 <= w >> TIME_SHIFT < int(s.gi[G_TIME]), "last access"
+            assert 0 <= w >> TIME_SHIFT < int(s.gi[GI.time]), "last access"
             # the class is that of (last hit age + the one before) >= last hit age
             last = int(_hit_age_of(w))
             assert last == 0 or int(_class_of(w)) <= hit_age_class(last), "class"

@@ -9,10 +9,10 @@ Source      cache_ext spec §4.6 (cache_ext repo ``policies/cache_ext_mglru.bpf.
 Structures  Four eviction lists, one per generation (sequence number mod 4); min_seq, max_seq
             (init 0 and 3: four live generations); pages per generation; per tier: evicted,
             refaulted, protected and the averaged refaulted and total (one history slot).
-            Per page: ``pm[page, REFS]`` (accesses, from 1), ``pm[page, GEN]``, the insertion
-            number and time (``SEQ``, ``ADDED_NS``, for the off-LRU and locked rules). Shadow entries
+            Per page: ``pm[page, PM.refs]`` (accesses, from 1), ``pm[page, PM.gen]``, the insertion
+            number and time (``PM.seq``, ``PM.added_ns``, for the off-LRU and locked rules). Shadow entries
             (cache_ext: an LRU hash of 400 000 entries keyed by file and index, holding the tier
-            at eviction) are a FIFO of page ids with the tier in ``pm[page, SHADOW_TIER]``.
+            at eviction) are a FIFO of page ids with the tier in ``pm[page, PM.shadow_tier]``.
 Rules       tier(refs) = 0 for refs <= 1, 1 for 2-3, 2 for 4-7, 3 for >= 8.
             added: refs := 1; generation max_seq if active (never at insertion), else min_seq
             when min_seq + 2 >= max_seq, else min_seq + 1 (cache_ext's "dirty and under
@@ -92,6 +92,7 @@ from typing import Any
 import numpy as np
 
 from pagesim.core.jit import kernel
+from pagesim.core.layout import Layout, field
 from pagesim.core.lists import (
     CONTINUE,
     EVICT,
@@ -114,7 +115,6 @@ from pagesim.core.state import (
     A_PAGE,
     A_REQUEST,
     DIRTY,
-    GI_USER,
     MAX_CANDIDATES,
     MODE_CACHE,
 )
@@ -127,42 +127,47 @@ MAX_NR_TIERS = 4
 MIN_LRU_BATCH = 64
 RETIRE_MAX_PAGES = 4  #: a generation is retired only when it holds at most this many pages
 
-# pm columns
-REFS = 0
-GEN = 1  #: generation index (sequence number mod 4)
-SH_NEXT = 2
-SH_PREV = 3
-IN_SHADOW = 4
-SHADOW_TIER = 5
-MARK = 6  #: the evict call that proposed the page
-SEQ = 7  #: the insertion that brought the page in (for the off-LRU rule)
-ADDED_NS = 8  #: model time of that insertion, ns (for the under-I/O rule)
-REFUSED = 9  #: the evict call in which the page was proposed but is off the LRU
-
-# gi slots
-G_LISTS = GI_USER  #: four list ids, by generation index
-G_MIN_SEQ = GI_USER + 4
-G_MAX_SEQ = GI_USER + 5
-G_PAGES = GI_USER + 6  #: four counts, by generation index
-G_EVICTED = GI_USER + 10  #: four, by tier
-G_REFAULTED = GI_USER + 14
-G_PROTECTED = GI_USER + 18
-G_AVG_REFAULTED = GI_USER + 22
-G_AVG_TOTAL = GI_USER + 26
-G_SH_HEAD = GI_USER + 30  #: shadow FIFO header: head, tail, length
-G_SH_CAP = GI_USER + 33
-G_WANTED = GI_USER + 34
-G_THRESHOLD = GI_USER + 35
-G_CALL = GI_USER + 36
-G_OWN_FALLBACK = GI_USER + 37
-G_FAULT_READ = GI_USER + 38
-G_NEXT_GEN = GI_USER + 39  #: generation index kept pages go to in the current walk
-G_INSERTS = GI_USER + 40  #: insertions so far
-G_INFLIGHT = GI_USER + 41  #: parameter inflight
-G_INFLIGHT_NS = GI_USER + 42  #: parameter inflight_ns
-G_N_REFUSED = GI_USER + 43  #: proposals the kernel would refuse (off the LRU), in total
-G_N_LOCKED = GI_USER + 44  #: pages promoted because they were under I/O, in total
-G_INSERT_TAIL = GI_USER + 45  #: parameter insert_tail
+STATE = Layout(
+    "ce-mglru",
+    pm=(
+        field("refs", "accesses", "accesses since the page came in (cache_ext's refs counter)"),
+        field("gen", "generation index", "generation index (sequence number mod 4)"),
+        field("sh_next", "page id", "shadow FIFO: next entry towards the oldest, -1 if none"),
+        field("sh_prev", "page id", "shadow FIFO: previous entry towards the newest, -1 if none"),
+        field("in_shadow", "flag", "1 while the page has a shadow entry"),
+        field("shadow_tier", "tier", "the tier its shadow entry remembers"),
+        field("mark", "evict call", "the evict call that proposed the page"),
+        field("seq", "insertions", "the insertion that brought the page in (for the off-LRU rule)"),
+        field("added_ns", "ns", "model time of that insertion (for the under-I/O rule)"),
+        field("refused", "evict call", "the evict call in which the page was proposed but is off the LRU"),
+    ),
+    gi=(
+        field("lists", "list id", "by generation index", count=MAX_NR_GENS),
+        field("min_seq", "generation", "the oldest generation's sequence number"),
+        field("max_seq", "generation", "the youngest generation's sequence number"),
+        field("pages", "pages", "by generation index", count=MAX_NR_GENS),
+        field("evicted", "pages", "by tier", count=MAX_NR_TIERS),
+        field("refaulted", "pages", "by tier", count=MAX_NR_TIERS),
+        field("protected", "pages", "by tier", count=MAX_NR_TIERS),
+        field("avg_refaulted", "pages", "by tier: the running average", count=MAX_NR_TIERS),
+        field("avg_total", "pages", "by tier: the running average", count=MAX_NR_TIERS),
+        field("sh", "page id, pages", "shadow FIFO header: head, tail, length", count=3),
+        field("sh_cap", "pages", "shadow entries kept at most"),
+        field("wanted", "pages", "candidates still wanted in this evict call"),
+        field("threshold", "tier", "threshold"),
+        field("call", "evict calls", "call"),
+        field("own_fallback", "flag", "parameter own_fallback"),
+        field("fault_read", "flag", "parameter fault_read"),
+        field("next_gen", "generation index", "generation index kept pages go to in the current walk"),
+        field("inserts", "insertions", "insertions so far"),
+        field("inflight", "insertions", "parameter inflight"),
+        field("inflight_ns", "ns", "parameter inflight_ns"),
+        field("n_refused", "proposals", "proposals the kernel would refuse (off the LRU), in total"),
+        field("n_locked", "pages", "pages promoted because they were under I/O, in total"),
+        field("insert_tail", "flag", "parameter insert_tail"),
+    ),
+)
+PM, GI = STATE.pm, STATE.gi
 
 
 @kernel
@@ -181,46 +186,46 @@ def tier_of(refs):  # type: ignore[no-untyped-def]
 def _init(s, a):  # type: ignore[no-untyped-def]
     ok = 0
     for g in range(MAX_NR_GENS):
-        s.gi[G_LISTS + g] = list_create(s, a[A_CGROUP])
-        if s.gi[G_LISTS + g] < 0:
+        s.gi[GI.lists + g] = list_create(s, a[A_CGROUP])
+        if s.gi[GI.lists + g] < 0:
             ok = -1
     for i in range(s.pm.shape[0]):
-        s.pm[i, SH_NEXT] = -1
-        s.pm[i, SH_PREV] = -1
-    s.gi[G_SH_HEAD] = -1
-    s.gi[G_SH_HEAD + 1] = -1
-    s.gi[G_SH_HEAD + 2] = 0
-    s.gi[G_MIN_SEQ] = 0
-    s.gi[G_MAX_SEQ] = MAX_NR_GENS - 1
+        s.pm[i, PM.sh_next] = -1
+        s.pm[i, PM.sh_prev] = -1
+    s.gi[GI.sh] = -1
+    s.gi[GI.sh + 1] = -1
+    s.gi[GI.sh + 2] = 0
+    s.gi[GI.min_seq] = 0
+    s.gi[GI.max_seq] = MAX_NR_GENS - 1
     return ok
 
 
 @kernel
 def _access(s, p):  # type: ignore[no-untyped-def]
-    s.pm[p, REFS] += 1
+    s.pm[p, PM.refs] += 1
 
 
 @kernel
 def _added(s, a):  # type: ignore[no-untyped-def]
     p = a[A_PAGE]
-    min_seq = s.gi[G_MIN_SEQ]
-    seq = min_seq if min_seq + MIN_NR_GENS >= s.gi[G_MAX_SEQ] else min_seq + 1
+    min_seq = s.gi[GI.min_seq]
+    seq = min_seq if min_seq + MIN_NR_GENS >= s.gi[GI.max_seq] else min_seq + 1
     g = seq % MAX_NR_GENS
-    s.pm[p, REFS] = 1
-    s.pm[p, GEN] = g
-    s.gi[G_PAGES + g] += 1
-    s.gi[G_INSERTS] += 1
-    s.pm[p, SEQ] = s.gi[G_INSERTS]
-    s.pm[p, ADDED_NS] = a[A_NOW_NS]
-    if s.pm[p, IN_SHADOW] != 0:
-        s.gi[G_REFAULTED + s.pm[p, SHADOW_TIER]] += 1
-        shadow_unlink(s.pm[:, SH_NEXT], s.pm[:, SH_PREV], s.gi[G_SH_HEAD : G_SH_HEAD + 3], p)
-        s.pm[p, IN_SHADOW] = 0
-    if s.gi[G_INSERT_TAIL] != 0:
-        list_add_tail(s, s.gi[G_LISTS + g], p)
+    s.pm[p, PM.refs] = 1
+    s.pm[p, PM.gen] = g
+    s.gi[GI.pages + g] += 1
+    s.gi[GI.inserts] += 1
+    s.pm[p, PM.seq] = s.gi[GI.inserts]
+    s.pm[p, PM.added_ns] = a[A_NOW_NS]
+    if s.pm[p, PM.in_shadow] != 0:
+        s.gi[GI.refaulted + s.pm[p, PM.shadow_tier]] += 1
+        shadow_unlink(s.pm[:, PM.sh_next], s.pm[:, PM.sh_prev], s.gi[GI.sh : GI.sh + 3], p)
+        s.pm[p, PM.in_shadow] = 0
+    if s.gi[GI.insert_tail] != 0:
+        list_add_tail(s, s.gi[GI.lists + g], p)
     else:
-        list_add(s, s.gi[G_LISTS + g], p)
-    if s.gi[G_FAULT_READ] != 0 and a[A_MODE] == MODE_CACHE:
+        list_add(s, s.gi[GI.lists + g], p)
+    if s.gi[GI.fault_read] != 0 and a[A_MODE] == MODE_CACHE:
         _access(s, p)
     return 0
 
@@ -234,57 +239,57 @@ def _accessed(s, a):  # type: ignore[no-untyped-def]
 @kernel
 def _removed(s, r):  # type: ignore[no-untyped-def]
     p = r[A_PAGE]
-    tier = tier_of(s.pm[p, REFS])
-    cap = s.gi[G_SH_CAP]
+    tier = tier_of(s.pm[p, PM.refs])
+    cap = s.gi[GI.sh_cap]
     if cap > 0:
-        while s.gi[G_SH_HEAD + 2] + 1 > cap:
-            q = s.gi[G_SH_HEAD + 1]
-            shadow_unlink(s.pm[:, SH_NEXT], s.pm[:, SH_PREV], s.gi[G_SH_HEAD : G_SH_HEAD + 3], q)
-            s.pm[q, IN_SHADOW] = 0
-        shadow_push(s.pm[:, SH_NEXT], s.pm[:, SH_PREV], s.gi[G_SH_HEAD : G_SH_HEAD + 3], p)
-        s.pm[p, IN_SHADOW] = 1
-        s.pm[p, SHADOW_TIER] = tier
-    s.gi[G_EVICTED + tier] += 1
-    s.gi[G_PAGES + s.pm[p, GEN]] -= 1
-    s.pm[p, REFS] = 0
-    s.pm[p, GEN] = 0
+        while s.gi[GI.sh + 2] + 1 > cap:
+            q = s.gi[GI.sh + 1]
+            shadow_unlink(s.pm[:, PM.sh_next], s.pm[:, PM.sh_prev], s.gi[GI.sh : GI.sh + 3], q)
+            s.pm[q, PM.in_shadow] = 0
+        shadow_push(s.pm[:, PM.sh_next], s.pm[:, PM.sh_prev], s.gi[GI.sh : GI.sh + 3], p)
+        s.pm[p, PM.in_shadow] = 1
+        s.pm[p, PM.shadow_tier] = tier
+    s.gi[GI.evicted + tier] += 1
+    s.gi[GI.pages + s.pm[p, PM.gen]] -= 1
+    s.pm[p, PM.refs] = 0
+    s.pm[p, PM.gen] = 0
     return 0
 
 
 @kernel
 def _retire(s):  # type: ignore[no-untyped-def]
     """Retire the oldest generation if it holds at most 4 pages; True on success."""
-    old = s.gi[G_MIN_SEQ] % MAX_NR_GENS
-    if s.gi[G_PAGES + old] > RETIRE_MAX_PAGES:
+    old = s.gi[GI.min_seq] % MAX_NR_GENS
+    if s.gi[GI.pages + old] > RETIRE_MAX_PAGES:
         return False
-    nxt = (s.gi[G_MIN_SEQ] + 1) % MAX_NR_GENS
-    p = list_tail(s, s.gi[G_LISTS + old])
+    nxt = (s.gi[GI.min_seq] + 1) % MAX_NR_GENS
+    p = list_tail(s, s.gi[GI.lists + old])
     while p >= 0:  # the few pages left join the next generation (Deviations 2)
-        list_move(s, s.gi[G_LISTS + nxt], p, False)
-        s.pm[p, GEN] = nxt
-        p = list_tail(s, s.gi[G_LISTS + old])
-    s.gi[G_PAGES + nxt] += s.gi[G_PAGES + old]
-    s.gi[G_PAGES + old] = 0
+        list_move(s, s.gi[GI.lists + nxt], p, False)
+        s.pm[p, PM.gen] = nxt
+        p = list_tail(s, s.gi[GI.lists + old])
+    s.gi[GI.pages + nxt] += s.gi[GI.pages + old]
+    s.gi[GI.pages + old] = 0
     for t in range(MAX_NR_TIERS):
-        s.gi[G_AVG_REFAULTED + t] = (s.gi[G_AVG_REFAULTED + t] + s.gi[G_REFAULTED + t]) // 2
-        total = s.gi[G_EVICTED + t] + s.gi[G_PROTECTED + t]
-        s.gi[G_AVG_TOTAL + t] = (s.gi[G_AVG_TOTAL + t] + total) // 2
-        s.gi[G_REFAULTED + t] = 0
-        s.gi[G_EVICTED + t] = 0
-        s.gi[G_PROTECTED + t] = 0
-    s.gi[G_MIN_SEQ] += 1
+        s.gi[GI.avg_refaulted + t] = (s.gi[GI.avg_refaulted + t] + s.gi[GI.refaulted + t]) // 2
+        total = s.gi[GI.evicted + t] + s.gi[GI.protected + t]
+        s.gi[GI.avg_total + t] = (s.gi[GI.avg_total + t] + total) // 2
+        s.gi[GI.refaulted + t] = 0
+        s.gi[GI.evicted + t] = 0
+        s.gi[GI.protected + t] = 0
+    s.gi[GI.min_seq] += 1
     return True
 
 
 @kernel
 def _should_run_aging(s):  # type: ignore[no-untyped-def]
-    nr_gens = s.gi[G_MAX_SEQ] - s.gi[G_MIN_SEQ] + 1
+    nr_gens = s.gi[GI.max_seq] - s.gi[GI.min_seq] + 1
     if nr_gens <= MIN_NR_GENS:
         return True
     if nr_gens >= MAX_NR_GENS:
         return False
-    old = s.gi[G_PAGES + s.gi[G_MIN_SEQ] % MAX_NR_GENS]
-    total = old + s.gi[G_PAGES + (s.gi[G_MIN_SEQ] + 1) % MAX_NR_GENS]
+    old = s.gi[GI.pages + s.gi[GI.min_seq] % MAX_NR_GENS]
+    total = old + s.gi[GI.pages + (s.gi[GI.min_seq] + 1) % MAX_NR_GENS]
     return old * 4 < total
 
 
@@ -292,10 +297,10 @@ def _should_run_aging(s):  # type: ignore[no-untyped-def]
 def _age(s):  # type: ignore[no-untyped-def]
     # cache_ext's evict_folios reads min_seq and max_seq once, before aging, and tests the
     # retirement with those values: a call that ages from 3 to 4 generations retires nothing
-    spread = s.gi[G_MAX_SEQ] - s.gi[G_MIN_SEQ]
+    spread = s.gi[GI.max_seq] - s.gi[GI.min_seq]
     if _should_run_aging(s):
-        if s.gi[G_MAX_SEQ] - s.gi[G_MIN_SEQ] + 1 < MAX_NR_GENS or _retire(s):
-            s.gi[G_MAX_SEQ] += 1
+        if s.gi[GI.max_seq] - s.gi[GI.min_seq] + 1 < MAX_NR_GENS or _retire(s):
+            s.gi[GI.max_seq] += 1
     if spread > MIN_NR_GENS:
         _retire(s)
 
@@ -303,10 +308,10 @@ def _age(s):  # type: ignore[no-untyped-def]
 @kernel
 def _low_enough(s, tier, gain):  # type: ignore[no-untyped-def]
     """The PID controller's test: is ``tier``'s refault rate at most tier 0's (scaled)?"""
-    sp_ref = s.gi[G_AVG_REFAULTED] + s.gi[G_REFAULTED]
-    sp_total = s.gi[G_AVG_TOTAL] + s.gi[G_EVICTED]
-    pv_ref = s.gi[G_AVG_REFAULTED + tier] + s.gi[G_REFAULTED + tier]
-    pv_total = s.gi[G_AVG_TOTAL + tier] + s.gi[G_EVICTED + tier] + s.gi[G_PROTECTED + tier]
+    sp_ref = s.gi[GI.avg_refaulted] + s.gi[GI.refaulted]
+    sp_total = s.gi[GI.avg_total] + s.gi[GI.evicted]
+    pv_ref = s.gi[GI.avg_refaulted + tier] + s.gi[GI.refaulted + tier]
+    pv_total = s.gi[GI.avg_total + tier] + s.gi[GI.evicted + tier] + s.gi[GI.protected + tier]
     if pv_ref < MIN_LRU_BATCH:
         return True
     return pv_ref * (sp_total + MIN_LRU_BATCH) * 1 <= (sp_ref + 1) * pv_total * gain
@@ -324,29 +329,29 @@ def _threshold(s):  # type: ignore[no-untyped-def]
 
 @kernel
 def _verdict(s, a, index, page):  # type: ignore[no-untyped-def]
-    if s.gi[G_WANTED] <= 0 or s.pm[page, MARK] == s.gi[G_CALL]:
+    if s.gi[GI.wanted] <= 0 or s.pm[page, PM.mark] == s.gi[GI.call]:
         return STOP
-    tier = tier_of(s.pm[page, REFS])
+    tier = tier_of(s.pm[page, PM.refs])
     keep = False
-    if tier > s.gi[G_THRESHOLD]:
-        s.gi[G_PROTECTED + tier] += 1
+    if tier > s.gi[GI.threshold]:
+        s.gi[GI.protected + tier] += 1
         keep = True
     elif a[A_MODE] != MODE_CACHE and s.resident[page] & DIRTY:
         keep = True
-    elif a[A_NOW_NS] - s.pm[page, ADDED_NS] < s.gi[G_INFLIGHT_NS]:
+    elif a[A_NOW_NS] - s.pm[page, PM.added_ns] < s.gi[GI.inflight_ns]:
         keep = True  # locked: its read is still in flight
-        s.gi[G_N_LOCKED] += 1
+        s.gi[GI.n_locked] += 1
     if keep:
-        nxt = s.gi[G_NEXT_GEN]
-        s.gi[G_PAGES + s.pm[page, GEN]] -= 1
-        s.gi[G_PAGES + nxt] += 1
-        s.pm[page, GEN] = nxt
+        nxt = s.gi[GI.next_gen]
+        s.gi[GI.pages + s.pm[page, PM.gen]] -= 1
+        s.gi[GI.pages + nxt] += 1
+        s.pm[page, PM.gen] = nxt
         return CONTINUE
-    s.pm[page, MARK] = s.gi[G_CALL]
-    s.gi[G_WANTED] -= 1
-    if s.gi[G_INSERTS] - s.pm[page, SEQ] < s.gi[G_INFLIGHT]:
-        s.pm[page, REFUSED] = s.gi[G_CALL]  # off the LRU: the kernel will not isolate it
-        s.gi[G_N_REFUSED] += 1
+    s.pm[page, PM.mark] = s.gi[GI.call]
+    s.gi[GI.wanted] -= 1
+    if s.gi[GI.inserts] - s.pm[page, PM.seq] < s.gi[GI.inflight]:
+        s.pm[page, PM.refused] = s.gi[GI.call]  # off the LRU: the kernel will not isolate it
+        s.gi[GI.n_refused] += 1
     return EVICT
 
 
@@ -355,7 +360,7 @@ def _drop_refused(s, first, count):  # type: ignore[no-untyped-def]
     """Remove from ``s.cand[first:count]`` the proposals the kernel refuses; the new count."""
     k = first
     for i in range(first, count):
-        if s.pm[s.cand[i], REFUSED] != s.gi[G_CALL]:
+        if s.pm[s.cand[i], PM.refused] != s.gi[GI.call]:
             s.cand[k] = s.cand[i]
             k += 1
     return k
@@ -363,40 +368,40 @@ def _drop_refused(s, first, count):  # type: ignore[no-untyped-def]
 
 @kernel
 def _any_verdict(s, a, index, page):  # type: ignore[no-untyped-def]
-    if s.gi[G_WANTED] <= 0:
+    if s.gi[GI.wanted] <= 0:
         return STOP
-    if s.pm[page, MARK] == s.gi[G_CALL]:
+    if s.pm[page, PM.mark] == s.gi[GI.call]:
         return CONTINUE
-    s.pm[page, MARK] = s.gi[G_CALL]
-    s.gi[G_WANTED] -= 1
+    s.pm[page, PM.mark] = s.gi[GI.call]
+    s.gi[GI.wanted] -= 1
     return EVICT
 
 
 @kernel
 def _pass(s, a, count):  # type: ignore[no-untyped-def]
-    old = s.gi[G_MIN_SEQ] % MAX_NR_GENS
-    s.gi[G_NEXT_GEN] = (s.gi[G_MIN_SEQ] + 1) % MAX_NR_GENS
-    lid = s.gi[G_LISTS + old]
-    n = list_iterate(s, a, lid, _verdict, count, TO_TAIL, s.gi[G_LISTS + s.gi[G_NEXT_GEN]], TO_TAIL, -1)
+    old = s.gi[GI.min_seq] % MAX_NR_GENS
+    s.gi[GI.next_gen] = (s.gi[GI.min_seq] + 1) % MAX_NR_GENS
+    lid = s.gi[GI.lists + old]
+    n = list_iterate(s, a, lid, _verdict, count, TO_TAIL, s.gi[GI.lists + s.gi[GI.next_gen]], TO_TAIL, -1)
     if n < 0:
         return count
-    return _drop_refused(s, count, n) if s.gi[G_INFLIGHT] > 0 else n
+    return _drop_refused(s, count, n) if s.gi[GI.inflight] > 0 else n
 
 
 @kernel
 def _evict(s, a):  # type: ignore[no-untyped-def]
-    s.gi[G_CALL] += 1
-    s.gi[G_WANTED] = min(a[A_REQUEST], MAX_CANDIDATES)
+    s.gi[GI.call] += 1
+    s.gi[GI.wanted] = min(a[A_REQUEST], MAX_CANDIDATES)
     _age(s)
-    s.gi[G_THRESHOLD] = _threshold(s)
+    s.gi[GI.threshold] = _threshold(s)
     count = _pass(s, a, 0)
-    if s.gi[G_WANTED] > 0:
+    if s.gi[GI.wanted] > 0:
         count = _pass(s, a, count)
-    if s.gi[G_WANTED] > 0 and s.gi[G_OWN_FALLBACK] != 0:
+    if s.gi[GI.wanted] > 0 and s.gi[GI.own_fallback] != 0:
         for k in range(MAX_NR_GENS):
-            if s.gi[G_WANTED] <= 0:
+            if s.gi[GI.wanted] <= 0:
                 break
-            lid = s.gi[G_LISTS + (s.gi[G_MIN_SEQ] + k) % MAX_NR_GENS]
+            lid = s.gi[GI.lists + (s.gi[GI.min_seq] + k) % MAX_NR_GENS]
             n = list_iterate(s, a, lid, _any_verdict, count, SKIP, -1, SKIP, -1)
             if n >= 0:
                 count = n
@@ -409,10 +414,8 @@ class CeMGLRU(Policy):
     name = "ce-mglru"
     description = "cache_ext MGLRU port: four generation lists, tiers, PID threshold, quirks kept"
     params = defaults("ce-mglru")  # policies/params.toml
-    int_fields = (
-        "refs", "gen", "sh_next", "sh_prev", "in_shadow", "shadow_tier", "mark", "seq", "added_ns", "refused",
-    )  # fmt: skip
-    int_globals = 46
+    int_fields = STATE.int_fields
+    int_globals = STATE.int_globals
     proposes_batches = True
     init = staticmethod(_init)
     added = staticmethod(_added)
@@ -430,27 +433,27 @@ class CeMGLRU(Policy):
             raise ValueError(
                 f"ce-mglru: inflight and inflight_ns must be >= 0, got {inflight}, {inflight_ns}"
             )
-        s.gi[G_SH_CAP] = entries
-        s.gi[G_OWN_FALLBACK] = int(bool(self.values["own_fallback"]))
-        s.gi[G_FAULT_READ] = int(bool(self.values["fault_read"]))
-        s.gi[G_INFLIGHT] = inflight
-        s.gi[G_INFLIGHT_NS] = inflight_ns
-        s.gi[G_INSERT_TAIL] = int(bool(self.values["insert_tail"]))
+        s.gi[GI.sh_cap] = entries
+        s.gi[GI.own_fallback] = int(bool(self.values["own_fallback"]))
+        s.gi[GI.fault_read] = int(bool(self.values["fault_read"]))
+        s.gi[GI.inflight] = inflight
+        s.gi[GI.inflight_ns] = inflight_ns
+        s.gi[GI.insert_tail] = int(bool(self.values["insert_tail"]))
 
     def check_invariants(self, s: Any) -> None:
-        """Lists = resident set, counts = lengths, GEN = list, live generations only."""
+        """Lists = resident set, counts = lengths, PM.gen = list, live generations only."""
         resident = np.flatnonzero(s.resident).tolist()
-        lo, hi = int(s.gi[G_MIN_SEQ]), int(s.gi[G_MAX_SEQ])
+        lo, hi = int(s.gi[GI.min_seq]), int(s.gi[GI.max_seq])
         assert MIN_NR_GENS <= hi - lo + 1 <= MAX_NR_GENS, "number of generations"
         live = {seq % MAX_NR_GENS for seq in range(lo, hi + 1)}
         seen: list[int] = []
         for g in range(MAX_NR_GENS):
-            pages = list_pages(s, int(s.gi[G_LISTS + g])).tolist()
-            assert len(pages) == int(s.gi[G_PAGES + g]), f"generation {g}: count"
-            assert all(int(s.pm[p, GEN]) == g for p in pages), f"generation {g}: GEN column"
+            pages = list_pages(s, int(s.gi[GI.lists + g])).tolist()
+            assert len(pages) == int(s.gi[GI.pages + g]), f"generation {g}: count"
+            assert all(int(s.pm[p, PM.gen]) == g for p in pages), f"generation {g}: PM.gen column"
             assert g in live or not pages, f"generation {g} is not live but holds pages"
             seen += pages
         assert sorted(seen) == resident, "generations != resident set"
-        shadow = np.flatnonzero(s.pm[:, IN_SHADOW]).tolist()
-        assert len(shadow) == int(s.gi[G_SH_HEAD + 2]) <= max(int(s.gi[G_SH_CAP]), 0), "shadow size"
+        shadow = np.flatnonzero(s.pm[:, PM.in_shadow]).tolist()
+        assert len(shadow) == int(s.gi[GI.sh + 2]) <= max(int(s.gi[GI.sh_cap]), 0), "shadow size"
         assert not set(shadow) & set(resident), "a resident page has a shadow entry"

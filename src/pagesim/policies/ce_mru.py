@@ -4,8 +4,8 @@ Source      cache_ext spec §4.2 (cache_ext repo ``policies/``, ``cache_ext_mru`
             and its loader), §2.6a (``list_iterate``, simple mode), §6 item 15; Zussman et al.,
             "cache_ext: Customizing the Page Cache with eBPF", SOSP 2025, §5 and Fig. 9 (file
             search, where MRU keeps a fixed part of a scan larger than memory).
-Structures  One eviction list, most recently used page at the head. ``pm[page, SEQ]``: the
-            number of the insertion that brought the page in, ``pm[page, ADDED_NS]`` its model
+Structures  One eviction list, most recently used page at the head. ``pm[page, PM.seq]``: the
+            number of the insertion that brought the page in, ``pm[page, PM.added_ns]`` its model
             time (for the in-flight rule).
 Rules       added: insert at the head. accessed: move to the head. removed: ``list_del``
             (cache_ext does it explicitly; the framework would anyway).
@@ -50,6 +50,7 @@ from typing import Any
 import numpy as np
 
 from pagesim.core.jit import kernel
+from pagesim.core.layout import Layout, field
 from pagesim.core.lists import (
     CONTINUE,
     EVICT,
@@ -62,41 +63,48 @@ from pagesim.core.lists import (
     list_move,
     list_pages,
 )
-from pagesim.core.state import A_CGROUP, A_NOW_NS, A_PAGE, A_REQUEST, GI_USER, MAX_CANDIDATES
+from pagesim.core.state import A_CGROUP, A_NOW_NS, A_PAGE, A_REQUEST, MAX_CANDIDATES
 from pagesim.policies.base import Policy
 from pagesim.policies.params import defaults
 
-SEQ = 0  #: pm column: insertion number of the page
-ADDED_NS = 1  #: pm column: model time of its insertion, ns
-
-G_LIST = GI_USER  #: the list id
-G_WANTED = GI_USER + 1  #: candidates still wanted in the current walk
-G_INSERTS = GI_USER + 2  #: insertions so far
-G_INFLIGHT = GI_USER + 3  #: parameter inflight
-G_WINDOW = GI_USER + 4  #: parameter skip_window
-G_INFLIGHT_NS = GI_USER + 5  #: parameter inflight_ns
+STATE = Layout(
+    "ce-mru",
+    pm=(
+        field("seq", "insertions", "insertion number of the page"),
+        field("added_ns", "ns", "model time of its insertion"),
+    ),
+    gi=(
+        field("list", "list id", "the list id"),
+        field("wanted", "pages", "candidates still wanted in the current walk"),
+        field("inserts", "insertions", "insertions so far"),
+        field("inflight", "pages", "parameter inflight"),
+        field("window", "pages", "parameter skip_window"),
+        field("inflight_ns", "ns", "parameter inflight_ns"),
+    ),
+)
+PM, GI = STATE.pm, STATE.gi
 
 
 @kernel
 def _init(s, a):  # type: ignore[no-untyped-def]
-    s.gi[G_LIST] = list_create(s, a[A_CGROUP])
-    s.gi[G_INSERTS] = 0
-    return 0 if s.gi[G_LIST] >= 0 else -1
+    s.gi[GI.list] = list_create(s, a[A_CGROUP])
+    s.gi[GI.inserts] = 0
+    return 0 if s.gi[GI.list] >= 0 else -1
 
 
 @kernel
 def _added(s, a):  # type: ignore[no-untyped-def]
     p = a[A_PAGE]
-    s.gi[G_INSERTS] += 1
-    s.pm[p, SEQ] = s.gi[G_INSERTS]
-    s.pm[p, ADDED_NS] = a[A_NOW_NS]
-    list_add(s, s.gi[G_LIST], p)
+    s.gi[GI.inserts] += 1
+    s.pm[p, PM.seq] = s.gi[GI.inserts]
+    s.pm[p, PM.added_ns] = a[A_NOW_NS]
+    list_add(s, s.gi[GI.list], p)
     return 0
 
 
 @kernel
 def _accessed(s, a):  # type: ignore[no-untyped-def]
-    list_move(s, s.gi[G_LIST], a[A_PAGE], False)
+    list_move(s, s.gi[GI.list], a[A_PAGE], False)
     return 0
 
 
@@ -108,21 +116,21 @@ def _removed(s, r):  # type: ignore[no-untyped-def]
 
 @kernel
 def _verdict(s, a, index, page):  # type: ignore[no-untyped-def]
-    if s.gi[G_WANTED] <= 0:
+    if s.gi[GI.wanted] <= 0:
         return STOP
-    if index < s.gi[G_WINDOW] and (
-        s.gi[G_INSERTS] - s.pm[page, SEQ] < s.gi[G_INFLIGHT]
-        or a[A_NOW_NS] - s.pm[page, ADDED_NS] < s.gi[G_INFLIGHT_NS]
+    if index < s.gi[GI.window] and (
+        s.gi[GI.inserts] - s.pm[page, PM.seq] < s.gi[GI.inflight]
+        or a[A_NOW_NS] - s.pm[page, PM.added_ns] < s.gi[GI.inflight_ns]
     ):
         return CONTINUE  # still under I/O: skipped, left in place
-    s.gi[G_WANTED] -= 1
+    s.gi[GI.wanted] -= 1
     return EVICT
 
 
 @kernel
 def _evict(s, a):  # type: ignore[no-untyped-def]
-    s.gi[G_WANTED] = min(a[A_REQUEST], MAX_CANDIDATES)
-    n = list_iterate(s, a, s.gi[G_LIST], _verdict, 0, SKIP, -1, SKIP, -1)
+    s.gi[GI.wanted] = min(a[A_REQUEST], MAX_CANDIDATES)
+    n = list_iterate(s, a, s.gi[GI.list], _verdict, 0, SKIP, -1, SKIP, -1)
     return max(n, 0)
 
 
@@ -132,8 +140,8 @@ class CeMRU(Policy):
     name = "ce-mru"
     description = "cache_ext MRU: evict the page used last, skipping pages under I/O near the head"
     params = defaults("ce-mru")  # policies/params.toml
-    int_fields = ("seq", "added_ns")
-    int_globals = 6
+    int_fields = STATE.int_fields
+    int_globals = STATE.int_globals
     proposes_batches = True
     init = staticmethod(_init)
     added = staticmethod(_added)
@@ -151,11 +159,11 @@ class CeMRU(Policy):
                 "ce-mru: inflight, skip_window and inflight_ns must be >= 0, got "
                 f"{inflight}, {window}, {inflight_ns}"
             )
-        s.gi[G_INFLIGHT] = inflight
-        s.gi[G_WINDOW] = window
-        s.gi[G_INFLIGHT_NS] = inflight_ns
+        s.gi[GI.inflight] = inflight
+        s.gi[GI.window] = window
+        s.gi[GI.inflight_ns] = inflight_ns
 
     def check_invariants(self, s: Any) -> None:
         """The list holds exactly the resident pages."""
-        pages = list_pages(s, int(s.gi[G_LIST])).tolist()
+        pages = list_pages(s, int(s.gi[GI.list])).tolist()
         assert sorted(pages) == np.flatnonzero(s.resident).tolist(), "list != resident set"

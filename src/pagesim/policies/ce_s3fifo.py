@@ -6,21 +6,21 @@ Source      cache_ext spec §4.4 (cache_ext repo ``policies/``, ``cache_ext_s3fi
             2025, §5 (after Yang et al., "FIFO queues are all you need for cache eviction", SOSP
             2023).
 Structures  Two eviction lists, oldest at the head: small (S) and main (M). Per page:
-            ``pm[page, FREQ]`` (signed), ``pm[page, IN_MAIN]``; the shadow entries (cache_ext's
+            ``pm[page, PM.freq]`` (signed), ``pm[page, PM.in_main]``; the shadow entries (cache_ext's
             ghost, an LRU hash keyed by file and index) are a FIFO of page ids through
-            ``pm[page, G_NEXT/G_PREV]``, ``pm[page, IN_GHOST]``, holding at most the cache's size
-            in pages. Approximate sizes of S and M kept as counters, as cache_ext does.
-Rules       added: a page with a shadow entry loses it and goes to M's tail (IN_MAIN := 1, M's
+            ``pm[page, PM.ghost_next/PM.ghost_prev]``, ``pm[page, PM.in_ghost]``, holding at most
+            the cache's size in pages. Approximate sizes of S and M kept as counters, as cache_ext does.
+Rules       added: a page with a shadow entry loses it and goes to M's tail (PM.in_main := 1, M's
             counter + 1); any other to S's tail (S's counter + 1). freq := 0, then 1 in cache
             mode with ``fault_read`` (the read that missed: cache_ext sees ``added`` then
             ``accessed``).
             accessed: freq := min(freq + 1, 3).
             removed (any cause): a shadow entry is recorded (the oldest dropped beyond the cap);
-            the counter of the list the page was in (by IN_MAIN) - 1; metadata dropped.
+            the counter of the list the page was in (by PM.in_main) - 1; metadata dropped.
             evict: from S if |S| >= capacity // 15 or |M| <= 2 |S| (the counters), else from M.
             From S: ``list_iterate_extended`` over S, kept pages to M's tail, proposed pages to
             S's tail. A page that may not be evicted (DIRTY in kernel mode) is kept, i.e. moved
-            to M without IN_MAIN; freq > 1 is kept and promoted (IN_MAIN := 1, freq unchanged);
+            to M without PM.in_main; freq > 1 is kept and promoted (PM.in_main := 1, freq unchanged);
             else proposed. Then |S| -= kept, |M| += kept.
             From M: up to four passes t = 0, 1, 2, 3 over M, each with kept and proposed pages
             to M's tail, the next pass only while candidates are still wanted: freq := freq - 1
@@ -69,6 +69,7 @@ from typing import Any
 import numpy as np
 
 from pagesim.core.jit import kernel
+from pagesim.core.layout import Layout, field
 from pagesim.core.lists import (
     CONTINUE,
     EVICT,
@@ -80,89 +81,94 @@ from pagesim.core.lists import (
     list_pages,
 )
 from pagesim.core.shadow import shadow_push, shadow_unlink
-from pagesim.core.state import A_CGROUP, A_MODE, A_PAGE, A_REQUEST, DIRTY, GI_USER, MAX_CANDIDATES, MODE_CACHE
+from pagesim.core.state import A_CGROUP, A_MODE, A_PAGE, A_REQUEST, DIRTY, MAX_CANDIDATES, MODE_CACHE
 from pagesim.policies.base import Policy
 from pagesim.policies.params import defaults
 
-# pm columns
-FREQ = 0  #: accesses, capped at 3; decremented by M's passes, may be negative
-IN_MAIN = 1  #: 1 once promoted to (or inserted into) M
-G_NEXT = 2  #: shadow FIFO: next entry towards the oldest
-G_PREV = 3  #: shadow FIFO: previous entry towards the newest
-IN_GHOST = 4  #: 1 while the page has a shadow entry
-MARK = 5  #: the evict call that proposed the page
-
-# gi slots
-G_SMALL = GI_USER
-G_MAIN = GI_USER + 1
-G_SMALL_SIZE = GI_USER + 2  #: cache_ext's counter of S's pages
-G_MAIN_SIZE = GI_USER + 3  #: cache_ext's counter of M's pages
-G_SMALL_MIN = GI_USER + 4  #: capacity // 15
-G_GHOST_HEAD = GI_USER + 5  #: newest shadow entry (three slots: head, tail, length)
-G_GHOST_TAIL = GI_USER + 6
-G_GHOST_LEN = GI_USER + 7
-G_GHOST_CAP = GI_USER + 8  #: shadow entries kept at most (the capacity)
-G_WANTED = GI_USER + 9  #: candidates still wanted in this evict call
-G_PASS = GI_USER + 10  #: threshold t of the current pass over M
-G_KEPT = GI_USER + 11  #: pages kept (moved to M) by the walk over S
-G_CALL = GI_USER + 12  #: evict calls so far
-G_OWN_FALLBACK = GI_USER + 13
-G_FAULT_READ = GI_USER + 14
+STATE = Layout(
+    "ce-s3fifo",
+    pm=(
+        field("freq", "accesses", "accesses, capped at 3; decremented by M's passes, may be negative"),
+        field("in_main", "flag", "1 once promoted to (or inserted into) M"),
+        field("ghost_next", "page id", "shadow FIFO: next entry towards the oldest"),
+        field("ghost_prev", "page id", "shadow FIFO: previous entry towards the newest"),
+        field("in_ghost", "flag", "1 while the page has a shadow entry"),
+        field("mark", "evict call", "the evict call that proposed the page"),
+    ),
+    gi=(
+        field("small", "list id", "S, the small FIFO"),
+        field("main", "list id", "M, the main FIFO"),
+        field("small_size", "pages", "cache_ext's counter of S's pages"),
+        field("main_size", "pages", "cache_ext's counter of M's pages"),
+        field("small_min", "pages", "capacity // 15"),
+        field("ghost_head", "page id", "newest shadow entry (the shadow FIFO's header: head, tail, length)"),
+        field("ghost_tail", "page id", "oldest shadow entry"),
+        field("ghost_len", "pages", "shadow entries held"),
+        field("ghost_cap", "pages", "shadow entries kept at most (the capacity)"),
+        field("wanted", "pages", "candidates still wanted in this evict call"),
+        field("pass_t", "0..3", "threshold t of the current pass over M"),
+        field("kept", "pages", "pages kept (moved to M) by the walk over S"),
+        field("call", "evict calls", "evict calls so far"),
+        field("own_fallback", "flag", "parameter own_fallback"),
+        field("fault_read", "flag", "parameter fault_read"),
+    ),
+)
+PM, GI = STATE.pm, STATE.gi
 
 
 @kernel
 def _init(s, a):  # type: ignore[no-untyped-def]
-    s.gi[G_SMALL] = list_create(s, a[A_CGROUP])
-    s.gi[G_MAIN] = list_create(s, a[A_CGROUP])
+    s.gi[GI.small] = list_create(s, a[A_CGROUP])
+    s.gi[GI.main] = list_create(s, a[A_CGROUP])
     for i in range(s.pm.shape[0]):
-        s.pm[i, G_NEXT] = -1
-        s.pm[i, G_PREV] = -1
-    s.gi[G_GHOST_HEAD] = -1
-    s.gi[G_GHOST_TAIL] = -1
-    s.gi[G_GHOST_LEN] = 0
-    return 0 if s.gi[G_SMALL] >= 0 and s.gi[G_MAIN] >= 0 else -1
+        s.pm[i, PM.ghost_next] = -1
+        s.pm[i, PM.ghost_prev] = -1
+    s.gi[GI.ghost_head] = -1
+    s.gi[GI.ghost_tail] = -1
+    s.gi[GI.ghost_len] = 0
+    return 0 if s.gi[GI.small] >= 0 and s.gi[GI.main] >= 0 else -1
 
 
 @kernel
 def _ghost_unlink(s, p):  # type: ignore[no-untyped-def]
-    shadow_unlink(s.pm[:, G_NEXT], s.pm[:, G_PREV], s.gi[G_GHOST_HEAD : G_GHOST_HEAD + 3], p)
-    s.pm[p, IN_GHOST] = 0
+    shadow_unlink(s.pm[:, PM.ghost_next], s.pm[:, PM.ghost_prev], s.gi[GI.ghost_head : GI.ghost_head + 3], p)
+    s.pm[p, PM.in_ghost] = 0
 
 
 @kernel
 def _ghost_push(s, p):  # type: ignore[no-untyped-def]
-    cap = s.gi[G_GHOST_CAP]
-    if cap <= 0 or s.pm[p, IN_GHOST] != 0:
+    cap = s.gi[GI.ghost_cap]
+    if cap <= 0 or s.pm[p, PM.in_ghost] != 0:
         return
-    while s.gi[G_GHOST_LEN] + 1 > cap:
-        _ghost_unlink(s, s.gi[G_GHOST_TAIL])
-    shadow_push(s.pm[:, G_NEXT], s.pm[:, G_PREV], s.gi[G_GHOST_HEAD : G_GHOST_HEAD + 3], p)
-    s.pm[p, IN_GHOST] = 1
+    while s.gi[GI.ghost_len] + 1 > cap:
+        _ghost_unlink(s, s.gi[GI.ghost_tail])
+    shadow_push(s.pm[:, PM.ghost_next], s.pm[:, PM.ghost_prev], s.gi[GI.ghost_head : GI.ghost_head + 3], p)
+    s.pm[p, PM.in_ghost] = 1
 
 
 @kernel
 def _added(s, a):  # type: ignore[no-untyped-def]
     p = a[A_PAGE]
-    if s.pm[p, IN_GHOST] != 0:
+    if s.pm[p, PM.in_ghost] != 0:
         _ghost_unlink(s, p)
-        list_add_tail(s, s.gi[G_MAIN], p)
-        s.pm[p, IN_MAIN] = 1
-        s.gi[G_MAIN_SIZE] += 1
+        list_add_tail(s, s.gi[GI.main], p)
+        s.pm[p, PM.in_main] = 1
+        s.gi[GI.main_size] += 1
     else:
-        list_add_tail(s, s.gi[G_SMALL], p)
-        s.pm[p, IN_MAIN] = 0
-        s.gi[G_SMALL_SIZE] += 1
-    s.pm[p, FREQ] = 0
-    if s.gi[G_FAULT_READ] != 0 and a[A_MODE] == MODE_CACHE:
-        s.pm[p, FREQ] = 1
+        list_add_tail(s, s.gi[GI.small], p)
+        s.pm[p, PM.in_main] = 0
+        s.gi[GI.small_size] += 1
+    s.pm[p, PM.freq] = 0
+    if s.gi[GI.fault_read] != 0 and a[A_MODE] == MODE_CACHE:
+        s.pm[p, PM.freq] = 1
     return 0
 
 
 @kernel
 def _accessed(s, a):  # type: ignore[no-untyped-def]
     p = a[A_PAGE]
-    if s.pm[p, FREQ] < 3:
-        s.pm[p, FREQ] += 1
+    if s.pm[p, PM.freq] < 3:
+        s.pm[p, PM.freq] += 1
     return 0
 
 
@@ -170,62 +176,62 @@ def _accessed(s, a):  # type: ignore[no-untyped-def]
 def _removed(s, r):  # type: ignore[no-untyped-def]
     p = r[A_PAGE]
     _ghost_push(s, p)
-    if s.pm[p, IN_MAIN] != 0:
-        s.gi[G_MAIN_SIZE] -= 1
+    if s.pm[p, PM.in_main] != 0:
+        s.gi[GI.main_size] -= 1
     else:
-        s.gi[G_SMALL_SIZE] -= 1
-    s.pm[p, FREQ] = 0
-    s.pm[p, IN_MAIN] = 0
+        s.gi[GI.small_size] -= 1
+    s.pm[p, PM.freq] = 0
+    s.pm[p, PM.in_main] = 0
     return 0
 
 
 @kernel
 def _small_verdict(s, a, index, page):  # type: ignore[no-untyped-def]
-    if s.gi[G_WANTED] <= 0 or s.pm[page, MARK] == s.gi[G_CALL]:
+    if s.gi[GI.wanted] <= 0 or s.pm[page, PM.mark] == s.gi[GI.call]:
         return STOP
     if s.resident[page] & DIRTY:
-        s.gi[G_KEPT] += 1  # kept: moved to M (without IN_MAIN), as cache_ext does
+        s.gi[GI.kept] += 1  # kept: moved to M (without PM.in_main), as cache_ext does
         return CONTINUE
-    if s.pm[page, FREQ] > 1:
-        s.pm[page, IN_MAIN] = 1
-        s.gi[G_KEPT] += 1
+    if s.pm[page, PM.freq] > 1:
+        s.pm[page, PM.in_main] = 1
+        s.gi[GI.kept] += 1
         return CONTINUE
-    s.pm[page, MARK] = s.gi[G_CALL]
-    s.gi[G_WANTED] -= 1
+    s.pm[page, PM.mark] = s.gi[GI.call]
+    s.gi[GI.wanted] -= 1
     return EVICT
 
 
 @kernel
 def _main_verdict(s, a, index, page):  # type: ignore[no-untyped-def]
-    if s.gi[G_WANTED] <= 0:
+    if s.gi[GI.wanted] <= 0:
         return STOP
-    if s.pm[page, MARK] == s.gi[G_CALL] or s.resident[page] & DIRTY:
+    if s.pm[page, PM.mark] == s.gi[GI.call] or s.resident[page] & DIRTY:
         return CONTINUE  # proposed earlier in this call, or may not be evicted: rotates on
-    s.pm[page, FREQ] -= 1
-    if s.pm[page, FREQ] < s.gi[G_PASS]:
-        s.pm[page, MARK] = s.gi[G_CALL]
-        s.gi[G_WANTED] -= 1
+    s.pm[page, PM.freq] -= 1
+    if s.pm[page, PM.freq] < s.gi[GI.pass_t]:
+        s.pm[page, PM.mark] = s.gi[GI.call]
+        s.gi[GI.wanted] -= 1
         return EVICT
     return CONTINUE
 
 
 @kernel
 def _evict_small(s, a, count):  # type: ignore[no-untyped-def]
-    s.gi[G_KEPT] = 0
-    small = s.gi[G_SMALL]
-    n = list_iterate(s, a, small, _small_verdict, count, TO_TAIL, s.gi[G_MAIN], TO_TAIL, -1)
-    s.gi[G_SMALL_SIZE] -= s.gi[G_KEPT]
-    s.gi[G_MAIN_SIZE] += s.gi[G_KEPT]
+    s.gi[GI.kept] = 0
+    small = s.gi[GI.small]
+    n = list_iterate(s, a, small, _small_verdict, count, TO_TAIL, s.gi[GI.main], TO_TAIL, -1)
+    s.gi[GI.small_size] -= s.gi[GI.kept]
+    s.gi[GI.main_size] += s.gi[GI.kept]
     return count if n < 0 else n
 
 
 @kernel
 def _evict_main(s, a, count):  # type: ignore[no-untyped-def]
-    main = s.gi[G_MAIN]
+    main = s.gi[GI.main]
     for t in range(4):
-        if s.gi[G_WANTED] <= 0:
+        if s.gi[GI.wanted] <= 0:
             break
-        s.gi[G_PASS] = t
+        s.gi[GI.pass_t] = t
         n = list_iterate(s, a, main, _main_verdict, count, TO_TAIL, -1, TO_TAIL, -1)
         if n >= 0:
             count = n
@@ -234,12 +240,12 @@ def _evict_main(s, a, count):  # type: ignore[no-untyped-def]
 
 @kernel
 def _evict(s, a):  # type: ignore[no-untyped-def]
-    s.gi[G_CALL] += 1
-    s.gi[G_WANTED] = min(a[A_REQUEST], MAX_CANDIDATES)
-    small_size = s.gi[G_SMALL_SIZE]
-    if small_size >= s.gi[G_SMALL_MIN] or s.gi[G_MAIN_SIZE] <= 2 * small_size:
+    s.gi[GI.call] += 1
+    s.gi[GI.wanted] = min(a[A_REQUEST], MAX_CANDIDATES)
+    small_size = s.gi[GI.small_size]
+    if small_size >= s.gi[GI.small_min] or s.gi[GI.main_size] <= 2 * small_size:
         count = _evict_small(s, a, 0)
-        if s.gi[G_WANTED] > 0 and s.gi[G_OWN_FALLBACK] != 0:
+        if s.gi[GI.wanted] > 0 and s.gi[GI.own_fallback] != 0:
             count = _evict_main(s, a, count)
     else:
         count = _evict_main(s, a, 0)
@@ -252,8 +258,8 @@ class CeS3FIFO(Policy):
     name = "ce-s3fifo"
     description = "cache_ext S3-FIFO: small queue ~1/15, main CLOCK with escalating passes"
     params = defaults("ce-s3fifo")  # policies/params.toml
-    int_fields = ("freq", "in_main", "g_next", "g_prev", "in_ghost", "mark")
-    int_globals = 15
+    int_fields = STATE.int_fields
+    int_globals = STATE.int_globals
     proposes_batches = True
     init = staticmethod(_init)
     added = staticmethod(_added)
@@ -263,27 +269,27 @@ class CeS3FIFO(Policy):
 
     def configure(self, s: Any, capacity: int) -> None:
         """S's threshold (capacity // 15), the shadow table's size (capacity), the switches."""
-        s.gi[G_SMALL_MIN] = capacity // 15
-        s.gi[G_GHOST_CAP] = capacity
-        s.gi[G_OWN_FALLBACK] = int(bool(self.values["own_fallback"]))
-        s.gi[G_FAULT_READ] = int(bool(self.values["fault_read"]))
+        s.gi[GI.small_min] = capacity // 15
+        s.gi[GI.ghost_cap] = capacity
+        s.gi[GI.own_fallback] = int(bool(self.values["own_fallback"]))
+        s.gi[GI.fault_read] = int(bool(self.values["fault_read"]))
 
     def check_invariants(self, s: Any) -> None:
         """S + M = resident set, counters = lengths (no dirty pages), freq <= 3, shadow FIFO."""
-        small = list_pages(s, int(s.gi[G_SMALL])).tolist()
-        main = list_pages(s, int(s.gi[G_MAIN])).tolist()
+        small = list_pages(s, int(s.gi[GI.small])).tolist()
+        main = list_pages(s, int(s.gi[GI.main])).tolist()
         resident = np.flatnonzero(s.resident).tolist()
         assert sorted(small + main) == resident, "S + M != resident set"
-        assert (int(s.gi[G_SMALL_SIZE]), int(s.gi[G_MAIN_SIZE])) == (len(small), len(main)), "sizes"
-        assert sorted(main) == np.flatnonzero(s.pm[:, IN_MAIN]).tolist(), "IN_MAIN flags"
-        assert (s.pm[:, FREQ] <= 3).all(), "freq above 3"
+        assert (int(s.gi[GI.small_size]), int(s.gi[GI.main_size])) == (len(small), len(main)), "sizes"
+        assert sorted(main) == np.flatnonzero(s.pm[:, PM.in_main]).tolist(), "PM.in_main flags"
+        assert (s.pm[:, PM.freq] <= 3).all(), "freq above 3"
         ghost = []
-        p, prev = int(s.gi[G_GHOST_HEAD]), -1
+        p, prev = int(s.gi[GI.ghost_head]), -1
         while p >= 0:
-            assert len(ghost) <= s.pm.shape[0] and int(s.pm[p, G_PREV]) == prev, "shadow links"
+            assert len(ghost) <= s.pm.shape[0] and int(s.pm[p, PM.ghost_prev]) == prev, "shadow links"
             ghost.append(p)
-            prev, p = p, int(s.pm[p, G_NEXT])
-        assert int(s.gi[G_GHOST_TAIL]) == prev and len(ghost) == int(s.gi[G_GHOST_LEN])
-        assert len(ghost) <= int(s.gi[G_GHOST_CAP]), "shadow table over its size"
-        assert sorted(ghost) == np.flatnonzero(s.pm[:, IN_GHOST]).tolist(), "shadow flags"
+            prev, p = p, int(s.pm[p, PM.ghost_next])
+        assert int(s.gi[GI.ghost_tail]) == prev and len(ghost) == int(s.gi[GI.ghost_len])
+        assert len(ghost) <= int(s.gi[GI.ghost_cap]), "shadow table over its size"
+        assert sorted(ghost) == np.flatnonzero(s.pm[:, PM.in_ghost]).tolist(), "shadow flags"
         assert not set(ghost) & set(resident), "a resident page has a shadow entry"

@@ -14,28 +14,33 @@ Peers       libCacheSim 0.3.5 ``FIFO``: identical miss counts (tests/crosscheck)
 from __future__ import annotations
 
 from pagesim.core.jit import kernel
+from pagesim.core.layout import Layout, field
 from pagesim.core.lists import list_add, list_create, list_tail
-from pagesim.core.state import A_CGROUP, A_PAGE, GI_USER
+from pagesim.core.state import A_CGROUP, A_PAGE
 from pagesim.policies.base import Policy
 
-G_LIST = GI_USER
+STATE = Layout(
+    "fifo",
+    gi=(field("list", "list id", "the FIFO queue, newest at the head"),),
+)
+GI = STATE.gi
 
 
 @kernel
 def _init(s, a):  # type: ignore[no-untyped-def]
-    s.gi[G_LIST] = list_create(s, a[A_CGROUP])
-    return 0 if s.gi[G_LIST] >= 0 else -1
+    s.gi[GI.list] = list_create(s, a[A_CGROUP])
+    return 0 if s.gi[GI.list] >= 0 else -1
 
 
 @kernel
 def _added(s, a):  # type: ignore[no-untyped-def]
-    list_add(s, s.gi[G_LIST], a[A_PAGE])
+    list_add(s, s.gi[GI.list], a[A_PAGE])
     return 0
 
 
 @kernel
 def _evict(s, a):  # type: ignore[no-untyped-def]
-    victim = list_tail(s, s.gi[G_LIST])
+    victim = list_tail(s, s.gi[GI.list])
     if victim < 0:
         return 0
     s.cand[0] = victim
@@ -47,7 +52,7 @@ class FIFO(Policy):
 
     name = "fifo"
     description = "First In, First Out: evict the page that came in first"
-    int_globals = 1
+    int_globals = STATE.int_globals
     init = staticmethod(_init)
     added = staticmethod(_added)
     evict = staticmethod(_evict)

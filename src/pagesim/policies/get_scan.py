@@ -4,8 +4,8 @@ Source      cache_ext spec §4.7 (cache_ext repo ``policies/``, ``cache_ext_get_
             loader, and the My-YCSB ``leveldb-scan`` driver that writes the scan thread's
             TID into ``scan_pids``), §5.5 (the GET-SCAN workload), §6 item 14; Zussman et al.,
             "cache_ext: Customizing the Page Cache with eBPF", SOSP 2025, §5 and Fig. 10.
-Structures  Two eviction lists, oldest at the head: GENERAL and SCAN. ``pm[page, ACCESSES]``
-            (accesses since insertion), ``pm[page, IS_SCAN]``; a count of resident scan pages.
+Structures  Two eviction lists, oldest at the head: GENERAL and SCAN. ``pm[page, PM.accesses]``
+            (accesses since insertion), ``pm[page, PM.is_scan]``; a count of resident scan pages.
             The scan threads are the access tags listed in ``scan_tags`` (cache_ext's
             ``scan_pids`` map of thread ids, at most 100).
 Rules       added: a page brought in by a scan tag (``a[A_TAG]``) goes to SCAN's tail and counts
@@ -53,25 +53,33 @@ from typing import Any
 import numpy as np
 
 from pagesim.core.jit import kernel
+from pagesim.core.layout import Layout, field
 from pagesim.core.lists import list_add_tail, list_create, list_del, list_len, list_pages, list_sample
-from pagesim.core.state import A_CGROUP, A_MODE, A_PAGE, A_REQUEST, A_TAG, GI_USER, MODE_CACHE
+from pagesim.core.state import A_CGROUP, A_MODE, A_PAGE, A_REQUEST, A_TAG, MODE_CACHE
 from pagesim.policies.base import Policy
 from pagesim.policies.params import defaults
 
-ACCESSES = 0  #: pm column
-IS_SCAN = 1  #: pm column: 1 if a scan tag brought the page in
-
-G_GENERAL = GI_USER
-G_SCAN = GI_USER + 1
-G_SCAN_PAGES = GI_USER + 2  #: resident scan pages
-G_QUOTA = GI_USER + 3
-G_SAMPLE = GI_USER + 4
-G_OWN_FALLBACK = GI_USER + 5
-G_PARTIAL = GI_USER + 6
-G_FAULT_READ = GI_USER + 7
-G_N_TAGS = GI_USER + 8
-G_TAGS = GI_USER + 9  #: the scan tags, G_N_TAGS of them
 MAX_SCAN_TAGS = 100  #: cache_ext's scan_pids map holds at most 100 entries
+STATE = Layout(
+    "get-scan",
+    pm=(
+        field("accesses", "accesses", "accesses since insertion"),
+        field("is_scan", "flag", "1 if a scan tag brought the page in"),
+    ),
+    gi=(
+        field("general", "list id", "the general list"),
+        field("scan", "list id", "the scan list"),
+        field("scan_pages", "pages", "resident scan pages"),
+        field("quota", "pages", "parameter: the scan list's quota"),
+        field("sample", "pages", "parameter sample_size"),
+        field("own_fallback", "flag", "parameter own_fallback"),
+        field("partial", "flag", "parameter partial"),
+        field("fault_read", "flag", "parameter fault_read"),
+        field("n_tags", "tags", "scan tags held"),
+        field("tags", "tag", "the scan tags, GI.n_tags of them", count=MAX_SCAN_TAGS),
+    ),
+)
+PM, GI = STATE.pm, STATE.gi
 
 
 def parse_tags(value: Any, limit: int, who: str) -> list[int]:
@@ -99,16 +107,16 @@ def parse_tags(value: Any, limit: int, who: str) -> list[int]:
 
 @kernel
 def _init(s, a):  # type: ignore[no-untyped-def]
-    s.gi[G_GENERAL] = list_create(s, a[A_CGROUP])
-    s.gi[G_SCAN] = list_create(s, a[A_CGROUP])
-    s.gi[G_SCAN_PAGES] = 0
-    return 0 if s.gi[G_GENERAL] >= 0 and s.gi[G_SCAN] >= 0 else -1
+    s.gi[GI.general] = list_create(s, a[A_CGROUP])
+    s.gi[GI.scan] = list_create(s, a[A_CGROUP])
+    s.gi[GI.scan_pages] = 0
+    return 0 if s.gi[GI.general] >= 0 and s.gi[GI.scan] >= 0 else -1
 
 
 @kernel
 def _is_scan_tag(s, tag):  # type: ignore[no-untyped-def]
-    for i in range(s.gi[G_N_TAGS]):
-        if s.gi[G_TAGS + i] == tag:
+    for i in range(s.gi[GI.n_tags]):
+        if s.gi[GI.tags + i] == tag:
             return True
     return False
 
@@ -117,21 +125,21 @@ def _is_scan_tag(s, tag):  # type: ignore[no-untyped-def]
 def _added(s, a):  # type: ignore[no-untyped-def]
     p = a[A_PAGE]
     if _is_scan_tag(s, a[A_TAG]):
-        list_add_tail(s, s.gi[G_SCAN], p)
-        s.gi[G_SCAN_PAGES] += 1
-        s.pm[p, IS_SCAN] = 1
+        list_add_tail(s, s.gi[GI.scan], p)
+        s.gi[GI.scan_pages] += 1
+        s.pm[p, PM.is_scan] = 1
     else:
-        list_add_tail(s, s.gi[G_GENERAL], p)
-        s.pm[p, IS_SCAN] = 0
-    s.pm[p, ACCESSES] = 1
-    if s.gi[G_FAULT_READ] != 0 and a[A_MODE] == MODE_CACHE:
-        s.pm[p, ACCESSES] += 1
+        list_add_tail(s, s.gi[GI.general], p)
+        s.pm[p, PM.is_scan] = 0
+    s.pm[p, PM.accesses] = 1
+    if s.gi[GI.fault_read] != 0 and a[A_MODE] == MODE_CACHE:
+        s.pm[p, PM.accesses] += 1
     return 0
 
 
 @kernel
 def _accessed(s, a):  # type: ignore[no-untyped-def]
-    s.pm[a[A_PAGE], ACCESSES] += 1
+    s.pm[a[A_PAGE], PM.accesses] += 1
     return 0
 
 
@@ -139,36 +147,36 @@ def _accessed(s, a):  # type: ignore[no-untyped-def]
 def _removed(s, r):  # type: ignore[no-untyped-def]
     p = r[A_PAGE]
     list_del(s, p)
-    if s.pm[p, IS_SCAN] != 0:
-        s.gi[G_SCAN_PAGES] -= 1
-    s.pm[p, IS_SCAN] = 0
-    s.pm[p, ACCESSES] = 0
+    if s.pm[p, PM.is_scan] != 0:
+        s.gi[GI.scan_pages] -= 1
+    s.pm[p, PM.is_scan] = 0
+    s.pm[p, PM.accesses] = 0
     return 0
 
 
 @kernel
 def _score(s, a, page):  # type: ignore[no-untyped-def]
-    return s.pm[page, ACCESSES]
+    return s.pm[page, PM.accesses]
 
 
 @kernel
 def _sample(s, a, lid):  # type: ignore[no-untyped-def]
-    return max(list_sample(s, a, lid, _score, a[A_REQUEST], s.gi[G_SAMPLE], s.gi[G_PARTIAL] != 0), 0)
+    return max(list_sample(s, a, lid, _score, a[A_REQUEST], s.gi[GI.sample], s.gi[GI.partial] != 0), 0)
 
 
 @kernel
 def _evict(s, a):  # type: ignore[no-untyped-def]
-    own = s.gi[G_OWN_FALLBACK] != 0
-    if s.gi[G_SCAN_PAGES] == 0:
+    own = s.gi[GI.own_fallback] != 0
+    if s.gi[GI.scan_pages] == 0:
         if not own:
             return 0
-        return _sample(s, a, s.gi[G_GENERAL])
-    if s.gi[G_SCAN_PAGES] >= s.gi[G_QUOTA]:
-        first = s.gi[G_SCAN]
-        other = s.gi[G_GENERAL]
+        return _sample(s, a, s.gi[GI.general])
+    if s.gi[GI.scan_pages] >= s.gi[GI.quota]:
+        first = s.gi[GI.scan]
+        other = s.gi[GI.general]
     else:
-        first = s.gi[G_GENERAL]
-        other = s.gi[G_SCAN]
+        first = s.gi[GI.general]
+        other = s.gi[GI.scan]
     if list_len(s, first) == 0 and own:
         return _sample(s, a, other)
     return _sample(s, a, first)
@@ -180,8 +188,8 @@ class GetScan(Policy):
     name = "get-scan"
     description = "GET-SCAN (cache_ext): scan threads' pages get a 5000-page quota, then go first"
     params = defaults("get-scan")  # policies/params.toml
-    int_fields = ("accesses", "is_scan")
-    int_globals = 9 + MAX_SCAN_TAGS
+    int_fields = STATE.int_fields
+    int_globals = STATE.int_globals
     proposes_batches = True
     init = staticmethod(_init)
     added = staticmethod(_added)
@@ -198,18 +206,18 @@ class GetScan(Policy):
             raise ValueError(f"get-scan: scan_quota must be >= 0, got {quota}")
         if not 1 <= size <= 64:
             raise ValueError(f"get-scan: sample_size must be in 1..64, got {size}")
-        s.gi[G_N_TAGS] = len(tags)
-        s.gi[G_TAGS : G_TAGS + len(tags)] = tags
-        s.gi[G_QUOTA] = quota
-        s.gi[G_SAMPLE] = size
-        s.gi[G_OWN_FALLBACK] = int(bool(self.values["own_fallback"]))
-        s.gi[G_PARTIAL] = int(bool(self.values["partial"]))
-        s.gi[G_FAULT_READ] = int(bool(self.values["fault_read"]))
+        s.gi[GI.n_tags] = len(tags)
+        s.gi[GI.tags : GI.tags + len(tags)] = tags
+        s.gi[GI.quota] = quota
+        s.gi[GI.sample] = size
+        s.gi[GI.own_fallback] = int(bool(self.values["own_fallback"]))
+        s.gi[GI.partial] = int(bool(self.values["partial"]))
+        s.gi[GI.fault_read] = int(bool(self.values["fault_read"]))
 
     def check_invariants(self, s: Any) -> None:
         """GENERAL + SCAN = resident set; scan pages counted and all in SCAN."""
-        general = list_pages(s, int(s.gi[G_GENERAL])).tolist()
-        scan = list_pages(s, int(s.gi[G_SCAN])).tolist()
+        general = list_pages(s, int(s.gi[GI.general])).tolist()
+        scan = list_pages(s, int(s.gi[GI.scan])).tolist()
         assert sorted(general + scan) == np.flatnonzero(s.resident).tolist(), "lists != resident"
-        assert int(s.gi[G_SCAN_PAGES]) == len(scan), "scan page count"
-        assert sorted(scan) == np.flatnonzero(s.pm[:, IS_SCAN]).tolist(), "scan flags"
+        assert int(s.gi[GI.scan_pages]) == len(scan), "scan page count"
+        assert sorted(scan) == np.flatnonzero(s.pm[:, PM.is_scan]).tolist(), "scan flags"

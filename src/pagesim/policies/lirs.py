@@ -10,7 +10,7 @@ Structures  All in the policy's own columns of ``s.pm`` (a page may be in S and 
             lists, head = most recent: S (the LIRS stack: LIR pages, resident and non-resident
             HIR pages; bottom = tail), Q (resident HIR pages, front = tail = next victim), NH
             (the non-resident HIR pages of S, oldest at the tail) and PEND (pages in memory that
-            the rules no longer hold, oldest at the tail). ``FLAGS`` holds list membership and the
+            the rules no longer hold, oldest at the tail). ``PM.flags`` holds list membership and the
             S entry's two marks (LIR, resident) -- kept apart from Q membership as libCacheSim
             keeps one object per list.
 Rules       (libCacheSim's, L = c - H LIR pages, H = max(1, int(hir_share * c)) resident HIR)
@@ -56,65 +56,80 @@ from __future__ import annotations
 from typing import Any
 
 from pagesim.core.jit import kernel, kernel_inline
+from pagesim.core.layout import Layout, field
 from pagesim.core.prefetch import prefetch
 from pagesim.core.shadow import entry_next, entry_prev, plain, with_next, with_prev
-from pagesim.core.state import A_PAGE, GI_USER
+from pagesim.core.state import A_PAGE
 from pagesim.policies.base import Policy, SpeedHints
 from pagesim.policies.params import defaults
 
-# lists (index l): S, Q and NH link through pm columns 1 + 2l (next, towards the tail) and
-# 2 + 2l (prev); PEND, short and rarely walked, packs both links in one column (core.shadow's
-# packed entry, its list bits unused; 0 = no links) so that a row is 8 int64: one aligned cache
-# line, which the engine prefetches whole. FLAGS comes first, as every access reads it first.
-# gi slots 3l + G_LISTS.
+# lists (index l): S, Q and NH link through a pair of pm columns each (next, towards the tail;
+# prev), in that order; PEND, short and rarely walked, packs both links in one column
+# (core.shadow's packed entry, its list bits unused; 0 = no links) so that a row is 8 int64: one
+# aligned cache line, which the engine prefetches whole. PM.flags comes first, as every access
+# reads it first.
 LS = 0  #: stack S (tail = bottom)
 LQ = 1  #: list Q (tail = front, the next HIR victim)
 LNH = 2  #: non-resident HIR entries of S (tail = oldest)
 LPD = 3  #: pages in memory the rules no longer hold (tail = oldest, the next victim)
-FLAGS = 0  #: pm column: membership bits (1 << l) and the S entry's marks
-PD_LINKS = 7  #: pm column: PEND's links, a core.shadow packed entry
 S_LIR = 16  #: the S entry is LIR
 S_RES = 32  #: the S entry is marked resident
 
-G_LISTS = GI_USER  #: 12 slots: head, tail, length of each list
-G_LIRS = GI_USER + 12  #: libCacheSim's lirs_count
-G_HIRS = GI_USER + 13  #: hirs_count
-G_OCC = GI_USER + 14  #: occupied (the rules' own count of held pages)
-G_L = GI_USER + 15  #: LIR limit L
-G_H = GI_USER + 16  #: resident HIR limit H
-G_CAP = GI_USER + 17
+STATE = Layout(
+    "lirs",
+    pm=(
+        field("flags", "bits", "membership bits (1 << l) and the S entry's marks (S_LIR, S_RES)"),
+        field("s_next", "page id", "S: next entry towards the tail (the bottom), -1 if none"),
+        field("s_prev", "page id", "S: previous entry towards the head, -1 if none"),
+        field("q_next", "page id", "Q: next entry towards the tail (the front), -1 if none"),
+        field("q_prev", "page id", "Q: previous entry towards the head, -1 if none"),
+        field("nh_next", "page id", "NH: next entry towards the tail (the oldest), -1 if none"),
+        field("nh_prev", "page id", "NH: previous entry towards the head, -1 if none"),
+        field("pd_links", "packed entry", "PEND's links, a core.shadow packed entry (0: none)"),
+    ),
+    gi=(
+        field("lists", "page id, pages", "per list (S, Q, NH, PEND): head, tail, length", shape=(4, 3)),
+        field("lirs", "pages", "libCacheSim's lirs_count"),
+        field("hirs", "pages", "hirs_count"),
+        field("occ", "pages", "occupied (the rules' own count of held pages)"),
+        field("l", "pages", "LIR limit L"),
+        field("h", "pages", "resident HIR limit H"),
+        field("cap", "pages", "the capacity"),
+    ),
+)
+PM, GI = STATE.pm, STATE.gi
 
 
 @kernel_inline
 def _next(lst):  # type: ignore[no-untyped-def]
     """pm column of the link towards list ``lst``'s tail (S, Q, NH)."""
-    return 1 + 2 * lst
+    return PM.s_next + 2 * lst
 
 
 @kernel_inline
 def _prev(lst):  # type: ignore[no-untyped-def]
     """pm column of the link towards list ``lst``'s head (S, Q, NH)."""
-    return 2 + 2 * lst
+    return PM.s_prev + 2 * lst
 
 
 @kernel_inline
 def _get_next(s, lst, page):  # type: ignore[no-untyped-def]
     if lst == LPD:
-        return entry_next(s.pm[page, PD_LINKS])
+        return entry_next(s.pm[page, PM.pd_links])
     return s.pm[page, _next(lst)]
 
 
 @kernel_inline
 def _get_prev(s, lst, page):  # type: ignore[no-untyped-def]
     if lst == LPD:
-        return entry_prev(s.pm[page, PD_LINKS])
+        return entry_prev(s.pm[page, PM.pd_links])
     return s.pm[page, _prev(lst)]
 
 
 @kernel_inline
 def _set_next(s, lst, page, value):  # type: ignore[no-untyped-def]
     if lst == LPD:
-        s.pm[page, PD_LINKS] = with_next(s.pm[page, PD_LINKS], value)
+        s.pm[page, PM.pd_links] = with_next(s.pm[page, PM.pd_links], value)
     else:
         s.pm[page, _next(lst)] = value
 
@@ -122,30 +137,30 @@ def _set_next(s, lst, page, value):  # type: ignore[no-untyped-def]
 @kernel_inline
 def _set_prev(s, lst, page, value):  # type: ignore[no-untyped-def]
     if lst == LPD:
-        s.pm[page, PD_LINKS] = with_prev(s.pm[page, PD_LINKS], value)
+        s.pm[page, PM.pd_links] = with_prev(s.pm[page, PM.pd_links], value)
     else:
         s.pm[page, _prev(lst)] = value
 
 
 @kernel_inline
 def _head(s, lst):  # type: ignore[no-untyped-def]
-    return s.gi[G_LISTS + 3 * lst]
+    return s.gi[GI.lists + 3 * lst]
 
 
 @kernel_inline
 def _tail(s, lst):  # type: ignore[no-untyped-def]
-    return s.gi[G_LISTS + 3 * lst + 1]
+    return s.gi[GI.lists + 3 * lst + 1]
 
 
 @kernel_inline
 def _len(s, lst):  # type: ignore[no-untyped-def]
-    return s.gi[G_LISTS + 3 * lst + 2]
+    return s.gi[GI.lists + 3 * lst + 2]
 
 
 @kernel_inline
 def _push(s, lst, page):  # type: ignore[no-untyped-def]
     """Insert ``page`` at the head of list ``lst``."""
-    g = G_LISTS + 3 * lst
+    g = GI.lists + 3 * lst
     head = s.gi[g]
     _set_next(s, lst, page, head)
     _set_prev(s, lst, page, -1)
@@ -155,13 +170,13 @@ def _push(s, lst, page):  # type: ignore[no-untyped-def]
         s.gi[g + 1] = page
     s.gi[g] = page
     s.gi[g + 2] += 1
-    s.pm[page, FLAGS] |= 1 << lst
+    s.pm[page, PM.flags] |= 1 << lst
 
 
 @kernel_inline
 def _del(s, lst, page):  # type: ignore[no-untyped-def]
     """Unlink ``page`` from list ``lst``."""
-    g = G_LISTS + 3 * lst
+    g = GI.lists + 3 * lst
     nxt = _get_next(s, lst, page)
     prv = _get_prev(s, lst, page)
     if prv >= 0:
@@ -175,7 +190,7 @@ def _del(s, lst, page):  # type: ignore[no-untyped-def]
     s.gi[g + 2] -= 1
     _set_next(s, lst, page, -1)
     _set_prev(s, lst, page, -1)
-    s.pm[page, FLAGS] &= ~(1 << lst)
+    s.pm[page, PM.flags] &= ~(1 << lst)
 
 
 @kernel_inline
@@ -204,7 +219,7 @@ def _prefetch_next_removal(s, lst):  # type: ignore[no-untyped-def]
 @kernel_inline
 def _held(s, y):  # type: ignore[no-untyped-def]
     """1 if libCacheSim's rules would hit on ``y`` now."""
-    f = s.pm[y, FLAGS]
+    f = s.pm[y, PM.flags]
     if f & (1 << LQ):
         return 1
     if f & (1 << LS) and f & (S_LIR | S_RES):
@@ -217,7 +232,7 @@ def _sync(s, y):  # type: ignore[no-untyped-def]
     """Keep PEND = pages in memory that the rules do not hold (newly unheld pages at the head)."""
     if s.resident[y] == 0:
         return
-    pend = s.pm[y, FLAGS] & (1 << LPD)
+    pend = s.pm[y, PM.flags] & (1 << LPD)
     if _held(s, y):
         if pend:
             _del(s, LPD, y)
@@ -228,14 +243,14 @@ def _sync(s, y):  # type: ignore[no-untyped-def]
 @kernel_inline
 def _s_remove(s, y):  # type: ignore[no-untyped-def]
     _del(s, LS, y)
-    s.pm[y, FLAGS] &= ~(S_LIR | S_RES)
+    s.pm[y, PM.flags] &= ~(S_LIR | S_RES)
 
 
 @kernel
 def _prune(s):  # type: ignore[no-untyped-def]
     while _len(s, LS) > 1:
         bottom = _tail(s, LS)
-        f = s.pm[bottom, FLAGS]
+        f = s.pm[bottom, PM.flags]
         if f & S_LIR:
             break
         if not (f & S_RES) and f & (1 << LNH):
@@ -251,12 +266,12 @@ def _evict_hir(s):  # type: ignore[no-untyped-def]
         return
     _del(s, LQ, y)
     _prefetch_next_removal(s, LQ)
-    s.gi[G_HIRS] -= 1
-    if s.pm[y, FLAGS] & (1 << LS):
-        s.pm[y, FLAGS] &= ~S_RES
-        if not (s.pm[y, FLAGS] & (1 << LNH)):
+    s.gi[GI.hirs] -= 1
+    if s.pm[y, PM.flags] & (1 << LS):
+        s.pm[y, PM.flags] &= ~S_RES
+        if not (s.pm[y, PM.flags] & (1 << LNH)):
             _push(s, LNH, y)
-    s.gi[G_OCC] -= 1
+    s.gi[GI.occ] -= 1
     _sync(s, y)
 
 
@@ -267,31 +282,31 @@ def _evict_lir(s):  # type: ignore[no-untyped-def]
         return
     _s_remove(s, y)
     _prefetch_next_removal(s, LS)
-    s.gi[G_LIRS] -= 1
-    s.gi[G_OCC] -= 1
-    while s.gi[G_HIRS] + 1 > s.gi[G_H] and _len(s, LQ) > 0:
+    s.gi[GI.lirs] -= 1
+    s.gi[GI.occ] -= 1
+    while s.gi[GI.hirs] + 1 > s.gi[GI.h] and _len(s, LQ) > 0:
         _evict_hir(s)
-    if not (s.pm[y, FLAGS] & (1 << LQ)):
+    if not (s.pm[y, PM.flags] & (1 << LQ)):
         _push(s, LQ, y)
-    s.gi[G_HIRS] += 1
-    s.gi[G_OCC] += 1
+    s.gi[GI.hirs] += 1
+    s.gi[GI.occ] += 1
     _sync(s, y)
     _prune(s)
 
 
 @kernel
 def _room_for_lir(s):  # type: ignore[no-untyped-def]
-    while s.gi[G_LIRS] + 1 > s.gi[G_L] and _len(s, LS) > 0:
+    while s.gi[GI.lirs] + 1 > s.gi[GI.l] and _len(s, LS) > 0:
         _evict_lir(s)
 
 
 @kernel_inline
 def _s_push(s, x, marks):  # type: ignore[no-untyped-def]
-    if s.pm[x, FLAGS] & (1 << LS):
+    if s.pm[x, PM.flags] & (1 << LS):
         _to_head(s, LS, x)
     else:
         _push(s, LS, x)
-    s.pm[x, FLAGS] = (s.pm[x, FLAGS] & ~(S_LIR | S_RES)) | marks
+    s.pm[x, PM.flags] = (s.pm[x, PM.flags] & ~(S_LIR | S_RES)) | marks
 
 
 @kernel
@@ -299,39 +314,39 @@ def _miss(s, x, in_s):  # type: ignore[no-untyped-def]
     """libCacheSim's can_insert, evict loop and insert for a page it does not hold."""
     if in_s:
         _room_for_lir(s)
-        if s.pm[x, FLAGS] & (1 << LNH):
+        if s.pm[x, PM.flags] & (1 << LNH):
             _del(s, LNH, x)
     else:
-        if s.gi[G_L] < 1:
+        if s.gi[GI.l] < 1:
             return
-        if s.gi[G_LIRS] + 1 > s.gi[G_L] and s.gi[G_HIRS] + 1 > s.gi[G_H]:
-            while s.gi[G_HIRS] + 1 > s.gi[G_H] and _len(s, LQ) > 0:
+        if s.gi[GI.lirs] + 1 > s.gi[GI.l] and s.gi[GI.hirs] + 1 > s.gi[GI.h]:
+            while s.gi[GI.hirs] + 1 > s.gi[GI.h] and _len(s, LQ) > 0:
                 _evict_hir(s)
     for _ in range(4):  # libCacheSim: while its cache is full, evict
-        if s.gi[G_OCC] + 1 <= s.gi[G_CAP]:
+        if s.gi[GI.occ] + 1 <= s.gi[GI.cap]:
             break
-        f = s.pm[x, FLAGS]
+        f = s.pm[x, PM.flags]
         if in_s and f & (1 << LS) and not (f & (S_LIR | S_RES)):
-            while s.gi[G_HIRS] >= s.gi[G_H] and _len(s, LQ) > 0:
+            while s.gi[GI.hirs] >= s.gi[GI.h] and _len(s, LQ) > 0:
                 _evict_hir(s)
             _evict_lir(s)
-        elif not in_s and s.gi[G_LIRS] + 1 > s.gi[G_L] and s.gi[G_HIRS] + 1 > s.gi[G_H]:
+        elif not in_s and s.gi[GI.lirs] + 1 > s.gi[GI.l] and s.gi[GI.hirs] + 1 > s.gi[GI.h]:
             _evict_hir(s)
-    if in_s or s.gi[G_LIRS] + 1 <= s.gi[G_L]:
+    if in_s or s.gi[GI.lirs] + 1 <= s.gi[GI.l]:
         _s_push(s, x, S_LIR | S_RES)
-        s.gi[G_LIRS] += 1
+        s.gi[GI.lirs] += 1
     else:
         _s_push(s, x, S_RES)
-        if not (s.pm[x, FLAGS] & (1 << LQ)):
+        if not (s.pm[x, PM.flags] & (1 << LQ)):
             _push(s, LQ, x)
-        s.gi[G_HIRS] += 1
-    s.gi[G_OCC] += 1
+        s.gi[GI.hirs] += 1
+    s.gi[GI.occ] += 1
 
 
 @kernel
 def _access(s, x):  # type: ignore[no-untyped-def]
     """One request through libCacheSim's rules (its ``get``); returns its verdict, 1 = hit."""
-    f = s.pm[x, FLAGS]
+    f = s.pm[x, PM.flags]
     in_s = (f & (1 << LS)) != 0
     in_q = (f & (1 << LQ)) != 0
     if in_s:
@@ -344,24 +359,24 @@ def _access(s, x):  # type: ignore[no-untyped-def]
     elif in_s and f & S_RES:  # resident HIR in S: becomes LIR
         if in_q:
             _del(s, LQ, x)
-            s.gi[G_HIRS] -= 1
-            s.gi[G_OCC] -= 1
+            s.gi[GI.hirs] -= 1
+            s.gi[GI.occ] -= 1
         _room_for_lir(s)
-        if s.pm[x, FLAGS] & (1 << LS):
-            s.pm[x, FLAGS] |= S_LIR
-        s.gi[G_LIRS] += 1
-        s.gi[G_OCC] += 1
+        if s.pm[x, PM.flags] & (1 << LS):
+            s.pm[x, PM.flags] |= S_LIR
+        s.gi[GI.lirs] += 1
+        s.gi[GI.occ] += 1
     elif not in_s and in_q:  # resident HIR only in Q (libCacheSim demotes a LIR page too)
         _room_for_lir(s)
         _s_push(s, x, S_RES)
     else:
         hit = 0
         _miss(s, x, in_s)
-    cap2 = 2 * s.gi[G_CAP]
+    cap2 = 2 * s.gi[GI.cap]
     while _len(s, LS) > cap2 and _len(s, LNH) > 0:  # limitStack
         y = _tail(s, LNH)
         _del(s, LNH, y)
-        if s.pm[y, FLAGS] & (1 << LS):
+        if s.pm[y, PM.flags] & (1 << LS):
             _s_remove(s, y)
         _prefetch_next_removal(s, LNH)
         _sync(s, y)
@@ -372,17 +387,17 @@ def _access(s, x):  # type: ignore[no-untyped-def]
 @kernel
 def _init(s, a):  # type: ignore[no-untyped-def]
     for i in range(s.pm.shape[0]):
-        for j in range(1, PD_LINKS):
+        for j in range(1, PM.pd_links):
             s.pm[i, j] = -1
-        s.pm[i, FLAGS] = 0
-        s.pm[i, PD_LINKS] = 0
+        s.pm[i, PM.flags] = 0
+        s.pm[i, PM.pd_links] = 0
     for lst in range(4):
-        s.gi[G_LISTS + 3 * lst] = -1
-        s.gi[G_LISTS + 3 * lst + 1] = -1
-        s.gi[G_LISTS + 3 * lst + 2] = 0
-    s.gi[G_LIRS] = 0
-    s.gi[G_HIRS] = 0
-    s.gi[G_OCC] = 0
+        s.gi[GI.lists + 3 * lst] = -1
+        s.gi[GI.lists + 3 * lst + 1] = -1
+        s.gi[GI.lists + 3 * lst + 2] = 0
+    s.gi[GI.lirs] = 0
+    s.gi[GI.hirs] = 0
+    s.gi[GI.occ] = 0
     return 0
 
 
@@ -396,12 +411,12 @@ def _admit(s, a):  # type: ignore[no-untyped-def]
 @kernel
 def _accessed(s, a):  # type: ignore[no-untyped-def]
     x = a[A_PAGE]
-    f = s.pm[x, FLAGS]
+    f = s.pm[x, PM.flags]
     if f & (S_LIR | (1 << LS) | (1 << LQ)) == S_LIR | (1 << LS):
         # Most hits: a LIR page, held, so not in PEND; S keeps its length. Of the rules only
         # the move to S's top and pruning are left, and pruning mostly finds a LIR bottom.
         _to_head(s, LS, x)
-        if not (s.pm[_tail(s, LS), FLAGS] & S_LIR):
+        if not (s.pm[_tail(s, LS), PM.flags] & S_LIR):
             _prune(s)
         return 0
     _access(s, x)
@@ -434,7 +449,7 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
 @kernel
 def _removed(s, r):  # type: ignore[no-untyped-def]
     y = r[A_PAGE]
-    if s.pm[y, FLAGS] & (1 << LPD):
+    if s.pm[y, PM.flags] & (1 << LPD):
         _del(s, LPD, y)
     return 0
 
@@ -442,7 +457,7 @@ def _removed(s, r):  # type: ignore[no-untyped-def]
 def list_entries(s: Any, lst: int) -> list[int]:
     """Pages of one of the policy's lists (LS, LQ, LNH, LPD), head first (tests, reports)."""
     out = []
-    page = int(s.gi[G_LISTS + 3 * lst])
+    page = int(s.gi[GI.lists + 3 * lst])
     while page >= 0:
         out.append(page)
         page = int(plain(_get_next)(s, lst, page))
@@ -454,8 +469,8 @@ class LIRS(SpeedHints, Policy):
 
     name = "lirs"
     description = "LIRS: keep pages with short reuse (LIR), evict among a 1% set of HIR pages"
-    int_fields = ("flags", "s_next", "s_prev", "q_next", "q_prev", "nh_next", "nh_prev", "pd_links")
-    int_globals = 18
+    int_fields = STATE.int_fields
+    int_globals = STATE.int_globals
     prefetch_links = ("s_next", "s_prev")  # a hit unlinks the page from S: both neighbours' rows
     inline_hooks = ("accessed",)
     params = defaults("lirs")  # policies/params.toml
@@ -472,37 +487,37 @@ class LIRS(SpeedHints, Policy):
         if not 0.0 <= share < 1.0:
             raise ValueError(f"lirs: hir_share must be in [0, 1), got {share}")
         h = max(1, int(share * capacity))
-        s.gi[G_H] = h
-        s.gi[G_L] = int(capacity) - h
-        s.gi[G_CAP] = int(capacity)
+        s.gi[GI.h] = h
+        s.gi[GI.l] = int(capacity) - h
+        s.gi[GI.cap] = int(capacity)
 
     def check_invariants(self, s: Any) -> None:
         """Lists well linked and agreeing with the flags; PEND = in memory and not held; Q and
         NH as the rules define them; with H >= 2 the rules' counters equal the lists'."""
-        flags = s.pm[:, FLAGS]
+        flags = s.pm[:, PM.flags]
         members: dict[int, list[int]] = {}
         for lst in (LS, LQ, LNH, LPD):
             pages = list_entries(s, lst)
-            assert len(pages) == len(set(pages)) == int(s.gi[G_LISTS + 3 * lst + 2]), f"list {lst}"
+            assert len(pages) == len(set(pages)) == int(s.gi[GI.lists + 3 * lst + 2]), f"list {lst}"
             prev = -1
             for q in pages:
                 assert int(plain(_get_prev)(s, lst, q)) == prev, f"list {lst}: prev link of {q}"
                 prev = q
-            assert int(s.gi[G_LISTS + 3 * lst + 1]) == prev, f"list {lst}: tail"
+            assert int(s.gi[GI.lists + 3 * lst + 1]) == prev, f"list {lst}: tail"
             assert sorted(pages) == sorted(((flags & (1 << lst)) != 0).nonzero()[0].tolist()), lst
             members[lst] = pages
         assert not (flags & (S_LIR | S_RES) & ~((flags & (1 << LS)) * 48)).any(), "marks off S"
         held = {q for q in members[LQ]} | {q for q in members[LS] if flags[q] & (S_LIR | S_RES)}
         resident = set(s.resident.nonzero()[0].tolist())
         assert set(members[LPD]) == resident - held, "PEND != in memory and not held"
-        assert len(resident) <= int(s.gi[G_CAP])
-        if int(s.gi[G_H]) >= 2 and int(s.gi[G_L]) >= 1:  # libCacheSim's own accounting holds
+        assert len(resident) <= int(s.gi[GI.cap])
+        if int(s.gi[GI.h]) >= 2 and int(s.gi[GI.l]) >= 1:  # libCacheSim's own accounting holds
             for q in members[LNH]:
                 assert flags[q] & (1 << LS) and not flags[q] & S_RES, f"NH page {q}"
             lir = [q for q in members[LS] if flags[q] & S_LIR]
-            assert len(lir) == int(s.gi[G_LIRS]) <= int(s.gi[G_L]), "LIR count"
-            assert len(members[LQ]) == int(s.gi[G_HIRS]) <= int(s.gi[G_H]), "Q count"
-            assert int(s.gi[G_OCC]) == len(held) <= int(s.gi[G_CAP]), "held count"
+            assert len(lir) == int(s.gi[GI.lirs]) <= int(s.gi[GI.l]), "LIR count"
+            assert len(members[LQ]) == int(s.gi[GI.hirs]) <= int(s.gi[GI.h]), "Q count"
+            assert int(s.gi[GI.occ]) == len(held) <= int(s.gi[GI.cap]), "held count"
             assert all(flags[q] & S_RES == 0 or flags[q] & (S_LIR | (1 << LQ)) for q in members[LS])
             if lir:
                 assert flags[members[LS][-1]] & S_LIR, "S's bottom is not LIR after pruning"

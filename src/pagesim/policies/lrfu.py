@@ -1,16 +1,16 @@
-"""LRFU: evicts the page whose combined recency-frequency (CRF) is smallest; λ slides LRU <-> LFU.
+"""LRFU: evicts the page whose combined recency-frequency (PF.crf) is smallest; λ slides LRU <-> LFU.
 
 Source      Lee, Choi, Kim, Noh, Min, Cho, Kim, "LRFU: A Spectrum of Policies that Subsumes the
             Least Recently Used and Least Frequently Used Policies", IEEE Transactions on
             Computers 50(12), 2001, doi:10.1109/TC.2001.970573 (§2: F(x) = (1/2)^(λx); §3: the
-            CRF of a block is updated from its value at the last reference alone).
-Structures  Per page: ``pf[page, CRF]`` the CRF at its last reference, ``pm[page, T_LAST]`` the
+            PF.crf of a block is updated from its value at the last reference alone).
+Structures  Per page: ``pf[page, PF.crf]`` the PF.crf at its last reference, ``pm[page, PM.t_last]`` the
             time of that reference (the access index). The shared indexed min-heap
-            (:mod:`pagesim.core.heap`) of the resident pages in ``pm[:, HEAP_POS / HEAP]``,
-            the key beside each slot in ``pf[slot, HEAP_KEY]``; ``gi[G_SIZE]`` its size.
+            (:mod:`pagesim.core.heap`) of the resident pages in ``pm[:, PM.heap_pos / PM.heap]``,
+            the key beside each slot in ``pf[slot, PF.heap_key]``; ``gi[GI.size]`` its size.
             No framework list is used.
 Rules       CRF_t(p) = sum over p's references t_i since it was inserted of (1/2)^(λ(t - t_i)),
-            kept as C(p) = CRF at its last reference: a reference at t sets
+            kept as C(p) = PF.crf at its last reference: a reference at t sets
             C := 1 + C · (1/2)^(λ(t - t_last)), t_last := t (a newcomer: C := 1).
             The victim minimises CRF_t(p) = C · 2^(-λ(t - t_last)), i.e. minimises the key
             log2 C + λ · t_last (the current time adds the same -λt to every page), which does
@@ -43,27 +43,33 @@ import numpy as np
 
 from pagesim.core.heap import heap_clear, heap_push, heap_remove, heap_update
 from pagesim.core.jit import kernel
-from pagesim.core.state import A_PAGE, A_TIME, GI_USER
+from pagesim.core.layout import Layout, field
+from pagesim.core.state import A_PAGE, A_TIME
 from pagesim.policies.base import Policy
 from pagesim.policies.params import defaults
 
-# pm columns
-T_LAST = 0  #: page row: time of the last reference
-HEAP_POS = 1  #: page row: heap slot, -1 if not in the heap
-HEAP = 2  #: slot row: page in heap slot ``row``
-# pf columns
-CRF = 0  #: page row: CRF at the last reference
-KEY = 1  #: page row: log2 CRF + λ t_last
-HEAP_KEY = 2  #: slot row: the key of the page in that slot
-
-G_SIZE = GI_USER  #: pages in the heap
-F_LAM = 0  #: gf: λ
+STATE = Layout(
+    "lrfu",
+    pm=(
+        field("t_last", "accesses", "page row: time of the last reference"),
+        field("heap_pos", "slot", "page row: heap slot, -1 if not in the heap"),
+        field("heap", "page id", "slot row: page in heap slot ``row``"),
+    ),
+    pf=(
+        field("crf", "1", "page row: CRF at the last reference"),
+        field("key", "log2", "page row: log2 CRF + λ t_last"),
+        field("heap_key", "log2", "slot row: the key of the page in that slot"),
+    ),
+    gi=(field("size", "pages", "pages in the heap"),),
+    gf=(field("lam", "1/access", "λ"),),
+)
+PM, PF, GI, GF = STATE.pm, STATE.pf, STATE.gi, STATE.gf
 
 
 @kernel
 def _init(s, a):  # type: ignore[no-untyped-def]
-    heap_clear(s.pm[:, HEAP], s.pm[:, HEAP_POS])
-    s.gi[G_SIZE] = 0
+    heap_clear(s.pm[:, PM.heap], s.pm[:, PM.heap_pos])
+    s.gi[GI.size] = 0
     return 0
 
 
@@ -71,11 +77,11 @@ def _init(s, a):  # type: ignore[no-untyped-def]
 def _added(s, a):  # type: ignore[no-untyped-def]
     p = a[A_PAGE]
     t = a[A_TIME]
-    s.pf[p, CRF] = 1.0
-    s.pm[p, T_LAST] = t
-    s.pf[p, KEY] = s.gf[F_LAM] * t
-    s.gi[G_SIZE] = heap_push(
-        s.pm[:, HEAP], s.pf[:, HEAP_KEY], s.pm[:, HEAP_POS], s.gi[G_SIZE], p, s.pf[p, KEY]
+    s.pf[p, PF.crf] = 1.0
+    s.pm[p, PM.t_last] = t
+    s.pf[p, PF.key] = s.gf[GF.lam] * t
+    s.gi[GI.size] = heap_push(
+        s.pm[:, PM.heap], s.pf[:, PF.heap_key], s.pm[:, PM.heap_pos], s.gi[GI.size], p, s.pf[p, PF.key]
     )
     return 0
 
@@ -83,31 +89,35 @@ def _added(s, a):  # type: ignore[no-untyped-def]
 @kernel
 def _accessed(s, a):  # type: ignore[no-untyped-def]
     p = a[A_PAGE]
-    if s.pm[p, HEAP_POS] < 0:
+    if s.pm[p, PM.heap_pos] < 0:
         return 0
     t = a[A_TIME]
-    lam = s.gf[F_LAM]
-    crf = 1.0 + s.pf[p, CRF] * np.exp2(-lam * (t - s.pm[p, T_LAST]))
-    s.pf[p, CRF] = crf
-    s.pm[p, T_LAST] = t
-    s.pf[p, KEY] = np.log2(crf) + lam * t
-    heap_update(s.pm[:, HEAP], s.pf[:, HEAP_KEY], s.pm[:, HEAP_POS], s.gi[G_SIZE], p, s.pf[p, KEY])
+    lam = s.gf[GF.lam]
+    crf = 1.0 + s.pf[p, PF.crf] * np.exp2(-lam * (t - s.pm[p, PM.t_last]))
+    s.pf[p, PF.crf] = crf
+    s.pm[p, PM.t_last] = t
+    s.pf[p, PF.key] = np.log2(crf) + lam * t
+    heap_update(
+        s.pm[:, PM.heap], s.pf[:, PF.heap_key], s.pm[:, PM.heap_pos], s.gi[GI.size], p, s.pf[p, PF.key]
+    )
     return 0
 
 
 @kernel
 def _evict(s, a):  # type: ignore[no-untyped-def]
-    if s.gi[G_SIZE] == 0:
+    if s.gi[GI.size] == 0:
         return 0
-    s.cand[0] = s.pm[0, HEAP]
+    s.cand[0] = s.pm[0, PM.heap]
     return 1
 
 
 @kernel
 def _removed(s, r):  # type: ignore[no-untyped-def]
     p = r[A_PAGE]
-    s.gi[G_SIZE] = heap_remove(s.pm[:, HEAP], s.pf[:, HEAP_KEY], s.pm[:, HEAP_POS], s.gi[G_SIZE], p)
-    s.pf[p, CRF] = 0.0
+    s.gi[GI.size] = heap_remove(
+        s.pm[:, PM.heap], s.pf[:, PF.heap_key], s.pm[:, PM.heap_pos], s.gi[GI.size], p
+    )
+    s.pf[p, PF.crf] = 0.0
     return 0
 
 
@@ -117,10 +127,10 @@ class LRFU(Policy):
     name = "lrfu"
     description = "LRFU: evict the smallest combined recency-frequency (lam: LRU 1 .. 0 LFU)"
     params = defaults("lrfu")  # policies/params.toml
-    int_fields = ("t_last", "heap_pos", "heap")
-    float_fields = ("crf", "key", "heap_key")
-    int_globals = 1
-    float_globals = 1
+    int_fields = STATE.int_fields
+    float_fields = STATE.float_fields
+    int_globals = STATE.int_globals
+    float_globals = STATE.float_globals
     init = staticmethod(_init)
     added = staticmethod(_added)
     accessed = staticmethod(_accessed)
@@ -141,25 +151,25 @@ class LRFU(Policy):
 
     def configure(self, s: Any, capacity: int) -> None:
         """Write λ into ``gf``."""
-        s.gf[F_LAM] = self.lam()
+        s.gf[GF.lam] = self.lam()
 
     def check_invariants(self, s: Any) -> None:
         """Heap holds exactly the resident pages, keys current, parent key <= child key."""
-        n = int(s.gi[G_SIZE])
+        n = int(s.gi[GI.size])
         pm, pf = s.pm, s.pf
-        lam = float(s.gf[F_LAM])
-        heap = pm[:n, HEAP]
+        lam = float(s.gf[GF.lam])
+        heap = pm[:n, PM.heap]
         assert sorted(heap.tolist()) == np.flatnonzero(s.resident).tolist(), "heap != resident set"
-        assert (pm[n:, HEAP] == -1).all(), "stale heap slots beyond the size"
+        assert (pm[n:, PM.heap] == -1).all(), "stale heap slots beyond the size"
         for slot in range(n):
             page = int(heap[slot])
-            assert int(pm[page, HEAP_POS]) == slot, f"page {page}: position != slot {slot}"
-            assert pf[slot, HEAP_KEY] == pf[page, KEY], f"slot {slot}: stale key"
-            want = math.log2(pf[page, CRF]) + lam * int(pm[page, T_LAST])
-            assert abs(pf[page, KEY] - want) <= 1e-9 * max(1.0, abs(want)), f"page {page}: key"
-            assert pf[page, CRF] >= 1.0, f"page {page}: CRF below 1"
+            assert int(pm[page, PM.heap_pos]) == slot, f"page {page}: position != slot {slot}"
+            assert pf[slot, PF.heap_key] == pf[page, PF.key], f"slot {slot}: stale key"
+            want = math.log2(pf[page, PF.crf]) + lam * int(pm[page, PM.t_last])
+            assert abs(pf[page, PF.key] - want) <= 1e-9 * max(1.0, abs(want)), f"page {page}: key"
+            assert pf[page, PF.crf] >= 1.0, f"page {page}: PF.crf below 1"
             if slot:
                 parent = int(heap[(slot - 1) // 2])
-                assert pf[parent, KEY] <= pf[page, KEY], f"heap order broken at {slot}"
+                assert pf[parent, PF.key] <= pf[page, PF.key], f"heap order broken at {slot}"
         off = s.resident == 0
-        assert (pm[off, HEAP_POS] == -1).all(), "a non-resident page has a heap position"
+        assert (pm[off, PM.heap_pos] == -1).all(), "a non-resident page has a heap position"

@@ -18,34 +18,39 @@ Peers       libCacheSim 0.3.5 has no MRU in its Python API; tests check hand-wor
 from __future__ import annotations
 
 from pagesim.core.jit import kernel
+from pagesim.core.layout import Layout, field
 from pagesim.core.lists import list_add, list_create, list_head, list_move
-from pagesim.core.state import A_CGROUP, A_PAGE, GI_USER
+from pagesim.core.state import A_CGROUP, A_PAGE
 from pagesim.policies.base import Policy
 
-G_LIST = GI_USER
+STATE = Layout(
+    "mru",
+    gi=(field("list", "list id", "the list, most recent at the head"),),
+)
+GI = STATE.gi
 
 
 @kernel
 def _init(s, a):  # type: ignore[no-untyped-def]
-    s.gi[G_LIST] = list_create(s, a[A_CGROUP])
-    return 0 if s.gi[G_LIST] >= 0 else -1
+    s.gi[GI.list] = list_create(s, a[A_CGROUP])
+    return 0 if s.gi[GI.list] >= 0 else -1
 
 
 @kernel
 def _added(s, a):  # type: ignore[no-untyped-def]
-    list_add(s, s.gi[G_LIST], a[A_PAGE])
+    list_add(s, s.gi[GI.list], a[A_PAGE])
     return 0
 
 
 @kernel
 def _accessed(s, a):  # type: ignore[no-untyped-def]
-    list_move(s, s.gi[G_LIST], a[A_PAGE], False)
+    list_move(s, s.gi[GI.list], a[A_PAGE], False)
     return 0
 
 
 @kernel
 def _evict(s, a):  # type: ignore[no-untyped-def]
-    victim = list_head(s, s.gi[G_LIST])
+    victim = list_head(s, s.gi[GI.list])
     if victim < 0:
         return 0
     s.cand[0] = victim
@@ -57,7 +62,7 @@ class MRU(Policy):
 
     name = "mru"
     description = "Most Recently Used: evict the page used last (loops larger than memory)"
-    int_globals = 1
+    int_globals = STATE.int_globals
     init = staticmethod(_init)
     added = staticmethod(_added)
     accessed = staticmethod(_accessed)

@@ -6,9 +6,9 @@ Source      Yang, Zhang, Qiu, Yue, Rashmi, "FIFO queues are all you need for cac
             still filling; read, not ported).
 Structures  Two eviction lists, newest at the head: S (the paper's small FIFO) and M (main).
             Shadow entries G (the paper's ghost FIFO) are the policy's own FIFO of page ids,
-            linked through ``pm[page, G_NEXT/G_PREV]`` with ``pm[page, IN_GHOST]`` as the
+            linked through ``pm[page, PM.ghost_next/ghost_prev]`` with ``pm[page, PM.in_ghost]`` as the
             membership flag; it holds at most ``ghost_size_ratio * capacity`` pages.
-            ``pm[page, FREQ]`` is the access counter, 0..3.
+            ``pm[page, PM.freq]`` is the access counter, 0..3.
 Rules       miss (``admit``, before anything is evicted): a page with a shadow entry loses it
             and will go to M.
             added: to the head of M if it had a shadow entry, or if nothing was ever evicted yet
@@ -53,107 +53,114 @@ from typing import Any
 import numpy as np
 
 from pagesim.core.jit import kernel
+from pagesim.core.layout import Layout, field
 from pagesim.core.lists import list_add, list_create, list_len, list_move, list_of, list_pages, list_tail
 from pagesim.core.shadow import shadow_push, shadow_unlink
-from pagesim.core.state import A_CGROUP, A_PAGE, GI_USER
+from pagesim.core.state import A_CGROUP, A_PAGE
 from pagesim.policies.base import Policy
 from pagesim.policies.params import defaults
 
-# pm columns
-FREQ = 0  #: accesses since insertion (or since the last CLOCK pass), capped at 3
-G_NEXT = 1  #: shadow FIFO: next entry towards the tail (older), -1 if none
-G_PREV = 2  #: shadow FIFO: previous entry towards the head (newer), -1 if none
-IN_GHOST = 3  #: 1 while the page has a shadow entry
-
-# gi slots
-G_SMALL = GI_USER  #: list id of S
-G_MAIN = GI_USER + 1  #: list id of M
-G_SMALL_CAP = GI_USER + 2  #: S's share, in pages
-G_MAIN_CAP = GI_USER + 3  #: M's share, in pages
-G_GHOST_CAP = GI_USER + 4  #: shadow entries kept at most
-G_THRESHOLD = GI_USER + 5  #: move_to_main_threshold
-G_GHOST_HEAD = GI_USER + 6  #: newest shadow entry, -1 if none
-G_GHOST_TAIL = GI_USER + 7  #: oldest shadow entry, -1 if none
-G_GHOST_LEN = GI_USER + 8
-G_HAS_EVICTED = GI_USER + 9  #: 1 once evict has been called
-G_HIT_ON_GHOST = GI_USER + 10  #: the current miss had a shadow entry
+STATE = Layout(
+    "s3fifo",
+    pm=(
+        field("freq", "accesses", "accesses since insertion (or since the last CLOCK pass), capped at 3"),
+        field("ghost_next", "page id", "shadow FIFO: next entry towards the tail (older), -1 if none"),
+        field("ghost_prev", "page id", "shadow FIFO: previous entry towards the head (newer), -1 if none"),
+        field("in_ghost", "flag", "1 while the page has a shadow entry"),
+    ),
+    gi=(
+        field("small", "list id", "S, the small FIFO"),
+        field("main", "list id", "M, the main FIFO"),
+        field("small_cap", "pages", "S's share"),
+        field("main_cap", "pages", "M's share"),
+        field("ghost_cap", "pages", "shadow entries kept at most"),
+        field("threshold", "accesses", "move_to_main_threshold"),
+        # the shadow FIFO's header, three consecutive slots (core.shadow): head, tail, length
+        field("ghost_head", "page id", "newest shadow entry, -1 if none"),
+        field("ghost_tail", "page id", "oldest shadow entry, -1 if none"),
+        field("ghost_len", "pages", "shadow entries held"),
+        field("has_evicted", "flag", "1 once evict has been called"),
+        field("hit_on_ghost", "flag", "the current miss had a shadow entry"),
+    ),
+)
+PM, GI = STATE.pm, STATE.gi
 
 
 @kernel
 def _init(s, a):  # type: ignore[no-untyped-def]
-    s.gi[G_SMALL] = list_create(s, a[A_CGROUP])
-    s.gi[G_MAIN] = list_create(s, a[A_CGROUP])
+    s.gi[GI.small] = list_create(s, a[A_CGROUP])
+    s.gi[GI.main] = list_create(s, a[A_CGROUP])
     for i in range(s.pm.shape[0]):
-        s.pm[i, FREQ] = 0
-        s.pm[i, G_NEXT] = -1
-        s.pm[i, G_PREV] = -1
-        s.pm[i, IN_GHOST] = 0
-    s.gi[G_GHOST_HEAD] = -1
-    s.gi[G_GHOST_TAIL] = -1
-    s.gi[G_GHOST_LEN] = 0
-    s.gi[G_HAS_EVICTED] = 0
-    s.gi[G_HIT_ON_GHOST] = 0
-    return 0 if s.gi[G_SMALL] >= 0 and s.gi[G_MAIN] >= 0 else -1
+        s.pm[i, PM.freq] = 0
+        s.pm[i, PM.ghost_next] = -1
+        s.pm[i, PM.ghost_prev] = -1
+        s.pm[i, PM.in_ghost] = 0
+    s.gi[GI.ghost_head] = -1
+    s.gi[GI.ghost_tail] = -1
+    s.gi[GI.ghost_len] = 0
+    s.gi[GI.has_evicted] = 0
+    s.gi[GI.hit_on_ghost] = 0
+    return 0 if s.gi[GI.small] >= 0 and s.gi[GI.main] >= 0 else -1
 
 
 @kernel
 def _ghost_unlink(s, p):  # type: ignore[no-untyped-def]
-    shadow_unlink(s.pm[:, G_NEXT], s.pm[:, G_PREV], s.gi[G_GHOST_HEAD : G_GHOST_HEAD + 3], p)
-    s.pm[p, IN_GHOST] = 0
+    shadow_unlink(s.pm[:, PM.ghost_next], s.pm[:, PM.ghost_prev], s.gi[GI.ghost_head : GI.ghost_head + 3], p)
+    s.pm[p, PM.in_ghost] = 0
 
 
 @kernel
 def _ghost_push(s, p):  # type: ignore[no-untyped-def]
     """Give ``p`` a shadow entry at the head, dropping the oldest ones to stay within the cap."""
-    cap = s.gi[G_GHOST_CAP]
-    if cap <= 0 or s.pm[p, IN_GHOST] != 0:
+    cap = s.gi[GI.ghost_cap]
+    if cap <= 0 or s.pm[p, PM.in_ghost] != 0:
         return
-    while s.gi[G_GHOST_LEN] + 1 > cap:
-        _ghost_unlink(s, s.gi[G_GHOST_TAIL])
-    shadow_push(s.pm[:, G_NEXT], s.pm[:, G_PREV], s.gi[G_GHOST_HEAD : G_GHOST_HEAD + 3], p)
-    s.pm[p, IN_GHOST] = 1
+    while s.gi[GI.ghost_len] + 1 > cap:
+        _ghost_unlink(s, s.gi[GI.ghost_tail])
+    shadow_push(s.pm[:, PM.ghost_next], s.pm[:, PM.ghost_prev], s.gi[GI.ghost_head : GI.ghost_head + 3], p)
+    s.pm[p, PM.in_ghost] = 1
 
 
 @kernel
 def _admit(s, a):  # type: ignore[no-untyped-def]
     # Looked up before eviction: the evictions for this miss may push shadow entries out.
     p = a[A_PAGE]
-    if s.pm[p, IN_GHOST] != 0:
+    if s.pm[p, PM.in_ghost] != 0:
         _ghost_unlink(s, p)
-        s.gi[G_HIT_ON_GHOST] = 1
+        s.gi[GI.hit_on_ghost] = 1
     else:
-        s.gi[G_HIT_ON_GHOST] = 0
+        s.gi[GI.hit_on_ghost] = 0
     return 1
 
 
 @kernel
 def _added(s, a):  # type: ignore[no-untyped-def]
     p = a[A_PAGE]
-    s.pm[p, FREQ] = 0
-    if s.gi[G_HIT_ON_GHOST] != 0:
-        s.gi[G_HIT_ON_GHOST] = 0
-        list_add(s, s.gi[G_MAIN], p)
-    elif s.gi[G_HAS_EVICTED] == 0 and list_len(s, s.gi[G_SMALL]) >= s.gi[G_SMALL_CAP]:
-        list_add(s, s.gi[G_MAIN], p)
+    s.pm[p, PM.freq] = 0
+    if s.gi[GI.hit_on_ghost] != 0:
+        s.gi[GI.hit_on_ghost] = 0
+        list_add(s, s.gi[GI.main], p)
+    elif s.gi[GI.has_evicted] == 0 and list_len(s, s.gi[GI.small]) >= s.gi[GI.small_cap]:
+        list_add(s, s.gi[GI.main], p)
     else:
-        list_add(s, s.gi[G_SMALL], p)
+        list_add(s, s.gi[GI.small], p)
     return 0
 
 
 @kernel
 def _accessed(s, a):  # type: ignore[no-untyped-def]
     p = a[A_PAGE]
-    if s.pm[p, FREQ] < 3:
-        s.pm[p, FREQ] += 1
+    if s.pm[p, PM.freq] < 3:
+        s.pm[p, PM.freq] += 1
     return 0
 
 
 @kernel
 def _evict_main(s):  # type: ignore[no-untyped-def]
-    main = s.gi[G_MAIN]
+    main = s.gi[GI.main]
     p = list_tail(s, main)
-    while p >= 0 and s.pm[p, FREQ] >= 1:
-        s.pm[p, FREQ] -= 1
+    while p >= 0 and s.pm[p, PM.freq] >= 1:
+        s.pm[p, PM.freq] -= 1
         list_move(s, main, p, False)
         p = list_tail(s, main)
     return p
@@ -161,16 +168,16 @@ def _evict_main(s):  # type: ignore[no-untyped-def]
 
 @kernel
 def _evict(s, a):  # type: ignore[no-untyped-def]
-    s.gi[G_HAS_EVICTED] = 1
-    small = s.gi[G_SMALL]
-    main = s.gi[G_MAIN]
+    s.gi[GI.has_evicted] = 1
+    small = s.gi[GI.small]
+    main = s.gi[GI.main]
     victim = -1
-    if list_len(s, main) <= s.gi[G_MAIN_CAP] and list_len(s, small) > 0:
-        threshold = s.gi[G_THRESHOLD]
+    if list_len(s, main) <= s.gi[GI.main_cap] and list_len(s, small) > 0:
+        threshold = s.gi[GI.threshold]
         p = list_tail(s, small)
         while p >= 0:
-            if s.pm[p, FREQ] >= threshold:
-                s.pm[p, FREQ] = 0
+            if s.pm[p, PM.freq] >= threshold:
+                s.pm[p, PM.freq] = 0
                 list_move(s, main, p, False)
                 p = list_tail(s, small)
             else:
@@ -187,9 +194,9 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
 @kernel
 def _removed(s, r):  # type: ignore[no-untyped-def]
     p = r[A_PAGE]
-    if list_of(s, p) == s.gi[G_SMALL]:
+    if list_of(s, p) == s.gi[GI.small]:
         _ghost_push(s, p)
-    s.pm[p, FREQ] = 0
+    s.pm[p, PM.freq] = 0
     return 0
 
 
@@ -199,8 +206,8 @@ class S3FIFO(Policy):
     name = "s3fifo"
     description = "S3-FIFO: small FIFO filter, main FIFO with 2-bit CLOCK, shadow entries"
     params = defaults("s3fifo")  # policies/params.toml
-    int_fields = ("freq", "g_next", "g_prev", "in_ghost")
-    int_globals = 11
+    int_fields = STATE.int_fields
+    int_globals = STATE.int_globals
     init = staticmethod(_init)
     admit = staticmethod(_admit)
     added = staticmethod(_added)
@@ -220,31 +227,31 @@ class S3FIFO(Policy):
         if threshold < 1:
             raise ValueError(f"s3fifo: move_to_main_threshold must be >= 1, got {threshold}")
         small = max(1, int(capacity * ratio))
-        s.gi[G_SMALL_CAP] = small
-        s.gi[G_MAIN_CAP] = capacity - int(capacity * ratio)
-        s.gi[G_GHOST_CAP] = int(capacity * ghost)
-        s.gi[G_THRESHOLD] = threshold
+        s.gi[GI.small_cap] = small
+        s.gi[GI.main_cap] = capacity - int(capacity * ratio)
+        s.gi[GI.ghost_cap] = int(capacity * ghost)
+        s.gi[GI.threshold] = threshold
 
     def check_invariants(self, s: Any) -> None:
         """S and M partition the resident set; freq in 0..3; shadow FIFO consistent, no resident."""
-        small = list_pages(s, int(s.gi[G_SMALL])).tolist()
-        main = list_pages(s, int(s.gi[G_MAIN])).tolist()
+        small = list_pages(s, int(s.gi[GI.small])).tolist()
+        main = list_pages(s, int(s.gi[GI.main])).tolist()
         resident = np.flatnonzero(s.resident).tolist()
         assert len(set(small)) == len(small) and len(set(main)) == len(main), "page listed twice"
         assert sorted(small + main) == resident, "S + M != resident set"
-        freq = s.pm[:, FREQ]
+        freq = s.pm[:, PM.freq]
         assert ((freq >= 0) & (freq <= 3)).all(), "freq outside 0..3"
         assert not freq[s.resident == 0].any(), "a non-resident page keeps a freq"
         ghost = []
-        p = int(s.gi[G_GHOST_HEAD])
+        p = int(s.gi[GI.ghost_head])
         prev = -1
         while p >= 0:
             assert len(ghost) <= s.pm.shape[0], "cycle in the shadow FIFO"
-            assert int(s.pm[p, G_PREV]) == prev, f"shadow entry {p}: broken link"
+            assert int(s.pm[p, PM.ghost_prev]) == prev, f"shadow entry {p}: broken link"
             ghost.append(p)
             prev = p
-            p = int(s.pm[p, G_NEXT])
-        assert int(s.gi[G_GHOST_TAIL]) == prev, "shadow FIFO tail"
-        assert len(ghost) == int(s.gi[G_GHOST_LEN]) <= max(int(s.gi[G_GHOST_CAP]), 0), "shadow length"
-        assert sorted(ghost) == np.flatnonzero(s.pm[:, IN_GHOST]).tolist(), "shadow flags"
+            p = int(s.pm[p, PM.ghost_next])
+        assert int(s.gi[GI.ghost_tail]) == prev, "shadow FIFO tail"
+        assert len(ghost) == int(s.gi[GI.ghost_len]) <= max(int(s.gi[GI.ghost_cap]), 0), "shadow length"
+        assert sorted(ghost) == np.flatnonzero(s.pm[:, PM.in_ghost]).tolist(), "shadow flags"
         assert not set(ghost) & set(resident), "a resident page has a shadow entry"

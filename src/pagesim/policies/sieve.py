@@ -4,7 +4,7 @@ Source      Zhang, Yang, Yue, Vigfusson, Rashmi, "SIEVE is Simpler than LRU: an 
             Turn-Key Eviction Algorithm for Web Caches", NSDI 2024 (Algorithm 1); the exact rules
             below are libCacheSim's ``Sieve`` (cache/eviction/Sieve.c, read, not ported).
 Structures  One eviction list, newest at the head, oldest at the tail (the paper's queue);
-            ``pm[page, VISITED]`` the visited bit; ``gi[G_HAND]`` the hand, a page id or -1
+            ``pm[page, PM.visited]`` the visited bit; ``gi[GI.hand]`` the hand, a page id or -1
             ("start from the tail").
 Rules       added: insert at the head, visited 0 (pages never move afterwards).
             accessed: visited := 1.
@@ -27,52 +27,59 @@ from __future__ import annotations
 from typing import Any
 
 from pagesim.core.jit import kernel
+from pagesim.core.layout import Layout, field
 from pagesim.core.lists import list_add, list_create, list_pages, list_prev, list_tail
-from pagesim.core.state import A_CGROUP, A_PAGE, GI_USER
+from pagesim.core.state import A_CGROUP, A_PAGE
 from pagesim.policies.base import Policy
 
-G_LIST = GI_USER  #: the queue
-G_HAND = GI_USER + 1  #: page under the hand, -1: the tail
-VISITED = 0  #: pm column: the visited bit
+STATE = Layout(
+    "sieve",
+    pm=(field("visited", "flag", "the visited bit"),),
+    gi=(
+        field("list", "list id", "the queue"),
+        field("hand", "page id", "page under the hand, -1: the tail"),
+    ),
+)
+PM, GI = STATE.pm, STATE.gi
 
 
 @kernel
 def _init(s, a):  # type: ignore[no-untyped-def]
-    s.gi[G_LIST] = list_create(s, a[A_CGROUP])
-    s.gi[G_HAND] = -1
-    return 0 if s.gi[G_LIST] >= 0 else -1
+    s.gi[GI.list] = list_create(s, a[A_CGROUP])
+    s.gi[GI.hand] = -1
+    return 0 if s.gi[GI.list] >= 0 else -1
 
 
 @kernel
 def _added(s, a):  # type: ignore[no-untyped-def]
     p = a[A_PAGE]
-    s.pm[p, VISITED] = 0
-    list_add(s, s.gi[G_LIST], p)
+    s.pm[p, PM.visited] = 0
+    list_add(s, s.gi[GI.list], p)
     return 0
 
 
 @kernel
 def _accessed(s, a):  # type: ignore[no-untyped-def]
-    s.pm[a[A_PAGE], VISITED] = 1
+    s.pm[a[A_PAGE], PM.visited] = 1
     return 0
 
 
 @kernel
 def _evict(s, a):  # type: ignore[no-untyped-def]
-    lid = s.gi[G_LIST]
+    lid = s.gi[GI.list]
     tail = list_tail(s, lid)
     if tail < 0:
         return 0
-    p = s.gi[G_HAND]
+    p = s.gi[GI.hand]
     if p < 0:
         p = tail
     # Each step clears a bit, so after at most one turn an unvisited page is under the hand.
-    while s.pm[p, VISITED] != 0:
-        s.pm[p, VISITED] = 0
+    while s.pm[p, PM.visited] != 0:
+        s.pm[p, PM.visited] = 0
         p = list_prev(s, p)
         if p < 0:
             p = tail
-    s.gi[G_HAND] = list_prev(s, p)
+    s.gi[GI.hand] = list_prev(s, p)
     s.cand[0] = p
     return 1
 
@@ -80,9 +87,9 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
 @kernel
 def _removed(s, r):  # type: ignore[no-untyped-def]
     p = r[A_PAGE]
-    if p == s.gi[G_HAND]:
-        s.gi[G_HAND] = list_prev(s, p)
-    s.pm[p, VISITED] = 0
+    if p == s.gi[GI.hand]:
+        s.gi[GI.hand] = list_prev(s, p)
+    s.pm[p, PM.visited] = 0
     return 0
 
 
@@ -91,8 +98,8 @@ class Sieve(Policy):
 
     name = "sieve"
     description = "SIEVE: FIFO with a visited bit and a hand that sifts unvisited pages out"
-    int_fields = ("visited",)
-    int_globals = 2
+    int_fields = STATE.int_fields
+    int_globals = STATE.int_globals
     init = staticmethod(_init)
     added = staticmethod(_added)
     accessed = staticmethod(_accessed)
@@ -101,11 +108,11 @@ class Sieve(Policy):
 
     def check_invariants(self, s: Any) -> None:
         """The queue holds every resident page once; bits in {0, 1}; the hand is on the queue."""
-        pages = list_pages(s, int(s.gi[G_LIST]))
+        pages = list_pages(s, int(s.gi[GI.list]))
         resident = s.resident.nonzero()[0]
         assert len(pages) == len(set(pages.tolist())), "a page is on the queue twice"
         assert sorted(pages.tolist()) == resident.tolist(), "queue != resident set"
-        assert set(s.pm[:, VISITED].tolist()) <= {0, 1}, "visited bit outside {0, 1}"
-        assert not s.pm[s.resident == 0, VISITED].any(), "a non-resident page keeps its bit"
-        hand = int(s.gi[G_HAND])
+        assert set(s.pm[:, PM.visited].tolist()) <= {0, 1}, "visited bit outside {0, 1}"
+        assert not s.pm[s.resident == 0, PM.visited].any(), "a non-resident page keeps its bit"
+        hand = int(s.gi[GI.hand])
         assert hand == -1 or hand in set(pages.tolist()), f"hand on page {hand}, not queued"

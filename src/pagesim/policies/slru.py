@@ -33,29 +33,36 @@ from __future__ import annotations
 from typing import Any
 
 from pagesim.core.jit import kernel
+from pagesim.core.layout import Layout, field
 from pagesim.core.lists import list_add, list_create, list_len, list_move, list_of, list_tail
-from pagesim.core.state import A_CGROUP, A_PAGE, GI_USER
+from pagesim.core.state import A_CGROUP, A_PAGE
 from pagesim.policies.base import Policy
 from pagesim.policies.params import defaults
 
-G_PROBATION = GI_USER  #: framework list id of the probation segment
-G_PROTECTED = GI_USER + 1  #: framework list id of the protected segment
-G_PROBATION_MAX = GI_USER + 2  #: probation's share, pages
-G_PROTECTED_MAX = GI_USER + 3  #: protected's share, pages
+STATE = Layout(
+    "slru",
+    gi=(
+        field("probation", "list id", "the probation segment"),
+        field("protected", "list id", "the protected segment"),
+        field("probation_max", "pages", "probation's share"),
+        field("protected_max", "pages", "protected's share"),
+    ),
+)
+GI = STATE.gi
 
 
 @kernel
 def _init(s, a):  # type: ignore[no-untyped-def]
-    s.gi[G_PROBATION] = list_create(s, a[A_CGROUP])
-    s.gi[G_PROTECTED] = list_create(s, a[A_CGROUP])
-    return 0 if s.gi[G_PROBATION] >= 0 and s.gi[G_PROTECTED] >= 0 else -1
+    s.gi[GI.probation] = list_create(s, a[A_CGROUP])
+    s.gi[GI.protected] = list_create(s, a[A_CGROUP])
+    return 0 if s.gi[GI.probation] >= 0 and s.gi[GI.protected] >= 0 else -1
 
 
 @kernel
 def _added(s, a):  # type: ignore[no-untyped-def]
-    probation = s.gi[G_PROBATION]
-    protected = s.gi[G_PROTECTED]
-    if list_len(s, probation) >= s.gi[G_PROBATION_MAX] and list_len(s, protected) < s.gi[G_PROTECTED_MAX]:
+    probation = s.gi[GI.probation]
+    protected = s.gi[GI.protected]
+    if list_len(s, probation) >= s.gi[GI.probation_max] and list_len(s, protected) < s.gi[GI.protected_max]:
         list_add(s, protected, a[A_PAGE])
     else:
         list_add(s, probation, a[A_PAGE])
@@ -65,19 +72,19 @@ def _added(s, a):  # type: ignore[no-untyped-def]
 @kernel
 def _accessed(s, a):  # type: ignore[no-untyped-def]
     page = a[A_PAGE]
-    protected = s.gi[G_PROTECTED]
+    protected = s.gi[GI.protected]
     promoted = list_of(s, page) != protected
     list_move(s, protected, page, False)
-    if promoted and list_len(s, protected) > s.gi[G_PROTECTED_MAX]:
-        list_move(s, s.gi[G_PROBATION], list_tail(s, protected), False)
+    if promoted and list_len(s, protected) > s.gi[GI.protected_max]:
+        list_move(s, s.gi[GI.probation], list_tail(s, protected), False)
     return 0
 
 
 @kernel
 def _evict(s, a):  # type: ignore[no-untyped-def]
-    victim = list_tail(s, s.gi[G_PROBATION])
+    victim = list_tail(s, s.gi[GI.probation])
     if victim < 0:
-        victim = list_tail(s, s.gi[G_PROTECTED])
+        victim = list_tail(s, s.gi[GI.protected])
     if victim < 0:
         return 0
     s.cand[0] = victim
@@ -104,7 +111,7 @@ class SLRU(Policy):
     name = "slru"
     description = "Segmented LRU: a probation and a protected LRU segment (Karedla et al. 1994)"
     params = defaults("slru")  # policies/params.toml
-    int_globals = 4
+    int_globals = STATE.int_globals
     init = staticmethod(_init)
     added = staticmethod(_added)
     accessed = staticmethod(_accessed)
@@ -113,5 +120,5 @@ class SLRU(Policy):
     def configure(self, s: Any, capacity: int) -> None:
         """Write the two segments' shares (pages) into the globals before ``init``."""
         probation, protected = segment_sizes(int(capacity), float(self.values["protected"]))
-        s.gi[G_PROBATION_MAX] = probation
-        s.gi[G_PROTECTED_MAX] = protected
+        s.gi[GI.probation_max] = probation
+        s.gi[GI.protected_max] = protected

@@ -6,8 +6,8 @@ Source      Johnson and Shasha, "2Q: A Low Overhead High Performance Buffer Mana
             ``TwoQ`` (cache/eviction/TwoQ.c, read, not ported).
 Structures  A1in (FIFO of pages on their first stay, newest at the head) and Am (LRU, most recent
             at the head) are framework lists. A1out, the shadow entries of pages recently put out
-            of A1in, is a FIFO kept in the policy's own columns of ``s.pm`` (``SH_NEXT``,
-            ``SH_PREV``, ``SH_IN``): a non-resident page cannot be on a framework list.
+            of A1in, is a FIFO kept in the policy's own columns of ``s.pm`` (``PM.sh_next``,
+            ``PM.sh_prev``, ``PM.sh_in``): a non-resident page cannot be on a framework list.
 Rules       Hit in A1in: nothing (correlated references are not counted). Hit in Am: move to the
             head. Miss: if the page has a shadow entry in A1out, drop it (before any eviction) and
             put the page at Am's head; otherwise at A1in's head.
@@ -38,85 +38,91 @@ from __future__ import annotations
 from typing import Any
 
 from pagesim.core.jit import kernel
+from pagesim.core.layout import Layout, field
 from pagesim.core.lists import list_add, list_create, list_len, list_move, list_of, list_pages, list_tail
 from pagesim.core.shadow import shadow_push, shadow_unlink
-from pagesim.core.state import A_CGROUP, A_PAGE, A_REASON, GI_USER, REASON_POLICY
+from pagesim.core.state import A_CGROUP, A_PAGE, A_REASON, REASON_POLICY
 from pagesim.policies.base import Policy, SpeedHints
 from pagesim.policies.params import defaults
 
-# pm columns (shadow entries)
-SH_NEXT = 0  #: next entry towards the oldest (tail), -1 if none
-SH_PREV = 1  #: previous entry towards the newest (head), -1 if none
-SH_IN = 2  #: 1 while the page has a shadow entry in A1out
-
-# gi slots
-G_A1IN = GI_USER  #: framework list id of A1in
-G_AM = GI_USER + 1  #: framework list id of Am
-G_KIN = GI_USER + 2
-G_KOUT = GI_USER + 3
-G_OUT_HEAD = GI_USER + 4  #: newest shadow entry
-G_OUT_TAIL = GI_USER + 5  #: oldest shadow entry
-G_OUT_LEN = GI_USER + 6
-G_REMEMBERED = GI_USER + 7  #: 1 if the current miss had a shadow entry
-G_VICTIM = GI_USER + 8  #: page proposed by the last ``evict`` from A1in (gets a shadow entry)
-G_CAP = GI_USER + 9
+STATE = Layout(
+    "2q",
+    pm=(
+        field("sh_next", "page id", "next entry towards the oldest (tail), -1 if none"),
+        field("sh_prev", "page id", "previous entry towards the newest (head), -1 if none"),
+        field("sh_in", "flag", "1 while the page has a shadow entry in A1out"),
+    ),
+    gi=(
+        field("a1in", "list id", "A1in"),
+        field("am", "list id", "Am"),
+        field("kin", "pages", "Kin, A1in's share"),
+        field("kout", "pages", "Kout, shadow entries kept at most"),
+        field("out_head", "page id", "newest shadow entry (A1out's header: head, tail, length)"),
+        field("out_tail", "page id", "oldest shadow entry"),
+        field("out_len", "pages", "shadow entries held"),
+        field("remembered", "flag", "1 if the current miss had a shadow entry"),
+        field("victim", "page id", "page proposed by the last ``evict`` from A1in (gets a shadow entry)"),
+        field("cap", "pages", "the capacity"),
+    ),
+)
+PM, GI = STATE.pm, STATE.gi
 
 
 @kernel
 def _out_del(s, page):  # type: ignore[no-untyped-def]
-    shadow_unlink(s.pm[:, SH_NEXT], s.pm[:, SH_PREV], s.gi[G_OUT_HEAD : G_OUT_HEAD + 3], page)
-    s.pm[page, SH_IN] = 0
+    shadow_unlink(s.pm[:, PM.sh_next], s.pm[:, PM.sh_prev], s.gi[GI.out_head : GI.out_head + 3], page)
+    s.pm[page, PM.sh_in] = 0
 
 
 @kernel
 def _out_push(s, page):  # type: ignore[no-untyped-def]
     """Remember ``page`` at A1out's head, dropping the oldest entry if A1out is full."""
-    if s.gi[G_KOUT] < 1:
+    if s.gi[GI.kout] < 1:
         return
-    while s.gi[G_OUT_LEN] >= s.gi[G_KOUT]:
-        _out_del(s, s.gi[G_OUT_TAIL])
-    shadow_push(s.pm[:, SH_NEXT], s.pm[:, SH_PREV], s.gi[G_OUT_HEAD : G_OUT_HEAD + 3], page)
-    s.pm[page, SH_IN] = 1
+    while s.gi[GI.out_len] >= s.gi[GI.kout]:
+        _out_del(s, s.gi[GI.out_tail])
+    shadow_push(s.pm[:, PM.sh_next], s.pm[:, PM.sh_prev], s.gi[GI.out_head : GI.out_head + 3], page)
+    s.pm[page, PM.sh_in] = 1
 
 
 @kernel
 def _init(s, a):  # type: ignore[no-untyped-def]
-    s.gi[G_A1IN] = list_create(s, a[A_CGROUP])
-    s.gi[G_AM] = list_create(s, a[A_CGROUP])
+    s.gi[GI.a1in] = list_create(s, a[A_CGROUP])
+    s.gi[GI.am] = list_create(s, a[A_CGROUP])
     for i in range(s.pm.shape[0]):
-        s.pm[i, SH_NEXT] = -1
-        s.pm[i, SH_PREV] = -1
-        s.pm[i, SH_IN] = 0
-    s.gi[G_OUT_HEAD] = -1
-    s.gi[G_OUT_TAIL] = -1
-    s.gi[G_OUT_LEN] = 0
-    s.gi[G_REMEMBERED] = 0
-    s.gi[G_VICTIM] = -1
-    return 0 if s.gi[G_A1IN] >= 0 and s.gi[G_AM] >= 0 else -1
+        s.pm[i, PM.sh_next] = -1
+        s.pm[i, PM.sh_prev] = -1
+        s.pm[i, PM.sh_in] = 0
+    s.gi[GI.out_head] = -1
+    s.gi[GI.out_tail] = -1
+    s.gi[GI.out_len] = 0
+    s.gi[GI.remembered] = 0
+    s.gi[GI.victim] = -1
+    return 0 if s.gi[GI.a1in] >= 0 and s.gi[GI.am] >= 0 else -1
 
 
 @kernel
 def _admit(s, a):  # type: ignore[no-untyped-def]
     page = a[A_PAGE]
-    remembered = s.pm[page, SH_IN]
+    remembered = s.pm[page, PM.sh_in]
     if remembered != 0:
         _out_del(s, page)
-    s.gi[G_REMEMBERED] = remembered
-    return 1 if s.gi[G_KIN] >= 1 else 0  # libCacheSim: a page larger than Kin is not inserted
+    s.gi[GI.remembered] = remembered
+    return 1 if s.gi[GI.kin] >= 1 else 0  # libCacheSim: a page larger than Kin is not inserted
 
 
 @kernel
 def _evict(s, a):  # type: ignore[no-untyped-def]
-    a1in = s.gi[G_A1IN]
+    a1in = s.gi[GI.a1in]
     victim = -1
-    if list_len(s, a1in) > s.gi[G_KIN]:
+    if list_len(s, a1in) > s.gi[GI.kin]:
         victim = list_tail(s, a1in)
-        s.gi[G_VICTIM] = victim
+        s.gi[GI.victim] = victim
     else:
-        victim = list_tail(s, s.gi[G_AM])
+        victim = list_tail(s, s.gi[GI.am])
         if victim < 0:  # Am empty (only if Kin >= c): take A1in's oldest all the same
             victim = list_tail(s, a1in)
-            s.gi[G_VICTIM] = victim
+            s.gi[GI.victim] = victim
     if victim < 0:
         return 0
     s.cand[0] = victim
@@ -126,26 +132,26 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
 @kernel
 def _removed(s, r):  # type: ignore[no-untyped-def]
     page = r[A_PAGE]
-    if r[A_REASON] == REASON_POLICY and page == s.gi[G_VICTIM]:
+    if r[A_REASON] == REASON_POLICY and page == s.gi[GI.victim]:
         _out_push(s, page)
-    s.gi[G_VICTIM] = -1
+    s.gi[GI.victim] = -1
     return 0
 
 
 @kernel
 def _added(s, a):  # type: ignore[no-untyped-def]
-    if s.gi[G_REMEMBERED] != 0:
-        list_add(s, s.gi[G_AM], a[A_PAGE])
+    if s.gi[GI.remembered] != 0:
+        list_add(s, s.gi[GI.am], a[A_PAGE])
     else:
-        list_add(s, s.gi[G_A1IN], a[A_PAGE])
-    s.gi[G_REMEMBERED] = 0
+        list_add(s, s.gi[GI.a1in], a[A_PAGE])
+    s.gi[GI.remembered] = 0
     return 0
 
 
 @kernel
 def _accessed(s, a):  # type: ignore[no-untyped-def]
     page = a[A_PAGE]
-    am = s.gi[G_AM]
+    am = s.gi[GI.am]
     if list_of(s, page) == am:
         list_move(s, am, page, False)
     return 0
@@ -154,10 +160,10 @@ def _accessed(s, a):  # type: ignore[no-untyped-def]
 def shadow_pages(s: Any) -> list[int]:
     """A1out's pages, newest first (tests, reports)."""
     out = []
-    page = int(s.gi[G_OUT_HEAD])
+    page = int(s.gi[GI.out_head])
     while page >= 0:
         out.append(page)
-        page = int(s.pm[page, SH_NEXT])
+        page = int(s.pm[page, PM.sh_next])
     return out
 
 
@@ -166,8 +172,8 @@ class TwoQ(SpeedHints, Policy):
 
     name = "2q"
     description = "2Q: FIFO probation (A1in), shadow entries (A1out), LRU main queue (Am)"
-    int_fields = ("sh_next", "sh_prev", "sh_in")
-    int_globals = 10
+    int_fields = STATE.int_fields
+    int_globals = STATE.int_globals
     prefetch_links = ("list",)  # a hit moves the page: its list neighbours are written
     params = defaults("2q")  # policies/params.toml
     init = staticmethod(_init)
@@ -185,22 +191,22 @@ class TwoQ(SpeedHints, Policy):
             raise ValueError(f"2q: kin must be in (0, 1), got {kin}")
         if not 0.0 <= kout:
             raise ValueError(f"2q: kout must be >= 0, got {kout}")
-        s.gi[G_KIN] = int(capacity * kin)
-        s.gi[G_KOUT] = int(capacity * kout)
-        s.gi[G_CAP] = int(capacity)
+        s.gi[GI.kin] = int(capacity * kin)
+        s.gi[GI.kout] = int(capacity * kout)
+        s.gi[GI.cap] = int(capacity)
 
     def check_invariants(self, s: Any) -> None:
         """A1in + Am = resident set; A1out well linked, non-resident, at most Kout; |Am| <= c - Kin."""
-        a1in = list_pages(s, int(s.gi[G_A1IN])).tolist()
-        am = list_pages(s, int(s.gi[G_AM])).tolist()
+        a1in = list_pages(s, int(s.gi[GI.a1in])).tolist()
+        am = list_pages(s, int(s.gi[GI.am])).tolist()
         assert sorted(a1in + am) == s.resident.nonzero()[0].tolist(), "A1in + Am != resident set"
         out = shadow_pages(s)
-        assert len(out) == len(set(out)) == int(s.gi[G_OUT_LEN]) <= max(int(s.gi[G_KOUT]), 0), "A1out size"
+        assert len(out) == len(set(out)) == int(s.gi[GI.out_len]) <= max(int(s.gi[GI.kout]), 0), "A1out size"
         prev = -1
         for q in out:
-            assert int(s.pm[q, SH_IN]) == 1 and int(s.pm[q, SH_PREV]) == prev, "A1out links"
+            assert int(s.pm[q, PM.sh_in]) == 1 and int(s.pm[q, PM.sh_prev]) == prev, "A1out links"
             assert not s.resident[q], f"page {q} is resident and in A1out"
             prev = q
-        assert int(s.gi[G_OUT_TAIL]) == prev, "A1out tail"
-        assert int(s.pm[:, SH_IN].sum()) == len(out), "stray A1out marks"
-        assert len(am) <= int(s.gi[G_CAP]) - int(s.gi[G_KIN]), "Am above c - Kin"
+        assert int(s.gi[GI.out_tail]) == prev, "A1out tail"
+        assert int(s.pm[:, PM.sh_in].sum()) == len(out), "stray A1out marks"
+        assert len(am) <= int(s.gi[GI.cap]) - int(s.gi[GI.kin]), "Am above c - Kin"

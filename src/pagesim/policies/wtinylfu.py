@@ -8,12 +8,12 @@ Source      Einziger, Friedman, Manes, "TinyLFU: A Highly Efficient Cache Admiss
 Structures  Three eviction lists, most recent at the head: the window W (an LRU, the paper's
             "window cache"), and main's SLRU segments probation and protected. A frequency
             sketch in the policy's own columns, packed into the first rows: cms: one column
-            ``pm[:, SK0]`` (word ``w`` at ``pm[w, SK0]``), 16 4-bit counters a word, cell ``x``
+            ``pm[:, PM.sketch]`` (word ``w`` at ``pm[w, PM.sketch]``), 16 4-bit counters a word, cell ``x``
             in bits ``4 (x % 16)`` of word ``x // 16``, so the paper's sketch for 100 000 pages
             takes 256 KiB, not 4 MiB, and stays in the CPU's L2 cache, and a page's row is 16
             bytes (the rows of the cached pages take few cache lines); cbf: 15 columns
-            ``pm[:, SK0:SK0 + 15]``, one counter a word, word ``w`` at
-            ``pm[w // 15, SK0 + w % 15]``. ``pm[page, H]`` holds the page's two 32-bit hashes,
+            ``pm[:, PM.sketch:PM.sketch + 15]``, one counter a word, word ``w`` at
+            ``pm[w // 15, PM.sketch + w % 15]``. ``pm[page, PM.hash]`` holds the page's two 32-bit hashes,
             ``ha`` in the low and ``hb`` in the high half, computed once in ``configure`` (one
             word: one load, in the line the engine prefetches).
             sketch="cms" (default, the paper's): a count-min sketch of 4 rows, each a power of
@@ -71,29 +71,38 @@ from typing import Any
 import numpy as np
 
 from pagesim.core.jit import kernel, kernel_inline
+from pagesim.core.layout import Layout, field
 from pagesim.core.lists import list_add, list_create, list_len, list_move, list_of, list_pages, list_tail
 from pagesim.core.prefetch import prefetch
-from pagesim.core.state import A_CGROUP, A_PAGE, GI_USER, PREV
+from pagesim.core.state import A_CGROUP, A_PAGE, PREV
 from pagesim.policies.base import Policy, SpeedHints
 from pagesim.policies.params import defaults
 
-# pm columns
-H = 0  #: the page key's two 32-bit hashes: ``ha`` in bits 0..31, ``hb`` in bits 32..63
-SK0 = 1  #: first of the sketch columns
 SK_COLS = 15  #: sketch cells per page
+STATE = Layout(
+    "w-tinylfu",
+    pm=(
+        field(
+            "hash", "hashes", "the page key's two 32-bit hashes: ``ha`` in bits 0..31, ``hb`` in bits 32..63"
+        ),
+        field("sketch", "counters", "the sketch's cells (see Structures), SK_COLS columns", count=SK_COLS),
+    ),
+    gi=(
+        field("win", "list id", "the window"),
+        field("prob", "list id", "main's probation segment"),
+        field("prot", "list id", "main's protected segment"),
+        field("main_cap", "pages", "main's share, pages"),
+        field("prot_cap", "pages", "protected's share, pages"),
+        field("prob_cap", "pages", "probation's share, pages"),
+        field("mode", "MODE_*", "0: count-min sketch (paper), 1: counting Bloom filter (libCacheSim)"),
+        field("cells", "counters", "cms: width of a row; cbf: number of counters"),
+        field("hashes", "hashes", "cms: rows (4); cbf: hash functions"),
+        field("samples", "accesses", "records since the last halving"),
+        field("reset_at", "accesses", "halve after this many records"),
+    ),
+)
+PM, GI = STATE.pm, STATE.gi
 
-# gi slots
-G_WIN = GI_USER
-G_PROB = GI_USER + 1
-G_PROT = GI_USER + 2
-G_MAIN_CAP = GI_USER + 3  #: main's share, pages
-G_PROT_CAP = GI_USER + 4  #: protected's share, pages
-G_PROB_CAP = GI_USER + 5  #: probation's share, pages
-G_MODE = GI_USER + 6  #: 0: count-min sketch (paper), 1: counting Bloom filter (libCacheSim)
-G_CELLS = GI_USER + 7  #: cms: width of a row; cbf: number of counters
-G_HASHES = GI_USER + 8  #: cms: rows (4); cbf: hash functions
-G_SAMPLES = GI_USER + 9  #: records since the last halving
-G_RESET_AT = GI_USER + 10  #: halve after this many records
 
 CMS_ROWS = 4  #: rows of the count-min sketch
 MODE_CMS = 0
@@ -113,13 +122,13 @@ def _cms_words(cells):  # type: ignore[no-untyped-def]
 @kernel_inline
 def _cell(x):  # type: ignore[no-untyped-def]
     """Where cbf counter ``x`` is: SK_COLS a row."""
-    return x // SK_COLS, SK0 + x % SK_COLS
+    return x // SK_COLS, PM.sketch + x % SK_COLS
 
 
 @kernel_inline
 def _word(w):  # type: ignore[no-untyped-def]
     """Where cms word ``w`` is: one a row."""
-    return w, SK0
+    return w, PM.sketch
 
 
 @kernel_inline
@@ -139,9 +148,9 @@ def _index(ha, hb, i, cells, mask, cms):  # type: ignore[no-untyped-def]
 @kernel_inline
 def _hashing(s, p):  # type: ignore[no-untyped-def]
     """What :func:`_index` needs for page ``p``: its two hashes, the row width, its mask, cms."""
-    cells = s.gi[G_CELLS] & MASK32  # < 2^31 anyway: LLVM then knows every index is >= 0
-    h = s.pm[p, H]
-    return h & MASK32, (h >> 32) & MASK32, cells, _row_mask(cells), s.gi[G_MODE] == MODE_CMS
+    cells = s.gi[GI.cells] & MASK32  # < 2^31 anyway: LLVM then knows every index is >= 0
+    h = s.pm[p, PM.hash]
+    return h & MASK32, (h >> 32) & MASK32, cells, _row_mask(cells), s.gi[GI.mode] == MODE_CMS
 
 
 @kernel_inline
@@ -163,7 +172,7 @@ def _estimate(s, p):  # type: ignore[no-untyped-def]
             best = min(best, (pm[r, c] >> shift) & CMS_MAX)
         return best
     best = -1
-    for i in range(gi[G_HASHES]):
+    for i in range(gi[GI.hashes]):
         r, c = _cell(_index(ha, hb, i, cells, mask, False))
         v = pm[r, c]
         if best < 0 or v < best:
@@ -174,19 +183,19 @@ def _estimate(s, p):  # type: ignore[no-untyped-def]
 @kernel_inline
 def _sketch_words(s):  # type: ignore[no-untyped-def]
     """Sketch words in use: cms packs NIBBLES counters a word, cbf one."""
-    if s.gi[G_MODE] == MODE_CMS:
-        return _cms_words(s.gi[G_CELLS] * s.gi[G_HASHES])
-    return s.gi[G_CELLS]
+    if s.gi[GI.mode] == MODE_CMS:
+        return _cms_words(s.gi[GI.cells] * s.gi[GI.hashes])
+    return s.gi[GI.cells]
 
 
 @kernel
 def _halve(s):  # type: ignore[no-untyped-def]
-    if s.gi[G_MODE] == MODE_CMS:  # every nibble of a word at once
+    if s.gi[GI.mode] == MODE_CMS:  # every nibble of a word at once
         for w in range(_sketch_words(s)):
             r, c = _word(w)
             s.pm[r, c] = (s.pm[r, c] >> 1) & HALVE_MASK
         return
-    for x in range(s.gi[G_CELLS]):
+    for x in range(s.gi[GI.cells]):
         r, c = _cell(x)
         s.pm[r, c] >>= 1
 
@@ -205,12 +214,12 @@ def _record(s, p):  # type: ignore[no-untyped-def]
             n = (v >> shift) & CMS_MAX
             # n + 1 by flipping bits, not adding: a carry into the sign bit would overflow
             pm[r, c] = v ^ ((n ^ (n + 1) if n < CMS_MAX else 0) << shift)
-        gi[G_SAMPLES] += 1
-        if gi[G_SAMPLES] >= gi[G_RESET_AT]:
-            gi[G_SAMPLES] = 0
+        gi[GI.samples] += 1
+        if gi[GI.samples] >= gi[GI.reset_at]:
+            gi[GI.samples] = 0
             _halve(s)
         return
-    for i in range(gi[G_HASHES]):
+    for i in range(gi[GI.hashes]):
         r, c = _cell(_index(ha, hb, i, cells, mask, False))
         pm[r, c] += 1
 
@@ -236,21 +245,21 @@ def _prefetch_tail(s, lid, rows):  # type: ignore[no-untyped-def]
 
 @kernel
 def _init(s, a):  # type: ignore[no-untyped-def]
-    s.gi[G_WIN] = list_create(s, a[A_CGROUP])
-    s.gi[G_PROB] = list_create(s, a[A_CGROUP])
-    s.gi[G_PROT] = list_create(s, a[A_CGROUP])
-    cms = s.gi[G_MODE] == MODE_CMS
+    s.gi[GI.win] = list_create(s, a[A_CGROUP])
+    s.gi[GI.prob] = list_create(s, a[A_CGROUP])
+    s.gi[GI.prot] = list_create(s, a[A_CGROUP])
+    cms = s.gi[GI.mode] == MODE_CMS
     for w in range(_sketch_words(s)):  # only the rows holding the sketch: not all of pm
         r, c = _word(w) if cms else _cell(w)
         s.pm[r, c] = 0
-    s.gi[G_SAMPLES] = 0
-    return 0 if s.gi[G_WIN] >= 0 and s.gi[G_PROB] >= 0 and s.gi[G_PROT] >= 0 else -1
+    s.gi[GI.samples] = 0
+    return 0 if s.gi[GI.win] >= 0 and s.gi[GI.prob] >= 0 and s.gi[GI.prot] >= 0 else -1
 
 
 @kernel
 def _added(s, a):  # type: ignore[no-untyped-def]
     p = a[A_PAGE]
-    list_add(s, s.gi[G_WIN], p)
+    list_add(s, s.gi[GI.win], p)
     _record(s, p)
     return 0
 
@@ -258,39 +267,39 @@ def _added(s, a):  # type: ignore[no-untyped-def]
 @kernel
 def _accessed(s, a):  # type: ignore[no-untyped-def]
     p = a[A_PAGE]
-    win = s.gi[G_WIN]
-    prot = s.gi[G_PROT]
+    win = s.gi[GI.win]
+    prot = s.gi[GI.prot]
     in_win = list_of(s, p) == win
     # W's pages stay in W, main's go to protected: one move to a selected list, so no
     # branch on which of the three lists the page was in (that branch is not predictable)
     list_move(s, win if in_win else prot, p, False)
-    if list_len(s, prot) > s.gi[G_PROT_CAP]:  # only after a hit in probation
-        list_move(s, s.gi[G_PROB], list_tail(s, prot), False)
+    if list_len(s, prot) > s.gi[GI.prot_cap]:  # only after a hit in probation
+        list_move(s, s.gi[GI.prob], list_tail(s, prot), False)
         _prefetch_tail(s, prot, False)
-    cms = s.gi[G_MODE] == MODE_CMS
+    cms = s.gi[GI.mode] == MODE_CMS
     if cms or not in_win:  # the paper records every access, libCacheSim only hits in main
         _record(s, p)
     if not cms and not in_win:  # libCacheSim counts hits in main towards the halving
-        s.gi[G_SAMPLES] += 1
-        if s.gi[G_SAMPLES] >= s.gi[G_RESET_AT]:
-            s.gi[G_SAMPLES] = 0
+        s.gi[GI.samples] += 1
+        if s.gi[GI.samples] >= s.gi[GI.reset_at]:
+            s.gi[GI.samples] = 0
             _halve(s)
     return 0
 
 
 @kernel_inline
 def _main_victim(s):  # type: ignore[no-untyped-def]
-    v = list_tail(s, s.gi[G_PROB])
+    v = list_tail(s, s.gi[GI.prob])
     if v < 0:
-        v = list_tail(s, s.gi[G_PROT])
+        v = list_tail(s, s.gi[GI.prot])
     return v
 
 
 @kernel_inline
 def _enter_main(s, p, leaving):  # type: ignore[no-untyped-def]
     """Move ``p`` into main as libCacheSim's SLRU inserts, ``leaving`` (or -1) already gone."""
-    prob = s.gi[G_PROB]
-    prot = s.gi[G_PROT]
+    prob = s.gi[GI.prob]
+    prot = s.gi[GI.prot]
     n_prob = list_len(s, prob)
     n_prot = list_len(s, prot)
     if leaving >= 0:
@@ -298,9 +307,9 @@ def _enter_main(s, p, leaving):  # type: ignore[no-untyped-def]
             n_prob -= 1
         else:
             n_prot -= 1
-    if n_prob + 1 <= s.gi[G_PROB_CAP]:
+    if n_prob + 1 <= s.gi[GI.prob_cap]:
         list_move(s, prob, p, False)
-    elif n_prot + 1 <= s.gi[G_PROT_CAP]:
+    elif n_prot + 1 <= s.gi[GI.prot_cap]:
         list_move(s, prot, p, False)
     else:
         list_move(s, prob, p, False)
@@ -308,17 +317,17 @@ def _enter_main(s, p, leaving):  # type: ignore[no-untyped-def]
 
 @kernel
 def _evict(s, a):  # type: ignore[no-untyped-def]
-    win = s.gi[G_WIN]
-    cbf = s.gi[G_MODE] == MODE_CBF
+    win = s.gi[GI.win]
+    cbf = s.gi[GI.mode] == MODE_CBF
     _prefetch_tail(s, win, True)
-    _prefetch_tail(s, s.gi[G_PROB], True)
+    _prefetch_tail(s, s.gi[GI.prob], True)
     victim = -1
     while True:
         v = list_tail(s, win)
         if v < 0:
             victim = _main_victim(s)
             break
-        if list_len(s, s.gi[G_PROB]) + list_len(s, s.gi[G_PROT]) + 1 <= s.gi[G_MAIN_CAP]:
+        if list_len(s, s.gi[GI.prob]) + list_len(s, s.gi[GI.prot]) + 1 <= s.gi[GI.main_cap]:
             _enter_main(s, v, -1)
             if cbf:
                 _record(s, v)
@@ -383,8 +392,8 @@ class WTinyLFU(SpeedHints, Policy):
     name = "w-tinylfu"
     description = "W-TinyLFU: LRU window, SLRU main, frequency-sketch admission into main"
     params = defaults("w-tinylfu")  # policies/params.toml
-    int_fields = ("hash",) + tuple(f"sketch{i}" for i in range(SK_COLS))
-    int_globals = 11
+    int_fields = STATE.int_fields
+    int_globals = STATE.int_globals
     prefetch_links = ("list",)  # a hit moves the page: its list neighbours are written
     # evict too: a miss then passes no State by value (cold compile 35-42 s with or without it)
     inline_hooks = ("added", "accessed", "evict")
@@ -397,7 +406,7 @@ class WTinyLFU(SpeedHints, Policy):
         """cms needs one sketch column a page, cbf SK_COLS (see Structures)."""
         shape = super().state_shape()
         if self.values["sketch"] == "cms":
-            shape["n_int_fields"] = SK0 + 1
+            shape["n_int_fields"] = PM.sketch + 1
         return shape
 
     def configure(self, s: Any, capacity: int) -> None:
@@ -415,9 +424,9 @@ class WTinyLFU(SpeedHints, Policy):
         win = max(1, int(capacity * window))
         main = max(capacity - win, 1)
         prot = int(protected * main)
-        s.gi[G_MAIN_CAP] = main
-        s.gi[G_PROT_CAP] = prot
-        s.gi[G_PROB_CAP] = main - prot
+        s.gi[GI.main_cap] = main
+        s.gi[GI.prot_cap] = prot
+        s.gi[GI.prob_cap] = main - prot
         limit = SK_COLS * n_pages
         if sketch == "cbf":
             bpe = -math.log(0.001) / 0.480453013918201
@@ -425,16 +434,16 @@ class WTinyLFU(SpeedHints, Policy):
             cells = min(math.ceil(bpe * main), 2**31 - 1)
             if cells < hashes:
                 cells = 2 * hashes
-            s.gi[G_MODE] = MODE_CBF
-            s.gi[G_CELLS] = min(cells, limit)
-            s.gi[G_HASHES] = hashes
-            s.gi[G_RESET_AT] = 32 * main
+            s.gi[GI.mode] = MODE_CBF
+            s.gi[GI.cells] = min(cells, limit)
+            s.gi[GI.hashes] = hashes
+            s.gi[GI.reset_at] = 32 * main
         else:
             width = 1 << max(capacity - 1, 1).bit_length()
-            s.gi[G_MODE] = MODE_CMS
-            s.gi[G_CELLS] = min(width, limit // 4)
-            s.gi[G_HASHES] = CMS_ROWS
-            s.gi[G_RESET_AT] = 10 * capacity
+            s.gi[GI.mode] = MODE_CMS
+            s.gi[GI.cells] = min(width, limit // 4)
+            s.gi[GI.hashes] = CMS_ROWS
+            s.gi[GI.reset_at] = 10 * capacity
         keys = self.values["keys"]
         if keys is None or len(keys) == 0:  # an empty trace still allocates one page row
             k = np.arange(n_pages, dtype=np.uint64)
@@ -445,20 +454,20 @@ class WTinyLFU(SpeedHints, Policy):
             k = given[:n_pages].astype(np.int64, casting="unsafe").view(np.uint64)
         ha = xxh64_u64(k, 0x12345678) & np.uint64(MASK32)
         hb = xxh64_u64(k, 0x12344321) & np.uint64(MASK32)
-        s.pm[:, H] = (ha | (hb << np.uint64(32))).view(np.int64)
+        s.pm[:, PM.hash] = (ha | (hb << np.uint64(32))).view(np.int64)
 
     def check_invariants(self, s: Any) -> None:
         """W, probation, protected partition the resident set; shares kept; sketch in range."""
-        lists = [list_pages(s, int(s.gi[g])).tolist() for g in (G_WIN, G_PROB, G_PROT)]
+        lists = [list_pages(s, int(s.gi[g])).tolist() for g in (GI.win, GI.prob, GI.prot)]
         every = [p for lst in lists for p in lst]
         assert len(every) == len(set(every)), "a page is listed twice"
         assert sorted(every) == np.flatnonzero(s.resident).tolist(), "lists != resident set"
-        assert len(lists[2]) <= int(s.gi[G_PROT_CAP]), "protected over its share"
-        assert len(lists[1]) + len(lists[2]) <= int(s.gi[G_MAIN_CAP]), "main over its share"
-        sk = s.pm[:, SK0 : SK0 + SK_COLS]
-        if int(s.gi[G_MODE]) == MODE_CMS:  # every bit of a word is a counter's, sign bit too
-            words = -(-int(s.gi[G_CELLS]) * int(s.gi[G_HASHES]) // NIBBLES)
+        assert len(lists[2]) <= int(s.gi[GI.prot_cap]), "protected over its share"
+        assert len(lists[1]) + len(lists[2]) <= int(s.gi[GI.main_cap]), "main over its share"
+        sk = s.pm[:, PM.sketch : PM.sketch + SK_COLS]
+        if int(s.gi[GI.mode]) == MODE_CMS:  # every bit of a word is a counter's, sign bit too
+            words = -(-int(s.gi[GI.cells]) * int(s.gi[GI.hashes]) // NIBBLES)
             assert not sk[words:].any(), "a sketch word beyond the sketch"
-            assert 0 <= int(s.gi[G_SAMPLES]) < int(s.gi[G_RESET_AT]), "sample count"
+            assert 0 <= int(s.gi[GI.samples]) < int(s.gi[GI.reset_at]), "sample count"
         else:
             assert (sk >= 0).all(), "negative sketch counter"

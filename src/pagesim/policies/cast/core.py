@@ -1,6 +1,6 @@
 """CAST's core: the 32-bit state word, the clock of pressure, the key and the decay levels.
 
-The state word (one per page frame; here one per page id, ``s.pm[page, WORD]``), low bits first::
+The state word (one per page frame; here one per page id, ``s.pm[page, PM.word]``), low bits first::
 
     bits  0- 7  read count n, saturating at 255 (0: taken in but never read, e.g. readahead)
     bits  8-11  owner tag: 0 = in no M (in W, or not resident); 1 + type + 2 * (lruvec % 7)

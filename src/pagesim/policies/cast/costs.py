@@ -35,17 +35,8 @@ from pagesim.policies.cast.core import (
 )
 from pagesim.policies.cast.layout import (
     ANON_T,
-    F_ALL_N,
-    F_ALL_SUM,
-    F_OUT_N,
-    F_OUT_SUM,
-    F_WAIT_N,
-    F_WAIT_SUM,
-    G_PRESSPOW,
-    G_SPLIT,
-    G_SWAPOUT,
-    G_SWP,
-    G_ZRAM,
+    GF,
+    GI,
     SWAPOUT_K,
 )
 from pagesim.policies.cast.sample import type_pages
@@ -63,21 +54,21 @@ PRESS_POWER = 64  #: how steeply the press rises with a type's excess over its s
 @cast_kernel
 def node_swappiness(s):  # type: ignore[no-untyped-def]
     """vm.swappiness, or the policy's override."""
-    if s.gi[G_SWP] >= 0:
-        return s.gi[G_SWP]
+    if s.gi[GI.swp] >= 0:
+        return s.gi[GI.swp]
     return s.gi[GI_SWAPPINESS]
 
 
 @cast_kernel
 def anon_share(s):  # type: ignore[no-untyped-def]
     """Anon's share of memory, permille (500 when there is none): anon's pages on the lists and
-    the memory zram holds compressed (``gi[G_ZRAM]``, kernel mode), against those and file's
+    the memory zram holds compressed (``gi[GI.zram]``, kernel mode), against those and file's
     pages on the lists. The seed: "Anon's part of memory counts what zram or zswap holds
     compressed as well as its pages on the lists -- a page swapped to zram frees only what
     compressing it saves." Each lruvec counts what zram holds for its own pages (those its
     cgroup swapped out; the kernel charges zswap, not zram, to a cgroup, but the seed's share
     is the lruvec's own anon), so with one cgroup all of it."""
-    a = type_pages(s, ANON_T) + s.gi[G_ZRAM]
+    a = type_pages(s, ANON_T) + s.gi[GI.zram]
     f = type_pages(s, 1)
     if a + f <= 0:
         return 500
@@ -106,8 +97,8 @@ def pressure_swappiness(s):  # type: ignore[no-untyped-def]
 
     Toward the split once one is set (chosen or fixed); before that vm.swappiness (held).
     """
-    if s.gi[G_SPLIT] >= 0:
-        return press_pow(anon_share(s), s.gi[G_SPLIT], s.gi[G_PRESSPOW])
+    if s.gi[GI.split] >= 0:
+        return press_pow(anon_share(s), s.gi[GI.split], s.gi[GI.presspow])
     sw = node_swappiness(s)
     return min(max(sw, 1), MAX_SWAPPINESS - 1)
 
@@ -118,10 +109,10 @@ def note_wait(s, t, wait_ns, lru_pages):  # type: ignore[no-untyped-def]
     ``SWAPOUT_K`` (2), what writing an anon page out cost. The kind's sum and number halve once
     the number reaches the LRUs' pages; every sample is also kept unhalved (``gf[F_ALL_*]``, the
     seed's per-queue lines)."""
-    s.gf[F_ALL_SUM + t] += wait_ns
-    s.gf[F_ALL_N + t] += 1.0
-    i_sum = F_OUT_SUM if t == SWAPOUT_K else F_WAIT_SUM + t
-    i_n = F_OUT_N if t == SWAPOUT_K else F_WAIT_N + t
+    s.gf[GF.all_sum + t] += wait_ns
+    s.gf[GF.all_n + t] += 1.0
+    i_sum = GF.out_sum if t == SWAPOUT_K else GF.wait_sum + t
+    i_n = GF.out_n if t == SWAPOUT_K else GF.wait_n + t
     s.gf[i_sum] += wait_ns
     s.gf[i_n] += 1.0
     if s.gf[i_n] >= max(lru_pages, 1):
@@ -135,7 +126,7 @@ def refault_cost(s, t):  # type: ignore[no-untyped-def]
     sw = node_swappiness(s)
     share = (MAX_SWAPPINESS - sw) if t == ANON_T else sw
     prior = 2.0 * PRIOR_NS * share / MAX_SWAPPINESS
-    return (prior + s.gf[F_WAIT_SUM + t]) / (1.0 + s.gf[F_WAIT_N + t])
+    return (prior + s.gf[GF.wait_sum + t]) / (1.0 + s.gf[GF.wait_n + t])
 
 
 @cast_kernel
@@ -146,7 +137,7 @@ def miss_cost(s, t):  # type: ignore[no-untyped-def]
     that writes anon out, and added to anon's cost")."""
     c = refault_cost(s, t)
     if t == ANON_T:
-        c += (float(s.gi[G_SWAPOUT]) + s.gf[F_OUT_SUM]) / (1.0 + s.gf[F_OUT_N])
+        c += (float(s.gi[GI.swapout]) + s.gf[GF.out_sum]) / (1.0 + s.gf[GF.out_n])
     return c
 
 

@@ -41,51 +41,14 @@ from pagesim.policies.cast.core import (
 from pagesim.policies.cast.costs import node_swappiness, note_wait
 from pagesim.policies.cast.layout import (
     ANON_T,
-    F_KEYTAB,
     FILE_T,
-    G_ACC,
-    G_BAL,
-    G_BITMAP,
-    G_BLKSZ,
-    G_BUDGET,
-    G_BUFHEAD,
-    G_BUFLEN,
-    G_CAP,
-    G_CG,
-    G_CLEANMIN,
-    G_CURSOR,
-    G_DAUTO,
-    G_FLOOR,
-    G_FREED,
-    G_HISTORY,
-    G_IN,
-    G_LIST,
-    G_MEM,
-    G_MSIZE,
-    G_NISO,
-    G_NOW,
-    G_OUT,
-    G_PASSES,
-    G_PASSN,
-    G_PICK,
-    G_Q,
-    G_QVALID,
-    G_RATE,
-    G_SAMPLEP,
-    G_SAUTO,
-    G_SEQ,
-    G_SFAULT,
-    G_SLACK,
-    G_SWEEPS,
-    G_VISITED,
-    G_WALKER,
-    ISO,
+    GF,
+    GI,
     N_BLOCKS,
+    PM,
     SAMPLE_PENDING,
-    SIDX,
     SLOT_MASK,
     SWAPOUT_K,
-    WORD,
 )
 from pagesim.policies.cast.lruvec import _lru_pages, _type_of, _update_memory
 from pagesim.policies.cast.mrc import note_stream
@@ -97,35 +60,46 @@ from pagesim.policies.cast.tune import tune_feed, tune_free, tune_init
 @cast_kernel
 def _init(s, a):  # type: ignore[no-untyped-def]
     cg = a[A_CGROUP]
-    s.gi[G_CG] = cg
+    s.gi[GI.cg] = cg
     for t in range(2):
         lid = list_create(s, cg)
         if lid < 0:
             return -1
-        s.gi[G_LIST + t] = lid
+        s.gi[GI.list + t] = lid
     n = s.pm.shape[0]
-    s.gi[G_BLKSZ] = max(1, (n + N_BLOCKS - 1) // N_BLOCKS)
-    s.gi[G_MEM] = max(1, s.gi[G_CAP])
+    s.gi[GI.blksz] = max(1, (n + N_BLOCKS - 1) // N_BLOCKS)
+    s.gi[GI.mem] = max(1, s.gi[GI.cap])
     _update_memory(s, a)
     if a[A_MODE] != MODE_KERNEL:
-        s.gi[G_WALKER] = 0
-    for g in (G_ACC, G_NOW, G_IN, G_OUT, G_FREED, G_SEQ, G_NISO, G_VISITED):
+        s.gi[GI.walker] = 0
+    for g in (GI.acc, GI.now, GI.taken_in, GI.out, GI.freed, GI.seq, GI.niso, GI.visited):
         s.gi[g] = 0
     for t in range(2):
-        for g in (G_MSIZE, G_CURSOR, G_BUFLEN, G_BUFHEAD, G_Q, G_QVALID, G_PASSN, G_PASSES, G_BUDGET, G_PICK):
+        for g in (
+            GI.msize,
+            GI.cursor,
+            GI.buflen,
+            GI.bufhead,
+            GI.q,
+            GI.qvalid,
+            GI.passn,
+            GI.passes,
+            GI.budget,
+            GI.pick,
+        ):
             s.gi[g + t] = 0
-    for g in range(G_SWEEPS, G_PICK):
+    for g in range(GI.sweeps, GI.pick):
         s.gi[g] = 0
     for b in range(N_BLOCKS):
-        s.gi[G_BITMAP + b] = 0
-    for i in range(F_KEYTAB):  # the key table stays: it holds values, never state
+        s.gi[GI.bitmap + b] = 0
+    for i in range(GF.keytab):  # the key table stays: it holds values, never state
         s.gf[i] = 0.0
     if a[A_MODE] != MODE_KERNEL:
-        s.gi[G_SAUTO] = 0  # one type: no split
-    for g in range(G_FLOOR, G_BAL + 4):
+        s.gi[GI.sauto] = 0  # one type: no split
+    for g in range(GI.floor, GI.bal + 4):
         s.gi[g] = 0
-    s.gi[G_RATE] = sample_rate(s.gi[G_MEM], s.gi[G_SAMPLEP])
-    if s.gi[G_DAUTO] != 0 or s.gi[G_SAUTO] != 0:
+    s.gi[GI.rate] = sample_rate(s.gi[GI.mem], s.gi[GI.samplep])
+    if s.gi[GI.dauto] != 0 or s.gi[GI.sauto] != 0:
         tune_init(s)
     return 0
 
@@ -135,30 +109,30 @@ def _added(s, a):  # type: ignore[no-untyped-def]
     p = a[A_PAGE]
     _update_memory(s, a)
     clock_in(s)
-    now = s.gi[G_NOW]
+    now = s.gi[GI.now]
     t = _type_of(s, p)
     kmode = a[A_MODE] == MODE_KERNEL
     sh = s.shadow[p]
     refault = (sh & SHADOW_MARK) != 0 and (not kmode or a[A_REFAULT] != 0)
-    restore = refault and s.gi[G_HISTORY] != 0
+    restore = refault and s.gi[GI.history] != 0
     read = not (kmode and t == FILE_T)  # kernel-mode file: accessed() follows a demand read
     w = from_shadow(sh, now) if restore else 0
     if w == 0:
         w = new_word(now, 1 if read else 0)
     elif read:
         w = read_word(w, now)
-    s.pm[p, WORD] = w
-    s.pm[p, ISO] = 0
-    list_add(s, s.gi[G_LIST + t], p)
+    s.pm[p, PM.word] = w
+    s.pm[p, PM.iso] = 0
+    list_add(s, s.gi[GI.list + t], p)
     if read:
         tune_feed(s, p, t, READ)
-        if kmode and t == ANON_T and s.pm[p, SIDX] >= 0:
-            if s.gi[G_SFAULT] != 0:
+        if kmode and t == ANON_T and s.pm[p, PM.sidx] >= 0:
+            if s.gi[GI.sfault] != 0:
                 # every later access faults and is seen (the seed); the fault's young bit is left
                 # unseen: taken by the main cache as a read, it is one for the sample (tune.py)
                 s.resident[p] |= PROT_NONE
             else:
-                s.pm[p, SIDX] |= SAMPLE_PENDING  # the fault's young bit was seen (walk.py)
+                s.pm[p, PM.sidx] |= SAMPLE_PENDING  # the fault's young bit was seen (walk.py)
     elif a[A_READAHEAD] != 0:
         tune_feed(s, p, t, PREFETCH)
     if kmode and refault and a[A_WAIT_NS] > 0 and a[A_READAHEAD] == 0:
@@ -174,11 +148,11 @@ def _accessed(s, a):  # type: ignore[no-untyped-def]
     if a[A_MODE] == MODE_KERNEL and (s.resident[p] & ANON) != 0:
         # a hinting fault of a sampled page (PROT_NONE): a read for the sample only; the young
         # bit the access set is the main cache's, taken by the walker or reclaim
-        if s.pm[p, SIDX] >= 0:
+        if s.pm[p, PM.sidx] >= 0:
             tune_feed(s, p, ANON_T, READ)
-            s.pm[p, SIDX] |= SAMPLE_PENDING
+            s.pm[p, PM.sidx] |= SAMPLE_PENDING
         return 0
-    s.pm[p, WORD] = read_word(s.pm[p, WORD], s.gi[G_NOW])
+    s.pm[p, PM.word] = read_word(s.pm[p, PM.word], s.gi[GI.now])
     note_stream(s, p, a[A_MODE] == MODE_KERNEL and a[A_HIT] != 0)
     tune_feed(s, p, _type_of(s, p), READ)
     return 0
@@ -190,10 +164,10 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
     _update_memory(s, a)
     _putback(s)
     n = s.pm.shape[0]
-    s.gi[G_BUDGET + ANON_T] = n
-    s.gi[G_BUDGET + FILE_T] = n
-    s.gi[G_VISITED] = 0
-    s.gi[G_SLACK] = request
+    s.gi[GI.budget + ANON_T] = n
+    s.gi[GI.budget + FILE_T] = n
+    s.gi[GI.visited] = 0
+    s.gi[GI.slack] = request
     slots = a[A_SWAP_FREE]
     kmode = a[A_MODE] == MODE_KERNEL
     can_anon = kmode and slots > 0 and node_swappiness(s) > 0
@@ -201,8 +175,8 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
     # the clean-file floor (le9uo): file stays while at or below clean_min_ratio % of memory,
     # unless this is reclaim forced by a cgroup's own limit
     floor = -1
-    if kmode and s.gi[G_CLEANMIN] > 0 and a[A_RECLAIMER] != RECLAIM_LIMIT:
-        floor = (s.gi[G_CLEANMIN] * s.gi[G_MEM]) // 100
+    if kmode and s.gi[GI.cleanmin] > 0 and a[A_RECLAIMER] != RECLAIM_LIMIT:
+        floor = (s.gi[GI.cleanmin] * s.gi[GI.mem]) // 100
     file_left = type_pages(s, FILE_T)
     held = False
     if floor >= 0 and file_left <= floor:
@@ -233,43 +207,43 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
                 held = True
         s.cand[count] = v
         count += 1
-        s.gi[G_PICK + t] += 1
+        s.gi[GI.pick + t] += 1
         if t == ANON_T:
             got_a += 1
         else:
             got_f += 1
     if held:
-        s.gi[G_FLOOR] += 1
+        s.gi[GI.floor] += 1
     if got_a > 0 and got_f > 0:
-        s.gi[G_BAL + 3] += 1
+        s.gi[GI.bal + 3] += 1
     elif got_a > 0:
-        s.gi[G_BAL] += 1
+        s.gi[GI.bal] += 1
     elif got_f > 0:
-        s.gi[G_BAL + 1] += 1
+        s.gi[GI.bal + 1] += 1
     else:
-        s.gi[G_BAL + 2] += 1
-    a[A_SCANNED] = s.gi[G_VISITED] + count
+        s.gi[GI.bal + 2] += 1
+    a[A_SCANNED] = s.gi[GI.visited] + count
     return count
 
 
 @cast_kernel
 def _removed(s, r):  # type: ignore[no-untyped-def]
     p = r[A_PAGE]
-    w = s.pm[p, WORD]
+    w = s.pm[p, PM.word]
     tg = word_tag(w)
     if tg != 0:
-        s.gi[G_MSIZE + ((tg - 1) & 1)] -= 1
-    s.pm[p, ISO] = 0
-    if s.pm[p, SIDX] >= 0:
-        s.pm[p, SIDX] &= SLOT_MASK
+        s.gi[GI.msize + ((tg - 1) & 1)] -= 1
+    s.pm[p, PM.iso] = 0
+    if s.pm[p, PM.sidx] >= 0:
+        s.pm[p, PM.sidx] &= SLOT_MASK
     if r[A_REASON] == REASON_FREED:
         clock_free(s)
         s.shadow[p] = 0
         tune_free(s, p, _type_of(s, p))
     else:
-        s.gi[G_OUT] += 1
-        s.shadow[p] = to_shadow(w, s.gi[G_NOW])
+        s.gi[GI.out] += 1
+        s.shadow[p] = to_shadow(w, s.gi[GI.now])
         if r[A_MODE] == MODE_KERNEL and r[A_WAIT_NS] >= 0 and (s.resident[p] & ANON) != 0:
             note_wait(s, SWAPOUT_K, float(r[A_WAIT_NS]), _lru_pages(s))
-    s.pm[p, WORD] = 0
+    s.pm[p, PM.word] = 0
     return 0

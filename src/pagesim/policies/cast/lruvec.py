@@ -20,18 +20,14 @@ from pagesim.policies.cast.core import (
 from pagesim.policies.cast.layout import (
     ANON_T,
     FILE_T,
-    G_CG,
-    G_LIST,
-    G_MEM,
-    G_MSIZE,
-    G_ZRAM,
+    GI,
 )
 
 
 @cast_kernel
 def _mytag(s, t):  # type: ignore[no-untyped-def]
     """This lruvec's tag for M of type ``t`` (1..14)."""
-    return 1 + t + 2 * (s.gi[G_CG] % 7)
+    return 1 + t + 2 * (s.gi[GI.cg] % 7)
 
 
 @cast_kernel
@@ -41,13 +37,13 @@ def _type_of(s, p):  # type: ignore[no-untyped-def]
 
 @cast_kernel
 def _w_len(s, t):  # type: ignore[no-untyped-def]
-    return s.lhd[s.gi[G_LIST + t], LEN]
+    return s.lhd[s.gi[GI.list + t], LEN]
 
 
 @cast_kernel
 def _lru_pages(s):  # type: ignore[no-untyped-def]
     """Pages on this lruvec's lists (W and M of both types): the costs' memory."""
-    return _w_len(s, 0) + _w_len(s, 1) + s.gi[G_MSIZE] + s.gi[G_MSIZE + 1]
+    return _w_len(s, 0) + _w_len(s, 1) + s.gi[GI.msize] + s.gi[GI.msize + 1]
 
 
 @cast_kernel
@@ -61,5 +57,5 @@ def _update_memory(s, a):  # type: ignore[no-untyped-def]
     """The node's memory and what zram holds of it for this lruvec's pages (kernel mode;
     ``added``, ``evict``)."""
     if a[A_MODE] == MODE_KERNEL and a[A_MEMORY] > 0:
-        s.gi[G_MEM] = a[A_MEMORY]
-        s.gi[G_ZRAM] = a[A_ZRAM_PAGES]
+        s.gi[GI.mem] = a[A_MEMORY]
+        s.gi[GI.zram] = a[A_ZRAM_PAGES]

@@ -54,7 +54,7 @@ in 4 made CAST 2.5 times slower on stress-vm). The cost of anon share k/10 (k = 
 anon's floor) is ``cost_anon * misses_anon(k/10) + cost_file * misses_file((10-k)/10)``; the
 least is taken when it is below the current split's by more than two standard deviations. The
 misses are Poisson in the placed reads: each placed read adds 16 to its count and 256 to the
-count's variance (``gf[F_MRCVAR:]``), and halving a curve halves its counts and quarters their
+count's variance (``gf[GF.mrcvar:]``), and halving a curve halves its counts and quarters their
 variance, so the difference's variance is ``cost_anon^2 var_anon + cost_file^2 var_file`` over
 the counts between the two sizes (``16 |d misses|`` would overstate it up to twice after
 halvings). The first split is the share the lists have at the first decision.
@@ -81,26 +81,10 @@ from pagesim.policies.cast.core import (
 from pagesim.policies.cast.costs import miss_cost
 from pagesim.policies.cast.layout import (
     ANON_T,
-    F_MRC,
-    F_MRCVAR,
-    F_SPLIT_COST,
-    G_CURVEMEM,
-    G_HITREAD,
-    G_LE,
-    G_LRUPG,
-    G_MEM,
-    G_MRCTS,
-    G_NOW,
-    G_NSAMP,
-    G_PREVREAD,
-    G_RATE,
-    G_SCAP,
-    G_SEQREAD,
-    G_TYPEBIG,
-    G_WPM,
-    P_FEN,
-    P_LAST,
+    GF,
+    GI,
     TF,
+    TYPE_ARRAYS,
     TYPE_SIZE,
 )
 from pagesim.policies.cast.sample import (
@@ -124,7 +108,7 @@ MRC_EVERY = 16
 
 @cast_kernel
 def _fen_add(gi, gf, t, i, d):  # type: ignore[no-untyped-def]
-    base = G_TYPEBIG + t * TYPE_SIZE + P_FEN
+    base = GI.typebig + t * TYPE_SIZE + TYPE_ARRAYS.fen
     while i <= TF:
         gi[base + i] += d
         i += i & (-i)
@@ -132,7 +116,7 @@ def _fen_add(gi, gf, t, i, d):  # type: ignore[no-untyped-def]
 
 @cast_kernel
 def _fen_sum(gi, gf, t, i):  # type: ignore[no-untyped-def]
-    base = G_TYPEBIG + t * TYPE_SIZE + P_FEN
+    base = GI.typebig + t * TYPE_SIZE + TYPE_ARRAYS.fen
     r = 0
     while i > 0:
         r += gi[base + i]
@@ -144,29 +128,29 @@ def _fen_sum(gi, gf, t, i):  # type: ignore[no-untyped-def]
 def _mrc_renumber(gi, gf, t):  # type: ignore[no-untyped-def]
     """Stamps used up: renumber the live ones 1..k in their order (a live stamp's new number is
     the tree's count of live stamps up to it), rebuild the tree. No allocation."""
-    tb = G_TYPEBIG + t * TYPE_SIZE
-    n = gi[G_NSAMP + t]
+    tb = GI.typebig + t * TYPE_SIZE
+    n = gi[GI.nsamp + t]
     for x in range(n):
         last = _last(gi, gf, t, x)
         if last > 0:
             _set_last(gi, gf, t, x, _fen_sum(gi, gf, t, last))
     for i in range(TF + 1):
-        gi[tb + P_FEN + i] = 0
+        gi[tb + TYPE_ARRAYS.fen + i] = 0
     k = 0
     for x in range(n):
         last = _last(gi, gf, t, x)
         if last > 0:
             _fen_add(gi, gf, t, last, 1)
             k = max(k, last)
-    gi[G_MRCTS + t] = k
+    gi[GI.mrcts + t] = k
 
 
 @cast_kernel
 def mrc_unit(gi, gf):  # type: ignore[no-untyped-def]
     """A tenth of what the split divides -- the pages on the lists at the last tick (memory before
     the first) -- in the sample's pages (at least 1)."""
-    pages = gi[G_LRUPG] if gi[G_LRUPG] > 0 else gi[G_MEM]
-    return max(1, (pages * gi[G_RATE]) // (65536 * 10))
+    pages = gi[GI.lrupg] if gi[GI.lrupg] > 0 else gi[GI.mem]
+    return max(1, (pages * gi[GI.rate]) // (65536 * 10))
 
 
 @cast_kernel
@@ -184,14 +168,14 @@ def key_depth(gi, gf, t, x, w, last, stop):  # type: ignore[no-untyped-def]
     those whose key at type ``t``'s decay is higher, or equal with a higher tie rank, and those
     read ahead and never read (count 0) since ``x``'s last read. Counting stops at ``stop`` (a
     miss at every size the curve reads)."""
-    tb = G_TYPEBIG + t * TYPE_SIZE
-    now = gi[G_NOW]
-    le = gi[G_LE + t]
+    tb = GI.typebig + t * TYPE_SIZE
+    now = gi[GI.now]
+    le = gi[GI.le + t]
     kx = key_fast(gf, clamp_word(w, now), now, le)
     rx = _order_tb(gi, gf, t, x, w, last)
     d = 0
-    for y in range(gi[G_NSAMP + t]):
-        e = gi[tb + P_LAST + y]
+    for y in range(gi[GI.nsamp + t]):
+        e = gi[tb + TYPE_ARRAYS.last + y]
         ly = e & STAMP_MASK
         if ly == 0 or y == x:
             continue
@@ -224,20 +208,20 @@ def _mrc_place(gi, gf, t, x, ts, last):  # type: ignore[no-untyped-def]
     else:
         d = key_depth(gi, gf, t, x, w, last, 10 * u)
     if d // u < 10:
-        gf[F_MRC + 12 * t + d // u] += float(MRC_EVERY)
-        gf[F_MRCVAR + 12 * t + d // u] += float(MRC_EVERY * MRC_EVERY)
+        gf[GF.mrc + 12 * t + d // u] += float(MRC_EVERY)
+        gf[GF.mrcvar + 12 * t + d // u] += float(MRC_EVERY * MRC_EVERY)
 
 
 @cast_kernel
 def mrc_access(gi, gf, t, x, kind):  # type: ignore[no-untyped-def]
     """Slot ``x`` read (1) or read ahead (0): its depth in the main cache's order into the
     curve; to the top of the order of last reads. Call before :func:`_note_word`."""
-    if gi[G_MRCTS + t] >= TF:
+    if gi[GI.mrcts + t] >= TF:
         _mrc_renumber(gi, gf, t)
-    ts = gi[G_MRCTS + t]
+    ts = gi[GI.mrcts + t]
     last = _last(gi, gf, t, x)
-    f = F_MRC + 12 * t
-    i = G_TYPEBIG + t * TYPE_SIZE + P_LAST + x
+    f = GF.mrc + 12 * t
+    i = GI.typebig + t * TYPE_SIZE + TYPE_ARRAYS.last + x
     if kind == READ:
         gf[f + 10] += 1.0
         if read_ahead_hit(gi, t, gi[i]):
@@ -253,7 +237,7 @@ def mrc_access(gi, gf, t, x, kind):  # type: ignore[no-untyped-def]
         _fen_add(gi, gf, t, last, -1)
     _set_last(gi, gf, t, x, ts + 1)
     _fen_add(gi, gf, t, ts + 1, 1)
-    gi[G_MRCTS + t] = ts + 1
+    gi[GI.mrcts + t] = ts + 1
 
 
 @cast_kernel
@@ -268,8 +252,8 @@ def _ra_place(gi, gf, t, rec, ts, last):  # type: ignore[no-untyped-def]
     if (rec & REC_RA) != 0 and last > 0:
         b = (_fen_sum(gi, gf, t, ts) - _fen_sum(gi, gf, t, last)) // mrc_unit(gi, gf)
     if b < 10:
-        gf[F_MRC + 12 * t + b] += 1.0
-        gf[F_MRCVAR + 12 * t + b] += 1.0
+        gf[GF.mrc + 12 * t + b] += 1.0
+        gf[GF.mrcvar + 12 * t + b] += 1.0
 
 
 @cast_kernel
@@ -278,32 +262,32 @@ def _ra_lost(gi, gf, t, ts, last):  # type: ignore[no-untyped-def]
     window was evicted unread; stamp ``last`` its read ahead's, ``ts`` now) into the curve, at
     weight 1: a miss at the sizes up to the type's pages at the last tick (where the real cache
     lost it), and at the larger ones unless that size would have kept it -- W's share of it
-    (``gi[G_WPM + t]`` permille) held more than the ``d`` sampled pages read or read ahead since
+    (``gi[GI.wpm + t]`` permille) held more than the ``d`` sampled pages read or read ahead since
     the read ahead, or it holds every sampled page of the type (no eviction at all). An unread
     page ranks lowest in M, so with W's share 0 a window is lost at every size short of the
     type's whole: a miss at every size the curve reads (module docstring)."""
     u = mrc_unit(gi, gf)
-    b = gi[G_SCAP + t] // u
+    b = gi[GI.scap + t] // u
     if last > 0:
         total = _fen_sum(gi, gf, t, ts)
         d = total - _fen_sum(gi, gf, t, last)
-        wpm = gi[G_WPM + t]
+        wpm = gi[GI.wpm + t]
         keep = total // u
         if wpm > 0:
             keep = min(keep, (d * 1000) // (wpm * u))
         b = max(b, keep)
     if b < 10:
-        gf[F_MRC + 12 * t + b] += 1.0
-        gf[F_MRCVAR + 12 * t + b] += 1.0
+        gf[GF.mrc + 12 * t + b] += 1.0
+        gf[GF.mrcvar + 12 * t + b] += 1.0
 
 
 @cast_kernel
 def note_stream(s, p, hit):  # type: ignore[no-untyped-def]
     """A file read of page ``p`` (``hit``: kernel mode, and the real cache had the page): whether
     it continues the reader's sequential run (the last file read was of page ``p - 1``)."""
-    s.gi[G_HITREAD] = 1 if hit else 0
-    s.gi[G_SEQREAD] = 1 if hit and p == s.gi[G_PREVREAD] + 1 else 0
-    s.gi[G_PREVREAD] = p
+    s.gi[GI.hitread] = 1 if hit else 0
+    s.gi[GI.seqread] = 1 if hit and p == s.gi[GI.prevread] + 1 else 0
+    s.gi[GI.prevread] = p
 
 
 @cast_kernel
@@ -311,15 +295,15 @@ def read_ahead_hit(gi, t, rec):  # type: ignore[no-untyped-def]
     """Whether a file read (record ``rec``) is one readahead serves at every size of the curve:
     the real cache had the page, read ahead since its last read, or in the reader's sequential
     run (module docstring)."""
-    if t == ANON_T or gi[G_HITREAD] == 0:
+    if t == ANON_T or gi[GI.hitread] == 0:
         return False
-    return (rec & REC_RA) != 0 or gi[G_SEQREAD] != 0
+    return (rec & REC_RA) != 0 or gi[GI.seqread] != 0
 
 
 @cast_kernel
 def mrc_misses(s, t, k):  # type: ignore[no-untyped-def]
     """Type ``t``'s misses in the curve at size k/10 of memory (k 0..10)."""
-    f = F_MRC + 12 * t
+    f = GF.mrc + 12 * t
     h = 0.0
     for i in range(min(k, 10)):
         h += s.gf[f + i]
@@ -338,7 +322,7 @@ SPLIT_MODES = {"curves": SPLIT_CURVES, "gradient": SPLIT_GRADIENT, "scores": SPL
 def split_choice(s, cur, gradient=False):  # type: ignore[no-untyped-def]
     """The anon share (tenths, 1..9) the curves and costs choose, starting from ``cur``.
 
-    Writes each share's weighed misses to ``gf[F_SPLIT_COST:]``; returns ``cur`` unless another
+    Writes each share's weighed misses to ``gf[GF.split_cost:]``; returns ``cur`` unless another
     share's cost is lower by more than two standard deviations. The seed's CAST takes the lowest
     of the nine; with ``gradient`` (``split_mode=gradient``, the seed's "following the gradient
     of the split") only the two neighbours of ``cur`` are candidates, so the split moves one
@@ -352,7 +336,7 @@ def split_choice(s, cur, gradient=False):  # type: ignore[no-untyped-def]
     hi = min(9, cur + 1) if gradient else 9
     for k in range(1, 10):
         c = ca * mrc_misses(s, ANON_T, k) + cf * mrc_misses(s, 1, 10 - k)
-        s.gf[F_SPLIT_COST + k - 1] = c
+        s.gf[GF.split_cost + k - 1] = c
         if lo <= k <= hi and (k == lo or c < best_c):
             best_c = c
             best = k
@@ -364,7 +348,7 @@ def split_choice(s, cur, gradient=False):  # type: ignore[no-untyped-def]
 @cast_kernel
 def split_better(s, k, cur, ca, cf):  # type: ignore[no-untyped-def]
     """Whether anon share ``k`` costs less than ``cur`` (tenths) by two standard deviations."""
-    d = s.gf[F_SPLIT_COST + cur - 1] - s.gf[F_SPLIT_COST + k - 1]
+    d = s.gf[GF.split_cost + cur - 1] - s.gf[GF.split_cost + k - 1]
     va = mrc_var_between(s, ANON_T, k, cur)
     vf = mrc_var_between(s, 1, 10 - k, 10 - cur)
     return d > 2.0 * math.sqrt(ca * ca * va + cf * cf * vf)
@@ -377,13 +361,13 @@ def mrc_var_between(s, t, k1, k2):  # type: ignore[no-untyped-def]
     (Poisson in the placed reads) and halved with the curve."""
     v = 0.0
     for i in range(min(k1, k2), max(k1, k2)):
-        v += s.gf[F_MRCVAR + 12 * t + i]
+        v += s.gf[GF.mrcvar + 12 * t + i]
     return v
 
 
 @cast_kernel
 def curve_memory(s):  # type: ignore[no-untyped-def]
     """Reads the curves hold before they halve."""
-    if s.gi[G_CURVEMEM] > 0:
-        return max(1, s.gi[G_CURVEMEM] * 10 * mrc_unit(s.gi, s.gf))
+    if s.gi[GI.curvemem] > 0:
+        return max(1, s.gi[GI.curvemem] * 10 * mrc_unit(s.gi, s.gf))
     return max(1, type_pages(s, 0) + type_pages(s, 1))

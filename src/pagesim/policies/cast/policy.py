@@ -4,10 +4,10 @@ Source      The CAST seed (shared/seeds/000_ce948a5f47243f59.txt, lru_cast v0.2.
             Suzuki): "The state word", "The clock of pressure", "The key", "W and M", "Ties",
             "The sweep", "Young bits". No source code of CAST is public; where the seed leaves
             a detail open the choice is listed under Choices and tested in tests/unit/test_cast_*.
-Structures  Per page the 32-bit state word (``s.pm[:, WORD]``; layout, clock, key: core.py).
+Structures  Per page the 32-bit state word (``s.pm[:, PM.word]``; layout, clock, key: core.py).
             Per lruvec (one instance per cgroup) and type (0 anon, 1 file): W, a framework list
             of newcomers in arrival order (head newest, tail oldest); M, unordered: the pages
-            whose word carries this lruvec's tag for the type, counted in ``gi[G_MSIZE + t]``;
+            whose word carries this lruvec's tag for the type, counted in ``gi[GI.msize + t]``;
             a bitmap of 256 blocks of page ids that may hold a page of M; the sweep's cursor,
             its 128 candidates (page, key, word when found, tie rank) and the 1/16 quantile of
             the keys its last pass saw. Slots: layout.py.
@@ -186,41 +186,12 @@ from pagesim.policies.cast.knobs import (
 from pagesim.policies.cast.layout import (
     ANON_T,
     BUF_CAP,
-    BUF_KEY,
-    BUF_PAGE,
+    BUF_ENTRY,
     BUF_W,
     FILE_T,
-    G_BITMAP,
-    G_BLKSZ,
-    G_BUF,
-    G_BUFHEAD,
-    G_BUFLEN,
-    G_CAP,
-    G_CG,
-    G_CLEANMIN,
-    G_CURVEMEM,
-    G_DAUTO,
-    G_ENABLED,
-    G_HISTORY,
-    G_KCOMP,
-    G_LE,
-    G_LEAVE,
-    G_LIST,
-    G_MSIZE,
-    G_NOW,
-    G_PRESSPOW,
-    G_SAMPLEP,
-    G_SAUTO,
-    G_SFAULT,
-    G_SPLIT,
-    G_SWAPOUT,
-    G_SWP,
-    G_WALKER,
-    G_WPM,
-    ISO,
-    N_FLOATS,
-    N_GLOBALS,
-    WORD,
+    GI,
+    PM,
+    STATE,
 )
 from pagesim.policies.cast.mrc import SPLIT_FIXED, SPLIT_MODES
 from pagesim.policies.cast.readouts import cast_readouts, describe_text, queue_lines
@@ -236,10 +207,10 @@ class CAST(AsksKcompressd, Policy):
 
     name = "cast"
     description = "CAST: LRFU by a 32-bit state word, window W vs main M, pressure clock, sweep (seed)"
-    int_fields = ("word", "isolated", "candidate", "pass_keys_anon", "pass_keys_file", "sample_slot")
+    int_fields = STATE.int_fields
     float_fields = ()
-    int_globals = N_GLOBALS
-    float_globals = N_FLOATS
+    int_globals = STATE.int_globals
+    float_globals = STATE.float_globals
     proposes_batches = True
     uses_fallback = False
     never_with = ("mglru",)
@@ -298,29 +269,29 @@ class CAST(AsksKcompressd, Policy):
         auto = bool(self.values["decay_auto"]) and not by_hand
         for t in range(2):
             le, wpm = les[t], wpms[t]
-            s.gi[G_LE + t] = le if le is not None else DEFAULT_DECAY
-            s.gi[G_WPM + t] = wpm if wpm is not None else DEFAULT_WPM
-        s.gi[G_DAUTO] = 1 if auto else 0
+            s.gi[GI.le + t] = le if le is not None else DEFAULT_DECAY
+            s.gi[GI.wpm + t] = wpm if wpm is not None else DEFAULT_WPM
+        s.gi[GI.dauto] = 1 if auto else 0
         mode = str(self.values["split_mode"]).strip().lower()
         if mode not in SPLIT_MODES:
             raise ValueError(f"cast: split_mode must be one of {', '.join(SPLIT_MODES)}, got {mode!r}")
         if split != -1 and mode != "curves":
             raise ValueError(f"cast: split_mode={mode} sets the split itself: leave split_permille at -1")
-        s.gi[G_SAUTO] = SPLIT_MODES[mode] if split == -1 else SPLIT_FIXED
-        s.gi[G_SPLIT] = split
-        s.gi[G_CLEANMIN] = cmr
-        s.gi[G_KCOMP] = kc
-        s.gi[G_SWAPOUT] = max(0, int(self.values["swapout_ns"]))
-        s.gi[G_SAMPLEP] = max(0, int(self.values["sample_pages"]))
-        s.gi[G_ENABLED] = 1
-        s.gi[G_SWP] = swp
-        s.gi[G_WALKER] = 1 if self.values["walker"] else 0
-        s.gi[G_HISTORY] = 1 if self.values["history"] else 0
-        s.gi[G_LEAVE] = 1 if self.values["walker_leave"] else 0
-        s.gi[G_SFAULT] = 1 if self.values["sample_faults"] else 0
-        s.gi[G_CURVEMEM] = max(0, int(self.values["curve_memory"]))
-        s.gi[G_PRESSPOW] = max(1, int(self.values["press_power"]))
-        s.gi[G_CAP] = max(1, int(capacity))
+        s.gi[GI.sauto] = SPLIT_MODES[mode] if split == -1 else SPLIT_FIXED
+        s.gi[GI.split] = split
+        s.gi[GI.cleanmin] = cmr
+        s.gi[GI.kcomp] = kc
+        s.gi[GI.swapout] = max(0, int(self.values["swapout_ns"]))
+        s.gi[GI.samplep] = max(0, int(self.values["sample_pages"]))
+        s.gi[GI.enabled] = 1
+        s.gi[GI.swp] = swp
+        s.gi[GI.walker] = 1 if self.values["walker"] else 0
+        s.gi[GI.history] = 1 if self.values["history"] else 0
+        s.gi[GI.leave] = 1 if self.values["walker_leave"] else 0
+        s.gi[GI.sfault] = 1 if self.values["sample_faults"] else 0
+        s.gi[GI.curvemem] = max(0, int(self.values["curve_memory"]))
+        s.gi[GI.presspow] = max(1, int(self.values["press_power"]))
+        s.gi[GI.cap] = max(1, int(capacity))
 
     def kcompressd_depth(self) -> int:
         """The node's kcompressd queue depth: |kcompressd| (0: none)."""
@@ -366,38 +337,38 @@ class CAST(AsksKcompressd, Policy):
     @staticmethod
     def window(s: Any, t: int = FILE_T) -> list[int]:
         """W of type ``t``, head (newest) first."""
-        return list_pages(s, int(s.gi[G_LIST + t])).tolist()
+        return list_pages(s, int(s.gi[GI.list + t])).tolist()
 
     @staticmethod
     def main(s: Any, t: int = FILE_T) -> list[int]:
         """M of type ``t``: page ids in order."""
-        tag = 1 + t + 2 * (int(s.gi[G_CG]) % 7)
-        words = s.pm[:, WORD]
+        tag = 1 + t + 2 * (int(s.gi[GI.cg]) % 7)
+        words = s.pm[:, PM.word]
         return np.flatnonzero(((words >> 8) & 0xF) == tag).tolist()
 
     @staticmethod
     def key(s: Any, page: int) -> int:
         """The page's key now (1/16 half-life steps)."""
         t = ANON_T if s.resident[page] & ANON else FILE_T
-        return int(key_of.py_func(int(s.pm[page, WORD]), int(s.gi[G_NOW]), int(s.gi[G_LE + t])))
+        return int(key_of.py_func(int(s.pm[page, PM.word]), int(s.gi[GI.now]), int(s.gi[GI.le + t])))
 
     @staticmethod
     def candidates(s: Any, t: int = FILE_T) -> list[tuple[int, int]]:
         """The sweep's candidates of type ``t``, lowest first: (page, key)."""
-        base = G_BUF + BUF_W * (t * BUF_CAP + int(s.gi[G_BUFHEAD + t]))
-        n = int(s.gi[G_BUFLEN + t])
+        base = GI.buf + BUF_W * (t * BUF_CAP + int(s.gi[GI.bufhead + t]))
+        n = int(s.gi[GI.buflen + t])
         rows = [base + BUF_W * i for i in range(n)]
-        return [(int(s.gi[e + BUF_PAGE]), int(s.gi[e + BUF_KEY])) for e in rows]
+        return [(int(s.gi[e + BUF_ENTRY.page]), int(s.gi[e + BUF_ENTRY.key])) for e in rows]
 
     def check_invariants(self, s: Any) -> None:
         """Every resident page of this lruvec is in W (untagged), in M (tagged) or isolated."""
-        cg = int(s.gi[G_CG])
-        words = s.pm[:, WORD]
+        cg = int(s.gi[GI.cg])
+        words = s.pm[:, PM.word]
         tags = (words >> 8) & 0xF
         seen: set[int] = set()
         for t in (ANON_T, FILE_T):
             pages = self.window(s, t)
-            assert len(pages) == int(s.lhd[int(s.gi[G_LIST + t]), LEN]), "W: length"
+            assert len(pages) == int(s.lhd[int(s.gi[GI.list + t]), LEN]), "W: length"
             for p in pages:
                 assert p not in seen, f"page {p} twice"
                 seen.add(p)
@@ -405,15 +376,15 @@ class CAST(AsksKcompressd, Policy):
                 assert int(tags[p]) == 0, f"W page {p} carries an M tag"
                 assert (1 if s.resident[p] & ANON else 0) == (t == ANON_T), f"W page {p} type"
             m = self.main(s, t)
-            assert len(m) == int(s.gi[G_MSIZE + t]), f"M[{t}]: {len(m)} != {int(s.gi[G_MSIZE + t])}"
+            assert len(m) == int(s.gi[GI.msize + t]), f"M[{t}]: {len(m)} != {int(s.gi[GI.msize + t])}"
             for p in m:
                 assert p not in seen, f"page {p} in W and M"
                 seen.add(p)
                 assert s.resident[p] != 0 and int(s.cgroup_of[p]) == cg, f"M page {p} not ours"
                 assert (1 if s.resident[p] & ANON else 0) == (t == ANON_T), f"M page {p} type"
-                b = p // int(s.gi[G_BLKSZ])
-                assert s.gi[G_BITMAP + b] != 0, f"M page {p} in block {b} marked empty"
-        for p in np.flatnonzero(s.pm[:, ISO] != 0).tolist():
+                b = p // int(s.gi[GI.blksz])
+                assert s.gi[GI.bitmap + b] != 0, f"M page {p} in block {b} marked empty"
+        for p in np.flatnonzero(s.pm[:, PM.iso] != 0).tolist():
             if p not in seen:
                 assert s.resident[p] != 0, f"isolated page {p} not resident"
                 seen.add(p)

@@ -17,61 +17,12 @@ from pagesim.core.state import (
 from pagesim.policies.cast.costs import anon_share, estimate_swappiness, miss_cost, refault_cost
 from pagesim.policies.cast.layout import (
     ANON_T,
-    F_ALL_N,
-    F_ALL_SUM,
-    F_OUT_N,
-    F_SPLIT_COST,
-    F_WAIT_N,
     FILE_T,
-    G_BAL,
-    G_CLEANMIN,
-    G_DAUTO,
-    G_DMOVE,
-    G_ENABLED,
-    G_EVENTS,
-    G_FLOOR,
-    G_FOUND,
-    G_FRAMES,
-    G_FREED,
-    G_IN,
-    G_KCOMP,
-    G_LE,
-    G_LIST,
-    G_LOOK,
-    G_MSIZE,
-    G_NOW,
-    G_NSAMP,
-    G_OUT,
-    G_PASSES,
-    G_PICK,
-    G_PRESS,
-    G_Q,
-    G_RATE,
-    G_SAUTO,
-    G_SCAP,
-    G_SIM,
-    G_SMOVE,
-    G_SPLIT,
-    G_STALE,
-    G_SWAPOUT,
-    G_SWEEPS,
-    G_TAKEN,
-    G_TICKS,
-    G_WALKER,
-    G_WLOST,
-    G_WMOVE,
-    G_WORDS,
-    G_WPM,
-    G_WWIN,
-    G_YOUNG,
-    G_ZRAM,
+    GF,
+    GI,
     N_SIM_T,
-    S_ACC,
-    S_LE,
-    S_MISS,
-    S_ON,
-    S_WPM,
     SIM_NS,
+    SIM_VARS,
 )
 from pagesim.policies.cast.mrc import mrc_misses
 
@@ -85,78 +36,78 @@ def cast_readouts(s: Any) -> dict[str, float]:
     gi = s.gi
     out: dict[str, float] = {}
     for t, name in ((ANON_T, "anon"), (FILE_T, "file")):
-        out[f"decay_{name}"] = float(gi[G_LE + t])
-        out[f"w_permille_{name}"] = float(gi[G_WPM + t])
-        out[f"w_{name}"] = float(s.lhd[int(gi[G_LIST + t]), LEN])
-        out[f"m_{name}"] = float(gi[G_MSIZE + t])
-        out[f"quantile_{name}"] = float(gi[G_Q + t])
-        out[f"taken_{name}"] = float(gi[G_PICK + t])
+        out[f"decay_{name}"] = float(gi[GI.le + t])
+        out[f"w_permille_{name}"] = float(gi[GI.wpm + t])
+        out[f"w_{name}"] = float(s.lhd[int(gi[GI.list + t]), LEN])
+        out[f"m_{name}"] = float(gi[GI.msize + t])
+        out[f"quantile_{name}"] = float(gi[GI.q + t])
+        out[f"taken_{name}"] = float(gi[GI.pick + t])
     out.update(
-        clock_in=float(gi[G_IN]),
-        clock_evicted=float(gi[G_OUT]),
-        clock_freed=float(gi[G_FREED]),
-        clock_tick=float(gi[G_NOW]),
-        sweep_runs=float(gi[G_SWEEPS]),
-        sweep_frames=float(gi[G_FRAMES]),
-        sweep_words=float(gi[G_WORDS]),
-        sweep_found=float(gi[G_FOUND]),
-        sweep_taken=float(gi[G_TAKEN]),
-        sweep_stale=float(gi[G_STALE]),
-        sweep_passes=float(gi[G_PASSES] + gi[G_PASSES + 1]),
-        walker_young=float(gi[G_YOUNG]),
-        lookaround_young=float(gi[G_LOOK]),
-        w_promoted=float(gi[G_WWIN]),
-        w_evicted=float(gi[G_WLOST]),
+        clock_in=float(gi[GI.taken_in]),
+        clock_evicted=float(gi[GI.out]),
+        clock_freed=float(gi[GI.freed]),
+        clock_tick=float(gi[GI.now]),
+        sweep_runs=float(gi[GI.sweeps]),
+        sweep_frames=float(gi[GI.frames]),
+        sweep_words=float(gi[GI.words]),
+        sweep_found=float(gi[GI.found]),
+        sweep_taken=float(gi[GI.taken]),
+        sweep_stale=float(gi[GI.stale]),
+        sweep_passes=float(gi[GI.passes] + gi[GI.passes + 1]),
+        walker_young=float(gi[GI.young]),
+        lookaround_young=float(gi[GI.look]),
+        w_promoted=float(gi[GI.wwin]),
+        w_evicted=float(gi[GI.wlost]),
         cost_anon_ns=float(refault_cost.py_func(s, ANON_T)),
         cost_file_ns=float(refault_cost.py_func(s, FILE_T)),
-        waits_anon=float(s.gf[F_WAIT_N + ANON_T]),
-        waits_file=float(s.gf[F_WAIT_N + FILE_T]),
+        waits_anon=float(s.gf[GF.wait_n + ANON_T]),
+        waits_file=float(s.gf[GF.wait_n + FILE_T]),
         estimate_swappiness=float(estimate_swappiness.py_func(s)),
-        swapout_ns=float(gi[G_SWAPOUT]),
+        swapout_ns=float(gi[GI.swapout]),
         swapout_cost_ns=float(miss_cost.py_func(s, ANON_T) - refault_cost.py_func(s, ANON_T)),
-        swapouts=float(s.gf[F_OUT_N]),
-        zram_pages=float(gi[G_ZRAM]),
+        swapouts=float(s.gf[GF.out_n]),
+        zram_pages=float(gi[GI.zram]),
         queue_anon=float(gi[GI_SWAP_QUEUE]),
         queue_file=float(gi[GI_FILE_QUEUE]),
         miss_cost_anon_ns=float(miss_cost.py_func(s, ANON_T)),
         miss_cost_file_ns=float(miss_cost.py_func(s, FILE_T)),
-        enabled=float(gi[G_ENABLED]),
-        decay_auto=float(gi[G_DAUTO]),
-        split_auto=float(gi[G_SAUTO]),
-        split_permille=float(gi[G_SPLIT]),
+        enabled=float(gi[GI.enabled]),
+        decay_auto=float(gi[GI.dauto]),
+        split_auto=float(gi[GI.sauto]),
+        split_permille=float(gi[GI.split]),
         anon_share_permille=float(anon_share.py_func(s)),
-        press_swappiness=float(gi[G_PRESS]),
-        split_moves=float(gi[G_SMOVE]),
-        clean_min_ratio=float(gi[G_CLEANMIN]),
-        floor_held=float(gi[G_FLOOR]),
-        balance_anon=float(gi[G_BAL]),
-        balance_file=float(gi[G_BAL + 1]),
-        balance_none=float(gi[G_BAL + 2]),
-        balance_both=float(gi[G_BAL + 3]),
-        walker=float(gi[G_WALKER]),
-        kcompressd=float(gi[G_KCOMP]),
-        sample_rate=float(gi[G_RATE]) / 65536.0,
-        tune_ticks=float(gi[G_TICKS]),
+        press_swappiness=float(gi[GI.press]),
+        split_moves=float(gi[GI.smove]),
+        clean_min_ratio=float(gi[GI.cleanmin]),
+        floor_held=float(gi[GI.floor]),
+        balance_anon=float(gi[GI.bal]),
+        balance_file=float(gi[GI.bal + 1]),
+        balance_none=float(gi[GI.bal + 2]),
+        balance_both=float(gi[GI.bal + 3]),
+        walker=float(gi[GI.walker]),
+        kcompressd=float(gi[GI.kcomp]),
+        sample_rate=float(gi[GI.rate]) / 65536.0,
+        tune_ticks=float(gi[GI.ticks]),
     )
     for t, name in ((ANON_T, "anon"), (FILE_T, "file")):
-        out[f"sample_{name}"] = float(gi[G_NSAMP + t])
-        out[f"sample_events_{name}"] = float(gi[G_EVENTS + t])
-        out[f"sim_cap_{name}"] = float(gi[G_SCAP + t])
-        out[f"decay_moves_{name}"] = float(gi[G_DMOVE + t])
-        out[f"w_moves_{name}"] = float(gi[G_WMOVE + t])
+        out[f"sample_{name}"] = float(gi[GI.nsamp + t])
+        out[f"sample_events_{name}"] = float(gi[GI.events + t])
+        out[f"sim_cap_{name}"] = float(gi[GI.scap + t])
+        out[f"decay_moves_{name}"] = float(gi[GI.dmove + t])
+        out[f"w_moves_{name}"] = float(gi[GI.wmove + t])
         for i in range(N_SIM_T):
             j = t * N_SIM_T + i
-            v = G_SIM + j * SIM_NS
+            v = GI.sim + j * SIM_NS
             tag = f"d{i}" if i < 9 else ("wminus" if i == 9 else "wplus")
-            out[f"sim_{name}_{tag}_misses"] = float(gi[v + S_MISS]) if gi[v + S_ON] else -1.0
+            out[f"sim_{name}_{tag}_misses"] = float(gi[v + SIM_VARS.miss]) if gi[v + SIM_VARS.on] else -1.0
         for k in range(1, 11):
             out[f"mrc_{name}_{k}0pct_misses"] = float(mrc_misses.py_func(s, t, k))
     for k in range(1, 10):
-        out[f"split_cost_{k}0pct"] = float(s.gf[F_SPLIT_COST + k - 1])
+        out[f"split_cost_{k}0pct"] = float(s.gf[GF.split_cost + k - 1])
     for k, name in enumerate(COST_KINDS):
-        n = float(s.gf[F_ALL_N + k])
+        n = float(s.gf[GF.all_n + k])
         out[f"all_{name}"] = n
-        out[f"all_{name}_ns"] = float(s.gf[F_ALL_SUM + k]) / n if n > 0 else 0.0
+        out[f"all_{name}_ns"] = float(s.gf[GF.all_sum + k]) / n if n > 0 else 0.0
     return out
 
 
@@ -200,11 +151,11 @@ def describe_text(s: Any) -> str:
         *queue_lines(r),
         "tune:",
     ]
-    lines.append(f"decay_auto {int(gi[G_DAUTO])}")
+    lines.append(f"decay_auto {int(gi[GI.dauto])}")
     for t, name in ((ANON_T, "anon"), (FILE_T, "file")):
         lines.append(
-            f"{name} decay {int(gi[G_LE + t])} w_permille {int(gi[G_WPM + t])} "
-            f"sample {int(gi[G_NSAMP + t])} cap {int(gi[G_SCAP + t])} | " + _sims_text(gi, t)
+            f"{name} decay {int(gi[GI.le + t])} w_permille {int(gi[GI.wpm + t])} "
+            f"sample {int(gi[GI.nsamp + t])} cap {int(gi[GI.scap + t])} | " + _sims_text(gi, t)
         )
     return "\n".join(lines)
 
@@ -212,13 +163,13 @@ def describe_text(s: Any) -> str:
 def _sims_text(gi: Any, t: int) -> str:
     """Type ``t``'s simulated caches as ``misses/reads`` per decay level (``le``) and W share
     (``w``); with ``decay_auto`` 0 the controllers do not run and the sims read nothing."""
-    if gi[G_DAUTO] == 0:
+    if gi[GI.dauto] == 0:
         return "sims idle (decay_auto 0: decay and w_permille as set)"
     sims = []
     for i in range(N_SIM_T):
-        v = G_SIM + (t * N_SIM_T + i) * SIM_NS
-        if gi[v + S_ON] == 0:
+        v = GI.sim + (t * N_SIM_T + i) * SIM_NS
+        if gi[v + SIM_VARS.on] == 0:
             continue
-        label = f"le {int(gi[v + S_LE])}" if i < 9 else f"w {int(gi[v + S_WPM])}"
-        sims.append(f"{label}: {int(gi[v + S_MISS])}/{int(gi[v + S_ACC])}")
+        label = f"le {int(gi[v + SIM_VARS.le])}" if i < 9 else f"w {int(gi[v + SIM_VARS.wpm])}"
+        sims.append(f"{label}: {int(gi[v + SIM_VARS.miss])}/{int(gi[v + SIM_VARS.acc])}")
     return "sims misses/reads: " + " ".join(sims)

@@ -54,18 +54,12 @@ from pagesim.policies.cast.core import (
     word_count,
 )
 from pagesim.policies.cast.layout import (
-    F_KEYTAB,
-    G_LIST,
-    G_MSIZE,
-    G_NOW,
-    G_NSAMP,
-    G_RATE,
-    G_TYPEBIG,
-    P_LAST,
-    P_PAGE,
-    SIDX,
+    GF,
+    GI,
+    PM,
     SLOT_MASK,
     SMAX,
+    TYPE_ARRAYS,
     TYPE_SIZE,
 )
 
@@ -85,7 +79,7 @@ PREFETCH = 0
 REREAD = 2
 
 
-#: A sample slot's record (``P_LAST + x``): bits 0..19 the slot's stamp in the order of last
+#: A sample slot's record (``TYPE_ARRAYS.last + x``): bits 0..19 the slot's stamp in the order of last
 #: reads (0: not in the order), bits 20.. its word (every read of it, whether or not any cache
 #: held it: its history; a page read ahead before its first read has count 0).
 STAMP_MASK = (1 << 20) - 1
@@ -109,7 +103,7 @@ def key_fast(gf, w, now, le):  # type: ignore[no-untyped-def]
     if n == 1:
         lg = 0.0  # 16 log2(1.0)
     elif MIN_DECAY <= le <= MAX_DECAY:
-        i = F_KEYTAB + (((le - MIN_DECAY) * 256 + n) << 8) + ((w >> 12) & 0xFF)
+        i = GF.keytab + (((le - MIN_DECAY) * 256 + n) << 8) + ((w >> 12) & 0xFF)
         lg = gf[i]
         if lg == 0.0:
             lg = 16.0 * math.log2(score(w, le))
@@ -124,7 +118,7 @@ def key_fast(gf, w, now, le):  # type: ignore[no-untyped-def]
 @cast_kernel
 def type_pages(s, t):  # type: ignore[no-untyped-def]
     """Pages of type ``t`` on this lruvec's lists (W and M)."""
-    return s.lhd[s.gi[G_LIST + t], LEN] + s.gi[G_MSIZE + t]
+    return s.lhd[s.gi[GI.list + t], LEN] + s.gi[GI.msize + t]
 
 
 @cast_kernel
@@ -141,63 +135,63 @@ def sample_rate(memory, sample_pages):  # type: ignore[no-untyped-def]
 
 @cast_kernel
 def choose_sample(s):  # type: ignore[no-untyped-def]
-    """Mark the sampled page ids (by block of 64) in ``pm[:, SIDX]``: -2 sampled, -1 not."""
-    rate = s.gi[G_RATE]
+    """Mark the sampled page ids (by block of 64) in ``pm[:, PM.sidx]``: -2 sampled, -1 not."""
+    rate = s.gi[GI.rate]
     n = s.pm.shape[0]
     for p in range(n):
         b = p // SAMPLE_BLOCK
-        s.pm[p, SIDX] = -2 if ((frame_hash(b) >> 16) & 0xFFFF) < rate else -1
+        s.pm[p, PM.sidx] = -2 if ((frame_hash(b) >> 16) & 0xFFFF) < rate else -1
 
 
 @cast_kernel
 def _slot(s, p, t):  # type: ignore[no-untyped-def]
     """Page ``p``'s sample slot of type ``t``, given out on first sight; -1 if not sampled."""
-    x = s.pm[p, SIDX]
+    x = s.pm[p, PM.sidx]
     if x >= 0:
         return x & SLOT_MASK
     if x == -1:
         return x
-    k = s.gi[G_NSAMP + t]
+    k = s.gi[GI.nsamp + t]
     if k >= SMAX:
-        s.pm[p, SIDX] = -1
+        s.pm[p, PM.sidx] = -1
         return -1
-    s.gi[G_NSAMP + t] = k + 1
-    s.gi[G_TYPEBIG + t * TYPE_SIZE + P_PAGE + k] = p
-    s.pm[p, SIDX] = k
+    s.gi[GI.nsamp + t] = k + 1
+    s.gi[GI.typebig + t * TYPE_SIZE + TYPE_ARRAYS.page + k] = p
+    s.pm[p, PM.sidx] = k
     return k
 
 
 @cast_kernel
 def _page_of(gi, gf, t, x):  # type: ignore[no-untyped-def]
-    return gi[G_TYPEBIG + t * TYPE_SIZE + P_PAGE + x]
+    return gi[GI.typebig + t * TYPE_SIZE + TYPE_ARRAYS.page + x]
 
 
 @cast_kernel
 def _last(gi, gf, t, x):  # type: ignore[no-untyped-def]
     """Slot ``x``'s stamp in the order of last reads (0: not in it)."""
-    return gi[G_TYPEBIG + t * TYPE_SIZE + P_LAST + x] & STAMP_MASK
+    return gi[GI.typebig + t * TYPE_SIZE + TYPE_ARRAYS.last + x] & STAMP_MASK
 
 
 @cast_kernel
 def _set_last(gi, gf, t, x, v):  # type: ignore[no-untyped-def]
-    i = G_TYPEBIG + t * TYPE_SIZE + P_LAST + x
+    i = GI.typebig + t * TYPE_SIZE + TYPE_ARRAYS.last + x
     gi[i] = gi[i] - (gi[i] & STAMP_MASK) + v
 
 
 @cast_kernel
 def sample_word(gi, gf, t, x):  # type: ignore[no-untyped-def]
     """Slot ``x``'s recorded word: all its reads so far (0: never seen)."""
-    return (gi[G_TYPEBIG + t * TYPE_SIZE + P_LAST + x] >> REC_SHIFT) & WORD_MASK
+    return (gi[GI.typebig + t * TYPE_SIZE + TYPE_ARRAYS.last + x] >> REC_SHIFT) & WORD_MASK
 
 
 @cast_kernel
 def _note_word(gi, gf, t, x, kind):  # type: ignore[no-untyped-def]
     """Record a read (1) or a read ahead (0) of slot ``x`` in its word (a read ahead changes
     only a word not yet made: count 0)."""
-    i = G_TYPEBIG + t * TYPE_SIZE + P_LAST + x
+    i = GI.typebig + t * TYPE_SIZE + TYPE_ARRAYS.last + x
     e = gi[i]
     w = (e >> REC_SHIFT) & WORD_MASK
-    now = gi[G_NOW]
+    now = gi[GI.now]
     st = e & STAMP_MASK
     if kind == READ:
         w = new_word(now, 1) if w == 0 else read_word(clamp_word(w, now), now)

@@ -42,40 +42,16 @@ from pagesim.policies.cast.core import (
     word_count,
 )
 from pagesim.policies.cast.layout import (
-    G_BIG,
-    G_NOW,
-    G_NSAMP,
-    G_RATE,
-    G_SIM,
-    G_TYPEBIG,
+    GI,
     HEAP,
     N_SIM_T,
-    O_HK,
-    O_HT,
-    O_HW,
-    O_HX,
-    O_RS,
-    O_RX,
-    O_SL,
-    O_SS,
-    O_SW,
-    P_LAST,
     RING,
-    S_ACC,
-    S_HIT,
-    S_HLEN,
-    S_LE,
-    S_MISS,
-    S_MLEN,
-    S_ON,
-    S_RHEAD,
-    S_RTAIL,
-    S_STAMP,
-    S_WLEN,
-    S_WPM,
+    SIM_ARRAYS,
     SIM_NS,
     SIM_SIZE,
+    SIM_VARS,
     SMAX,
+    TYPE_ARRAYS,
     TYPE_SIZE,
 )
 from pagesim.policies.cast.sample import (
@@ -93,13 +69,13 @@ from pagesim.policies.cast.sample import (
 @cast_kernel
 def _sv(j):  # type: ignore[no-untyped-def]
     """Index of sim ``j``'s scalars."""
-    return G_SIM + j * SIM_NS
+    return GI.sim + j * SIM_NS
 
 
 @cast_kernel
 def _sb(j):  # type: ignore[no-untyped-def]
     """Base of sim ``j``'s arrays."""
-    return G_BIG + j * SIM_SIZE
+    return GI.big + j * SIM_SIZE
 
 
 # M's heap: entries (key, tie rank, slot, word) in four columns from the sim's base ``b``, sifted
@@ -109,16 +85,21 @@ def _sb(j):  # type: ignore[no-untyped-def]
 @kernel_inline
 def _hentry(h, i):  # type: ignore[no-untyped-def]
     gi, b = h
-    return (gi[b + O_HK + i], gi[b + O_HT + i], gi[b + O_HX + i], gi[b + O_HW + i])
+    return (
+        gi[b + SIM_ARRAYS.hk + i],
+        gi[b + SIM_ARRAYS.ht + i],
+        gi[b + SIM_ARRAYS.hx + i],
+        gi[b + SIM_ARRAYS.hw + i],
+    )
 
 
 @kernel_inline
 def _hstore(h, i, e):  # type: ignore[no-untyped-def]
     gi, b = h
-    gi[b + O_HK + i] = e[0]
-    gi[b + O_HT + i] = e[1]
-    gi[b + O_HX + i] = e[2]
-    gi[b + O_HW + i] = e[3]
+    gi[b + SIM_ARRAYS.hk + i] = e[0]
+    gi[b + SIM_ARRAYS.ht + i] = e[1]
+    gi[b + SIM_ARRAYS.hx + i] = e[2]
+    gi[b + SIM_ARRAYS.hw + i] = e[3]
 
 
 @kernel_inline
@@ -130,16 +111,16 @@ def _hless(h, x, y):  # type: ignore[no-untyped-def]  # noqa: ARG001
 def _heap_push_raw(gi, gf, j, key, tb, x, w):  # type: ignore[no-untyped-def]
     b = _sb(j)
     v = _sv(j)
-    i = gi[v + S_HLEN]
+    i = gi[v + SIM_VARS.hlen]
     _hstore((gi, b), i, (key, tb, x, w))
-    gi[v + S_HLEN] = i + 1
+    gi[v + SIM_VARS.hlen] = i + 1
     sift_up((gi, b), i, _hless, _hentry, _hstore)
 
 
 @cast_kernel
 def _m_rank(gi, gf, j, t, x, w):  # type: ignore[no-untyped-def]
     """Tie rank in a sim's M: the order of joining M for a page read once, else the frame hash."""
-    return rank_tb(w, _page_of(gi, gf, t, x), gi[_sb(j) + O_SS + x])
+    return rank_tb(w, _page_of(gi, gf, t, x), gi[_sb(j) + SIM_ARRAYS.ss + x])
 
 
 @cast_kernel
@@ -147,23 +128,25 @@ def _rebuild_heap(gi, gf, j, t):  # type: ignore[no-untyped-def]
     """Re-key sim ``j``'s M from its live pages (heap full of stale entries, or a new level)."""
     b = _sb(j)
     v = _sv(j)
-    gi[v + S_HLEN] = 0
-    le = gi[v + S_LE]
-    now = gi[G_NOW]
-    for x in range(gi[G_NSAMP + t]):
-        if gi[b + O_SL + x] == 2:
-            w = gi[b + O_SW + x]
+    gi[v + SIM_VARS.hlen] = 0
+    le = gi[v + SIM_VARS.le]
+    now = gi[GI.now]
+    for x in range(gi[GI.nsamp + t]):
+        if gi[b + SIM_ARRAYS.sl + x] == 2:
+            w = gi[b + SIM_ARRAYS.sw + x]
             _heap_push_raw(gi, gf, j, key_fast(gf, w, now, le), _m_rank(gi, gf, j, t, x, w), x, w)
 
 
 @cast_kernel
 def _heap_push(gi, gf, j, t, x, w):  # type: ignore[no-untyped-def]
     v = _sv(j)
-    if gi[v + S_HLEN] >= HEAP:
+    if gi[v + SIM_VARS.hlen] >= HEAP:
         _rebuild_heap(gi, gf, j, t)
-        if gi[v + S_HLEN] >= HEAP:
+        if gi[v + SIM_VARS.hlen] >= HEAP:
             return
-    _heap_push_raw(gi, gf, j, key_fast(gf, w, gi[G_NOW], gi[v + S_LE]), _m_rank(gi, gf, j, t, x, w), x, w)
+    _heap_push_raw(
+        gi, gf, j, key_fast(gf, w, gi[GI.now], gi[v + SIM_VARS.le]), _m_rank(gi, gf, j, t, x, w), x, w
+    )
 
 
 @cast_kernel
@@ -171,9 +154,9 @@ def _heap_top(gi, gf, j):  # type: ignore[no-untyped-def]
     """Sim ``j``'s lowest live page of M (stale entries dropped), or -1."""
     b = _sb(j)
     v = _sv(j)
-    while gi[v + S_HLEN] > 0:
-        x = gi[b + O_HX]
-        if gi[b + O_SL + x] == 2 and gi[b + O_SW + x] == gi[b + O_HW]:
+    while gi[v + SIM_VARS.hlen] > 0:
+        x = gi[b + SIM_ARRAYS.hx]
+        if gi[b + SIM_ARRAYS.sl + x] == 2 and gi[b + SIM_ARRAYS.sw + x] == gi[b + SIM_ARRAYS.hw]:
             return x
         _heap_pop(gi, gf, j)
     return -1
@@ -183,14 +166,14 @@ def _heap_top(gi, gf, j):  # type: ignore[no-untyped-def]
 def _heap_pop(gi, gf, j):  # type: ignore[no-untyped-def]
     b = _sb(j)
     v = _sv(j)
-    n = gi[v + S_HLEN] - 1
+    n = gi[v + SIM_VARS.hlen] - 1
     if n < 0:
         return
     h = (gi, b)
     top = _hentry(h, 0)
     _hstore(h, 0, _hentry(h, n))
     _hstore(h, n, top)
-    gi[v + S_HLEN] = n
+    gi[v + SIM_VARS.hlen] = n
     sift_down(h, 0, n, _hless, _hentry, _hstore)
 
 
@@ -199,16 +182,16 @@ def _ring_compact(gi, gf, j):  # type: ignore[no-untyped-def]
     """Drop the W ring's stale entries (pages freed out of W)."""
     b = _sb(j)
     v = _sv(j)
-    h = gi[v + S_RHEAD]
+    h = gi[v + SIM_VARS.rhead]
     k = 0
-    for i in range(h, gi[v + S_RTAIL]):
-        x = gi[b + O_RX + i % RING]
-        st = gi[b + O_RS + i % RING]
-        if gi[b + O_SL + x] == 1 and gi[b + O_SS + x] == st:
-            gi[b + O_RX + (h + k) % RING] = x
-            gi[b + O_RS + (h + k) % RING] = st
+    for i in range(h, gi[v + SIM_VARS.rtail]):
+        x = gi[b + SIM_ARRAYS.rx + i % RING]
+        st = gi[b + SIM_ARRAYS.rs + i % RING]
+        if gi[b + SIM_ARRAYS.sl + x] == 1 and gi[b + SIM_ARRAYS.ss + x] == st:
+            gi[b + SIM_ARRAYS.rx + (h + k) % RING] = x
+            gi[b + SIM_ARRAYS.rs + (h + k) % RING] = st
             k += 1
-    gi[v + S_RTAIL] = h + k
+    gi[v + SIM_VARS.rtail] = h + k
 
 
 @cast_kernel
@@ -216,18 +199,18 @@ def _w_tail(gi, gf, j):  # type: ignore[no-untyped-def]
     """Sim ``j``'s oldest live page of W (stale entries dropped), or -1."""
     b = _sb(j)
     v = _sv(j)
-    while gi[v + S_RHEAD] < gi[v + S_RTAIL]:
-        i = gi[v + S_RHEAD] % RING
-        x = gi[b + O_RX + i]
-        if gi[b + O_SL + x] == 1 and gi[b + O_SS + x] == gi[b + O_RS + i]:
+    while gi[v + SIM_VARS.rhead] < gi[v + SIM_VARS.rtail]:
+        i = gi[v + SIM_VARS.rhead] % RING
+        x = gi[b + SIM_ARRAYS.rx + i]
+        if gi[b + SIM_ARRAYS.sl + x] == 1 and gi[b + SIM_ARRAYS.ss + x] == gi[b + SIM_ARRAYS.rs + i]:
             return x
-        gi[v + S_RHEAD] += 1
+        gi[v + SIM_VARS.rhead] += 1
     return -1
 
 
 @cast_kernel
 def _w_pop(gi, gf, j):  # type: ignore[no-untyped-def]
-    gi[_sv(j) + S_RHEAD] += 1
+    gi[_sv(j) + SIM_VARS.rhead] += 1
 
 
 @cast_kernel
@@ -235,13 +218,13 @@ def _join_m(gi, gf, j, t, x):  # type: ignore[no-untyped-def]
     """W's tail ``x`` (already popped) joins sim ``j``'s M."""
     b = _sb(j)
     v = _sv(j)
-    gi[b + O_SL + x] = 2
-    st = gi[v + S_STAMP]
-    gi[v + S_STAMP] = st + 1
-    gi[b + O_SS + x] = st
-    gi[v + S_WLEN] -= 1
-    gi[v + S_MLEN] += 1
-    _heap_push(gi, gf, j, t, x, gi[b + O_SW + x])
+    gi[b + SIM_ARRAYS.sl + x] = 2
+    st = gi[v + SIM_VARS.stamp]
+    gi[v + SIM_VARS.stamp] = st + 1
+    gi[b + SIM_ARRAYS.ss + x] = st
+    gi[v + SIM_VARS.wlen] -= 1
+    gi[v + SIM_VARS.mlen] += 1
+    _heap_push(gi, gf, j, t, x, gi[b + SIM_ARRAYS.sw + x])
 
 
 @cast_kernel
@@ -249,13 +232,13 @@ def _drop(gi, gf, j, x):  # type: ignore[no-untyped-def]
     """``x`` leaves sim ``j`` (its ring or heap entry goes stale)."""
     b = _sb(j)
     v = _sv(j)
-    loc = gi[b + O_SL + x]
+    loc = gi[b + SIM_ARRAYS.sl + x]
     if loc == 1:
-        gi[v + S_WLEN] -= 1
+        gi[v + SIM_VARS.wlen] -= 1
     elif loc == 2:
-        gi[v + S_MLEN] -= 1
-    gi[b + O_SL + x] = 0
-    gi[b + O_SW + x] = 0
+        gi[v + SIM_VARS.mlen] -= 1
+    gi[b + SIM_ARRAYS.sl + x] = 0
+    gi[b + SIM_ARRAYS.sw + x] = 0
 
 
 @cast_kernel
@@ -270,9 +253,9 @@ def sim_evict(gi, gf, j, t):  # type: ignore[no-untyped-def]
     """One page leaves sim ``j`` by the main cache's rule (W's tail vs M's lowest)."""
     b = _sb(j)
     v = _sv(j)
-    wpm = gi[v + S_WPM]
-    wl = gi[v + S_WLEN]
-    ml = gi[v + S_MLEN]
+    wpm = gi[v + SIM_VARS.wpm]
+    wl = gi[v + SIM_VARS.wlen]
+    ml = gi[v + SIM_VARS.mlen]
     excess = wl - (wpm * (wl + ml)) // 1000
     while excess > 1:
         x = _w_tail(gi, gf, j)
@@ -281,8 +264,8 @@ def sim_evict(gi, gf, j, t):  # type: ignore[no-untyped-def]
         _w_pop(gi, gf, j)
         _join_m(gi, gf, j, t, x)
         excess -= 1
-    wl = gi[v + S_WLEN]
-    ml = gi[v + S_MLEN]
+    wl = gi[v + SIM_VARS.wlen]
+    ml = gi[v + SIM_VARS.mlen]
     over = wl > 0 and 1000 * wl > wpm * (wl + ml)
     if over or ml == 0:
         wt = _w_tail(gi, gf, j)
@@ -290,10 +273,10 @@ def sim_evict(gi, gf, j, t):  # type: ignore[no-untyped-def]
             return
         m = _heap_top(gi, gf, j)
         if m >= 0:
-            w = gi[b + O_SW + wt]
-            wk = key_fast(gf, w, gi[G_NOW], gi[v + S_LE])
-            mk = gi[b + O_HK]
-            mt = gi[b + O_HT]
+            w = gi[b + SIM_ARRAYS.sw + wt]
+            wk = key_fast(gf, w, gi[GI.now], gi[v + SIM_VARS.le])
+            mk = gi[b + SIM_ARRAYS.hk]
+            mt = gi[b + SIM_ARRAYS.ht]
             wtb = _w_tail_rank(gi, gf, t, wt, w)
             if not (wk < mk or (wk == mk and wtb < mt)):
                 _heap_pop(gi, gf, j)
@@ -324,41 +307,41 @@ def sim_access(gi, gf, j, t, x, kind, hist, cap):  # type: ignore[no-untyped-def
     (history on: the sim's shadow, as the main cache's refault), else a fresh word."""
     b = _sb(j)
     v = _sv(j)
-    now = gi[G_NOW]
-    loc = gi[b + O_SL + x]
+    now = gi[GI.now]
+    loc = gi[b + SIM_ARRAYS.sl + x]
     if loc != 0:
         if kind == READ:
-            w = read_word(gi[b + O_SW + x], now)
-            gi[b + O_SW + x] = w
+            w = read_word(gi[b + SIM_ARRAYS.sw + x], now)
+            gi[b + SIM_ARRAYS.sw + x] = w
             if loc == 2:
                 _heap_push(gi, gf, j, t, x, w)
-            gi[v + S_HIT] += 1
-            gi[v + S_ACC] += 1
+            gi[v + SIM_VARS.hit] += 1
+            gi[v + SIM_VARS.acc] += 1
         return 1
     if kind == READ:
-        gi[v + S_MISS] += 1
-        gi[v + S_ACC] += 1
+        gi[v + SIM_VARS.miss] += 1
+        gi[v + SIM_VARS.acc] += 1
     if hist == 0:
-        gi[b + O_SW + x] = new_word(now, kind)
+        gi[b + SIM_ARRAYS.sw + x] = new_word(now, kind)
     elif kind == READ:
-        gi[b + O_SW + x] = read_word(clamp_word(hist, now), now)
+        gi[b + SIM_ARRAYS.sw + x] = read_word(clamp_word(hist, now), now)
     else:
-        gi[b + O_SW + x] = clamp_word(hist, now)
-    gi[b + O_SL + x] = 1
-    st = gi[v + S_STAMP]
-    gi[v + S_STAMP] = st + 1
-    gi[b + O_SS + x] = st
-    if gi[v + S_RTAIL] - gi[v + S_RHEAD] >= RING:
+        gi[b + SIM_ARRAYS.sw + x] = clamp_word(hist, now)
+    gi[b + SIM_ARRAYS.sl + x] = 1
+    st = gi[v + SIM_VARS.stamp]
+    gi[v + SIM_VARS.stamp] = st + 1
+    gi[b + SIM_ARRAYS.ss + x] = st
+    if gi[v + SIM_VARS.rtail] - gi[v + SIM_VARS.rhead] >= RING:
         _ring_compact(gi, gf, j)
-    i = gi[v + S_RTAIL]
-    gi[b + O_RX + i % RING] = x
-    gi[b + O_RS + i % RING] = st
-    gi[v + S_RTAIL] = i + 1
-    gi[v + S_WLEN] += 1
-    while gi[v + S_WLEN] + gi[v + S_MLEN] > cap:
-        before = gi[v + S_WLEN] + gi[v + S_MLEN]
+    i = gi[v + SIM_VARS.rtail]
+    gi[b + SIM_ARRAYS.rx + i % RING] = x
+    gi[b + SIM_ARRAYS.rs + i % RING] = st
+    gi[v + SIM_VARS.rtail] = i + 1
+    gi[v + SIM_VARS.wlen] += 1
+    while gi[v + SIM_VARS.wlen] + gi[v + SIM_VARS.mlen] > cap:
+        before = gi[v + SIM_VARS.wlen] + gi[v + SIM_VARS.mlen]
         sim_evict(gi, gf, j, t)
-        if gi[v + S_WLEN] + gi[v + S_MLEN] >= before:
+        if gi[v + SIM_VARS.wlen] + gi[v + SIM_VARS.mlen] >= before:
             break
     return 0
 
@@ -371,11 +354,11 @@ def sim_reset(gi, gf, j, le, wpm):  # type: ignore[no-untyped-def]
     for k in range(SIM_NS):
         gi[v + k] = 0
     for x in range(SMAX):
-        gi[b + O_SL + x] = 0
-        gi[b + O_SW + x] = 0
-    gi[v + S_LE] = le
-    gi[v + S_WPM] = wpm
-    gi[v + S_ON] = 1 if MIN_DECAY <= le <= MAX_DECAY else 0
+        gi[b + SIM_ARRAYS.sl + x] = 0
+        gi[b + SIM_ARRAYS.sw + x] = 0
+    gi[v + SIM_VARS.le] = le
+    gi[v + SIM_VARS.wpm] = wpm
+    gi[v + SIM_VARS.on] = 1 if MIN_DECAY <= le <= MAX_DECAY else 0
 
 
 @cast_kernel
@@ -390,22 +373,22 @@ def _sim_copy(gi, gf, src, j):  # type: ignore[no-untyped-def]
     vs = _sv(src)
     vj = _sv(j)
     for x in range(SMAX):
-        gi[bj + O_SW + x] = gi[bs + O_SW + x]
-        gi[bj + O_SL + x] = gi[bs + O_SL + x]
-        gi[bj + O_SS + x] = gi[bs + O_SS + x]
+        gi[bj + SIM_ARRAYS.sw + x] = gi[bs + SIM_ARRAYS.sw + x]
+        gi[bj + SIM_ARRAYS.sl + x] = gi[bs + SIM_ARRAYS.sl + x]
+        gi[bj + SIM_ARRAYS.ss + x] = gi[bs + SIM_ARRAYS.ss + x]
     for i in range(RING):
-        gi[bj + O_RX + i] = gi[bs + O_RX + i]
-        gi[bj + O_RS + i] = gi[bs + O_RS + i]
-    for k in (S_WLEN, S_MLEN, S_RHEAD, S_RTAIL, S_STAMP):
+        gi[bj + SIM_ARRAYS.rx + i] = gi[bs + SIM_ARRAYS.rx + i]
+        gi[bj + SIM_ARRAYS.rs + i] = gi[bs + SIM_ARRAYS.rs + i]
+    for k in (SIM_VARS.wlen, SIM_VARS.mlen, SIM_VARS.rhead, SIM_VARS.rtail, SIM_VARS.stamp):
         gi[vj + k] = gi[vs + k]
-    gi[vj + S_HLEN] = 0
+    gi[vj + SIM_VARS.hlen] = 0
 
 
 @cast_kernel
 def sim_capacity(s, t):  # type: ignore[no-untyped-def]
     """The sims' capacity for type ``t``, pages: the type's pages on the real lists now times the
     sample's rate (at least 1)."""
-    return max(1, (type_pages(s, t) * s.gi[G_RATE]) // 65536)
+    return max(1, (type_pages(s, t) * s.gi[GI.rate]) // 65536)
 
 
 @cast_kernel
@@ -413,8 +396,8 @@ def _reread(gi, gf, t, x):  # type: ignore[no-untyped-def]
     """Slot ``x``'s fault's young bit taken by the main cache as a read: the slot's record and
     every sim holding the page get the read too (the main cache's rule: nothing if the word's last
     read is this tick). No access: no hit or miss, no page comes in, the curve places nothing."""
-    now = gi[G_NOW]
-    i = G_TYPEBIG + t * TYPE_SIZE + P_LAST + x
+    now = gi[GI.now]
+    i = GI.typebig + t * TYPE_SIZE + TYPE_ARRAYS.last + x
     w = sample_word(gi, gf, t, x)
     if word_count(w) == 0 or last_read(w, now) == now:
         return
@@ -422,7 +405,7 @@ def _reread(gi, gf, t, x):  # type: ignore[no-untyped-def]
     gi[i] = (w << REC_SHIFT) | (gi[i] & STAMP_MASK) | (gi[i] & REC_RA)
     for k in range(N_SIM_T):
         j = t * N_SIM_T + k
-        if gi[_sv(j) + S_ON] != 0:
+        if gi[_sv(j) + SIM_VARS.on] != 0:
             sim_reread(gi, gf, j, t, x)
 
 
@@ -431,14 +414,14 @@ def sim_reread(gi, gf, j, t, x):  # type: ignore[no-untyped-def]
     """Slot ``x`` re-read in sim ``j`` (:func:`_reread`): its word gets the read if the sim holds
     it and its last read is not this tick."""
     b = _sb(j)
-    loc = gi[b + O_SL + x]
+    loc = gi[b + SIM_ARRAYS.sl + x]
     if loc == 0:
         return
-    now = gi[G_NOW]
-    w = gi[b + O_SW + x]
+    now = gi[GI.now]
+    w = gi[b + SIM_ARRAYS.sw + x]
     if word_count(w) != 0 and last_read(w, now) == now:
         return
     w = read_word(w, now)
-    gi[b + O_SW + x] = w
+    gi[b + SIM_ARRAYS.sw + x] = w
     if loc == 2:
         _heap_push(gi, gf, j, t, x, w)

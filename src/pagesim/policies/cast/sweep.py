@@ -19,39 +19,13 @@ from pagesim.policies.cast.core import (
 )
 from pagesim.policies.cast.layout import (
     BUF_CAP,
-    BUF_KEY,
-    BUF_PAGE,
-    BUF_TB,
+    BUF_ENTRY,
     BUF_W,
-    BUF_WORD,
     ENOUGH_MAX,
-    G_BITMAP,
-    G_BLKSZ,
-    G_BUDGET,
-    G_BUF,
-    G_BUFHEAD,
-    G_BUFLEN,
-    G_CG,
-    G_CURSOR,
-    G_FOUND,
-    G_FRAMES,
-    G_MSIZE,
-    G_NOW,
-    G_PASSES,
-    G_PASSN,
-    G_Q,
-    G_QVALID,
-    G_SEQ,
-    G_STALE,
-    G_SWEEPS,
-    G_VISITED,
-    G_WORDS,
-    INBUF,
-    ISO,
+    GI,
     N_CAND,
-    PASSK,
+    PM,
     QUANTILE_DIV,
-    WORD,
 )
 from pagesim.policies.cast.lruvec import _less, _mytag
 from pagesim.policies.cast.sample import key_fast
@@ -62,18 +36,18 @@ from pagesim.policies.cast.walk import check_young
 @cast_kernel
 def _buf_at(s, t, i):  # type: ignore[no-untyped-def]
     """Index in ``s.gi`` of the candidate of rank ``i`` (0 = lowest) of type ``t``."""
-    return G_BUF + BUF_W * (t * BUF_CAP + s.gi[G_BUFHEAD + t] + i)
+    return GI.buf + BUF_W * (t * BUF_CAP + s.gi[GI.bufhead + t] + i)
 
 
 @cast_kernel
 def _buf_takes(gi, t, key, tb):  # type: ignore[no-untyped-def]
     """Would :func:`buf_insert` keep a page ranked (key, tb)? (``gi`` alone: the sweep asks it
     of every page it reads.)"""
-    n = gi[G_BUFLEN + t]
+    n = gi[GI.buflen + t]
     if n < N_CAND:
         return True
-    last = G_BUF + BUF_W * (t * BUF_CAP + gi[G_BUFHEAD + t] + N_CAND - 1)
-    return _less(key, tb, gi[last + BUF_KEY], gi[last + BUF_TB])
+    last = GI.buf + BUF_W * (t * BUF_CAP + gi[GI.bufhead + t] + N_CAND - 1)
+    return _less(key, tb, gi[last + BUF_ENTRY.key], gi[last + BUF_ENTRY.tb])
 
 
 @cast_kernel
@@ -82,19 +56,19 @@ def buf_insert(s, t, p, key, w, tb):  # type: ignore[no-untyped-def]
 
     Placed after every candidate it does not rank below (so equal ranks keep the order found).
     """
-    n = s.gi[G_BUFLEN + t]
+    n = s.gi[GI.buflen + t]
     if n >= N_CAND:
         last = _buf_at(s, t, N_CAND - 1)
-        if not _less(key, tb, s.gi[last + BUF_KEY], s.gi[last + BUF_TB]):
+        if not _less(key, tb, s.gi[last + BUF_ENTRY.key], s.gi[last + BUF_ENTRY.tb]):
             return False
-        s.pm[s.gi[last + BUF_PAGE], INBUF] = 0
+        s.pm[s.gi[last + BUF_ENTRY.page], PM.inbuf] = 0
         n = N_CAND - 1
-    if s.gi[G_BUFHEAD + t] + n >= BUF_CAP:  # the window reached the end: back to entry 0
+    if s.gi[GI.bufhead + t] + n >= BUF_CAP:  # the window reached the end: back to entry 0
         src = _buf_at(s, t, 0)
-        dst = G_BUF + BUF_W * t * BUF_CAP
+        dst = GI.buf + BUF_W * t * BUF_CAP
         for k in range(BUF_W * n):
             s.gi[dst + k] = s.gi[src + k]
-        s.gi[G_BUFHEAD + t] = 0
+        s.gi[GI.bufhead + t] = 0
     base = _buf_at(s, t, 0)
     # binary search: the first candidate that ranks above p
     lo = 0
@@ -102,7 +76,7 @@ def buf_insert(s, t, p, key, w, tb):  # type: ignore[no-untyped-def]
     while lo < hi:
         mid = (lo + hi) >> 1
         e = base + BUF_W * mid
-        if _less(key, tb, s.gi[e + BUF_KEY], s.gi[e + BUF_TB]):
+        if _less(key, tb, s.gi[e + BUF_ENTRY.key], s.gi[e + BUF_ENTRY.tb]):
             hi = mid
         else:
             lo = mid + 1
@@ -111,41 +85,41 @@ def buf_insert(s, t, p, key, w, tb):  # type: ignore[no-untyped-def]
     while k >= e:
         s.gi[k + BUF_W] = s.gi[k]
         k -= 1
-    s.gi[e + BUF_PAGE] = p
-    s.gi[e + BUF_KEY] = key
-    s.gi[e + BUF_WORD] = w
-    s.gi[e + BUF_TB] = tb
-    s.gi[G_BUFLEN + t] = n + 1
-    s.pm[p, INBUF] = 1
+    s.gi[e + BUF_ENTRY.page] = p
+    s.gi[e + BUF_ENTRY.key] = key
+    s.gi[e + BUF_ENTRY.word] = w
+    s.gi[e + BUF_ENTRY.tb] = tb
+    s.gi[GI.buflen + t] = n + 1
+    s.pm[p, PM.inbuf] = 1
     return True
 
 
 @cast_kernel
 def buf_pop(s, t):  # type: ignore[no-untyped-def]
     """Drop the lowest candidate."""
-    n = s.gi[G_BUFLEN + t]
+    n = s.gi[GI.buflen + t]
     if n <= 0:
         return
-    s.pm[s.gi[_buf_at(s, t, 0) + BUF_PAGE], INBUF] = 0
-    s.gi[G_BUFLEN + t] = n - 1
+    s.pm[s.gi[_buf_at(s, t, 0) + BUF_ENTRY.page], PM.inbuf] = 0
+    s.gi[GI.buflen + t] = n - 1
     if n == 1:
-        s.gi[G_BUFHEAD + t] = 0
+        s.gi[GI.bufhead + t] = 0
     else:
-        s.gi[G_BUFHEAD + t] += 1
+        s.gi[GI.bufhead + t] += 1
 
 
 @cast_kernel
 def _buf_below(gi, t):  # type: ignore[no-untyped-def]
     """Candidates whose key is at or below the last pass's quantile (the keys are sorted)."""
-    if gi[G_QVALID + t] == 0:
+    if gi[GI.qvalid + t] == 0:
         return 0
-    base = G_BUF + BUF_W * (t * BUF_CAP + gi[G_BUFHEAD + t])
-    q = gi[G_Q + t]
+    base = GI.buf + BUF_W * (t * BUF_CAP + gi[GI.bufhead + t])
+    q = gi[GI.q + t]
     lo = 0
-    hi = gi[G_BUFLEN + t]
+    hi = gi[GI.buflen + t]
     while lo < hi:
         mid = (lo + hi) >> 1
-        if gi[base + BUF_W * mid + BUF_KEY] <= q:
+        if gi[base + BUF_W * mid + BUF_ENTRY.key] <= q:
             lo = mid + 1
         else:
             hi = mid
@@ -184,18 +158,18 @@ def _select(s, col, n, k):  # type: ignore[no-untyped-def]
 @cast_kernel
 def _end_pass(s, t):  # type: ignore[no-untyped-def]
     """The cursor wrapped: the pass's 1/16 quantile becomes the threshold."""
-    k = s.gi[G_PASSN + t]
+    k = s.gi[GI.passn + t]
     if k > 0:
-        s.gi[G_Q + t] = _select(s, PASSK + t, k, k // QUANTILE_DIV)
-        s.gi[G_QVALID + t] = 1
-    s.gi[G_PASSN + t] = 0
-    s.gi[G_PASSES + t] += 1
+        s.gi[GI.q + t] = _select(s, PM.passk + t, k, k // QUANTILE_DIV)
+        s.gi[GI.qvalid + t] = 1
+    s.gi[GI.passn + t] = 0
+    s.gi[GI.passes + t] += 1
 
 
 @cast_kernel
 def _enough(s, t):  # type: ignore[no-untyped-def]
     """Keys below the quantile the sweep stops at: 32, or |M| / 32 when M is smaller."""
-    e = s.gi[G_MSIZE + t] // (2 * QUANTILE_DIV)
+    e = s.gi[GI.msize + t] // (2 * QUANTILE_DIV)
     if e < 1:
         return 1
     return min(e, ENOUGH_MAX)
@@ -205,80 +179,82 @@ def _enough(s, t):  # type: ignore[no-untyped-def]
 def sweep(s, t):  # type: ignore[no-untyped-def]
     """Sweep state words from the cursor, block by block, keeping the 128 lowest keys of M[t]."""
     n = s.pm.shape[0]
-    bs = s.gi[G_BLKSZ]
+    bs = s.gi[GI.blksz]
     tag = _mytag(s, t)
-    now = s.gi[G_NOW]
+    now = s.gi[GI.now]
     le = decay_level(s, t)
     enough = _enough(s, t)
-    col = PASSK + t
-    s.gi[G_SWEEPS] += 1
-    while s.gi[G_BUDGET + t] > 0:
-        c = s.gi[G_CURSOR + t]
+    col = PM.passk + t
+    s.gi[GI.sweeps] += 1
+    while s.gi[GI.budget + t] > 0:
+        c = s.gi[GI.cursor + t]
         b = c // bs
         hi = min(c + bs, n)
-        if s.gi[G_BITMAP + b] != 0:
+        if s.gi[GI.bitmap + b] != 0:
             any_m = False
             frames = 0
             for p in range(c, hi):
                 if s.resident[p] != 0:
                     frames += 1
-                w = s.pm[p, WORD]
+                w = s.pm[p, PM.word]
                 tg = word_tag(w)
                 if tg == 0:
                     continue
                 any_m = True
-                if tg != tag or s.pm[p, ISO] != 0:
+                if tg != tag or s.pm[p, PM.iso] != 0:
                     continue
                 key = key_fast(s.gf, w, now, le)
-                k = s.gi[G_PASSN + t]
+                k = s.gi[GI.passn + t]
                 if k < n:
                     s.pm[k, col] = key
-                    s.gi[G_PASSN + t] = k + 1
-                if s.pm[p, INBUF] == 0:
-                    seq = s.gi[G_SEQ]
-                    s.gi[G_SEQ] = seq + 1
+                    s.gi[GI.passn + t] = k + 1
+                if s.pm[p, PM.inbuf] == 0:
+                    seq = s.gi[GI.seq]
+                    s.gi[GI.seq] = seq + 1
                     tb = rank_tb(w, p, seq)
                     if _buf_takes(s.gi, t, key, tb) and buf_insert(s, t, p, key, w, tb):
-                        s.gi[G_FOUND] += 1
-            s.gi[G_WORDS] += hi - c
+                        s.gi[GI.found] += 1
+            s.gi[GI.words] += hi - c
             # visited and charged: the words a sweep in PFN order reads here, one per frame in
             # use (a page id not in memory has no frame; Deviation 3)
-            s.gi[G_VISITED] += frames
+            s.gi[GI.visited] += frames
             s.work[WORK_WORDS] += frames
             if not any_m:
-                s.gi[G_BITMAP + b] = 0
-        s.gi[G_FRAMES] += hi - c
-        s.gi[G_BUDGET + t] -= hi - c
+                s.gi[GI.bitmap + b] = 0
+        s.gi[GI.frames] += hi - c
+        s.gi[GI.budget + t] -= hi - c
         if hi >= n:
-            s.gi[G_CURSOR + t] = 0
+            s.gi[GI.cursor + t] = 0
             _end_pass(s, t)
         else:
-            s.gi[G_CURSOR + t] = hi
-        if s.gi[G_QVALID + t] != 0 and _buf_below(s.gi, t) >= enough:
+            s.gi[GI.cursor + t] = hi
+        if s.gi[GI.qvalid + t] != 0 and _buf_below(s.gi, t) >= enough:
             break
 
 
 @cast_kernel
 def m_lowest(s, t):  # type: ignore[no-untyped-def]
     """M's lowest page of type ``t``, checked (not yet taken), or -1; sweeps when needed."""
-    cg = s.gi[G_CG]
+    cg = s.gi[GI.cg]
     while True:
-        n = s.gi[G_BUFLEN + t]
-        need = n == 0 or (s.gi[G_QVALID + t] != 0 and s.gi[_buf_at(s, t, 0) + BUF_KEY] > s.gi[G_Q + t])
-        if need and s.gi[G_BUDGET + t] > 0 and s.gi[G_MSIZE + t] > 0:
+        n = s.gi[GI.buflen + t]
+        need = n == 0 or (
+            s.gi[GI.qvalid + t] != 0 and s.gi[_buf_at(s, t, 0) + BUF_ENTRY.key] > s.gi[GI.q + t]
+        )
+        if need and s.gi[GI.budget + t] > 0 and s.gi[GI.msize + t] > 0:
             sweep(s, t)
-            n = s.gi[G_BUFLEN + t]
+            n = s.gi[GI.buflen + t]
         if n == 0:
             return -1
         e = _buf_at(s, t, 0)
-        p = s.gi[e + BUF_PAGE]
+        p = s.gi[e + BUF_ENTRY.page]
         ok = (
             s.resident[p] != 0
             and s.cgroup_of[p] == cg
-            and s.pm[p, ISO] == 0
-            and s.pm[p, WORD] == s.gi[e + BUF_WORD]
+            and s.pm[p, PM.iso] == 0
+            and s.pm[p, PM.word] == s.gi[e + BUF_ENTRY.word]
         )
         if ok and not check_young(s, p):
             return p
         buf_pop(s, t)
-        s.gi[G_STALE] += 1
+        s.gi[GI.stale] += 1

@@ -30,25 +30,11 @@ from pagesim.policies.cast.core import (
 from pagesim.policies.cast.costs import MAX_SWAPPINESS, node_swappiness, pressure_swappiness
 from pagesim.policies.cast.layout import (
     ANON_T,
-    BUF_KEY,
-    BUF_TB,
-    F_CREDIT,
+    BUF_ENTRY,
     FILE_T,
-    G_BITMAP,
-    G_BLKSZ,
-    G_ISO,
-    G_LIST,
-    G_MSIZE,
-    G_NISO,
-    G_NOW,
-    G_PRESS,
-    G_SAUTO,
-    G_SLACK,
-    G_TAKEN,
-    G_WLOST,
-    G_WWIN,
-    ISO,
-    WORD,
+    GF,
+    GI,
+    PM,
 )
 from pagesim.policies.cast.lruvec import _less, _mytag, _type_of, _w_len
 from pagesim.policies.cast.mrc import SPLIT_SCORES
@@ -61,23 +47,23 @@ from pagesim.policies.cast.walk import check_young
 @cast_kernel
 def _join_m(s, t, p):  # type: ignore[no-untyped-def]
     """Page ``p`` (off every list) joins M of type ``t``."""
-    s.pm[p, WORD] = with_tag(s.pm[p, WORD], _mytag(s, t))
-    s.gi[G_MSIZE + t] += 1
-    s.gi[G_BITMAP + p // s.gi[G_BLKSZ]] = 1
+    s.pm[p, PM.word] = with_tag(s.pm[p, PM.word], _mytag(s, t))
+    s.gi[GI.msize + t] += 1
+    s.gi[GI.bitmap + p // s.gi[GI.blksz]] = 1
 
 
 @cast_kernel
 def _isolate(s, p):  # type: ignore[no-untyped-def]
-    s.pm[p, ISO] = 1
-    k = s.gi[G_NISO]
+    s.pm[p, PM.iso] = 1
+    k = s.gi[GI.niso]
     if k < MAX_CANDIDATES:
-        s.gi[G_ISO + k] = p
-        s.gi[G_NISO] = k + 1
+        s.gi[GI.iso + k] = p
+        s.gi[GI.niso] = k + 1
 
 
 @cast_kernel
 def _w_tail_rank(s, p):  # type: ignore[no-untyped-def]
-    w = s.pm[p, WORD]
+    w = s.pm[p, PM.word]
     if word_count(w) <= 1:
         return TB_NEWCOMER
     return (1 << 40) | frame_hash(p)
@@ -86,50 +72,50 @@ def _w_tail_rank(s, p):  # type: ignore[no-untyped-def]
 @cast_kernel
 def take(s, t):  # type: ignore[no-untyped-def]
     """The next page of type ``t`` to go (W's tail vs M's lowest), isolated; -1 if none."""
-    lid = s.gi[G_LIST + t]
+    lid = s.gi[GI.list + t]
     wl = s.lhd[lid, LEN]
-    ml = s.gi[G_MSIZE + t]
+    ml = s.gi[GI.msize + t]
     if wl == 0 and ml == 0:
         return -1
     # W's excess beyond what this call frees joins M unopposed (M filling up: Choice 9).
     excess = wl - (w_share(s, t) * (wl + ml)) // 1000
-    while excess > s.gi[G_SLACK]:
+    while excess > s.gi[GI.slack]:
         wt = s.lhd[lid, TAIL]
         list_del(s, wt)
         _join_m(s, t, wt)
         excess -= 1
     wl = s.lhd[lid, LEN]
-    ml = s.gi[G_MSIZE + t]
+    ml = s.gi[GI.msize + t]
     over = wl > 0 and 1000 * wl > w_share(s, t) * (wl + ml)
     if over or ml == 0:
         wt = s.lhd[lid, TAIL]
         check_young(s, wt)
         m = m_lowest(s, t) if ml > 0 else -1
         if m >= 0:
-            wk = key_fast(s.gf, s.pm[wt, WORD], s.gi[G_NOW], decay_level(s, t))
+            wk = key_fast(s.gf, s.pm[wt, PM.word], s.gi[GI.now], decay_level(s, t))
             e = _buf_at(s, t, 0)
-            if not _less(wk, _w_tail_rank(s, wt), s.gi[e + BUF_KEY], s.gi[e + BUF_TB]):
+            if not _less(wk, _w_tail_rank(s, wt), s.gi[e + BUF_ENTRY.key], s.gi[e + BUF_ENTRY.tb]):
                 buf_pop(s, t)  # M's lowest goes; W's tail joins M
-                s.gi[G_TAKEN] += 1
+                s.gi[GI.taken] += 1
                 list_del(s, wt)
                 _join_m(s, t, wt)
-                s.gi[G_WWIN] += 1
+                s.gi[GI.wwin] += 1
                 _isolate(s, m)
                 return m
         list_del(s, wt)
-        s.gi[G_WLOST] += 1
+        s.gi[GI.wlost] += 1
         _isolate(s, wt)
         return wt
     m = m_lowest(s, t)
     if m >= 0:
         buf_pop(s, t)
-        s.gi[G_TAKEN] += 1
+        s.gi[GI.taken] += 1
         _isolate(s, m)
         return m
     if wl > 0:
         wt = s.lhd[lid, TAIL]
         list_del(s, wt)
-        s.gi[G_WLOST] += 1
+        s.gi[GI.wlost] += 1
         _isolate(s, wt)
         return wt
     return -1
@@ -138,13 +124,13 @@ def take(s, t):  # type: ignore[no-untyped-def]
 @cast_kernel
 def _putback(s):  # type: ignore[no-untyped-def]
     """Pages the last call proposed that are still here: W's back to its tail, in order."""
-    for i in range(s.gi[G_NISO] - 1, -1, -1):
-        p = s.gi[G_ISO + i]
-        if s.pm[p, ISO] != 0:
-            s.pm[p, ISO] = 0
-            if word_tag(s.pm[p, WORD]) == 0 and s.resident[p] != 0:
-                list_add_tail(s, s.gi[G_LIST + _type_of(s, p)], p)
-    s.gi[G_NISO] = 0
+    for i in range(s.gi[GI.niso] - 1, -1, -1):
+        p = s.gi[GI.iso + i]
+        if s.pm[p, PM.iso] != 0:
+            s.pm[p, PM.iso] = 0
+            if word_tag(s.pm[p, PM.word]) == 0 and s.resident[p] != 0:
+                list_add_tail(s, s.gi[GI.list + _type_of(s, p)], p)
+    s.gi[GI.niso] = 0
 
 
 @cast_kernel
@@ -159,19 +145,19 @@ def _choose(s, can_anon, can_file):  # type: ignore[no-untyped-def]
         return FILE_T
     if node >= MAX_SWAPPINESS:
         return ANON_T
-    if s.gi[G_SAUTO] == SPLIT_SCORES:
+    if s.gi[GI.sauto] == SPLIT_SCORES:
         return ANON_T if _next_score(s, ANON_T) < _next_score(s, FILE_T) else FILE_T
     sw = pressure_swappiness(s)
-    s.gi[G_PRESS] = sw
-    wa = float(sw * (_w_len(s, ANON_T) + s.gi[G_MSIZE + ANON_T]))
-    wf = float((MAX_SWAPPINESS - sw) * (_w_len(s, FILE_T) + s.gi[G_MSIZE + FILE_T]))
+    s.gi[GI.press] = sw
+    wa = float(sw * (_w_len(s, ANON_T) + s.gi[GI.msize + ANON_T]))
+    wf = float((MAX_SWAPPINESS - sw) * (_w_len(s, FILE_T) + s.gi[GI.msize + FILE_T]))
     tot = wa + wf
     if tot <= 0.0:
         return FILE_T
-    s.gf[F_CREDIT + ANON_T] += wa / tot
-    s.gf[F_CREDIT + FILE_T] += wf / tot
-    t = ANON_T if s.gf[F_CREDIT + ANON_T] > s.gf[F_CREDIT + FILE_T] else FILE_T
-    s.gf[F_CREDIT + t] -= 1.0
+    s.gf[GF.credit + ANON_T] += wa / tot
+    s.gf[GF.credit + FILE_T] += wf / tot
+    t = ANON_T if s.gf[GF.credit + ANON_T] > s.gf[GF.credit + FILE_T] else FILE_T
+    s.gf[GF.credit + t] -= 1.0
     return t
 
 
@@ -183,19 +169,19 @@ def _next_score(s, t):  # type: ignore[no-untyped-def]
     so the score now is the key less ``16 now / H`` of the type's own decay: two types' scores
     compare where their keys, at different half-lives, would not. W's excess that :func:`take`
     first moves to M unopposed is not moved here (its tail stands for W)."""
-    lid = s.gi[G_LIST + t]
+    lid = s.gi[GI.list + t]
     wl = s.lhd[lid, LEN]
-    ml = s.gi[G_MSIZE + t]
+    ml = s.gi[GI.msize + t]
     if wl == 0 and ml == 0:
         return math.inf
     le = decay_level(s, t)
     best = math.inf
     if wl > 0 and (ml == 0 or 1000 * wl > w_share(s, t) * (wl + ml)):
-        best = float(key_fast(s.gf, s.pm[s.lhd[lid, TAIL], WORD], s.gi[G_NOW], le))
+        best = float(key_fast(s.gf, s.pm[s.lhd[lid, TAIL], PM.word], s.gi[GI.now], le))
     if ml > 0 and m_lowest(s, t) >= 0:
-        best = min(best, float(s.gi[_buf_at(s, t, 0) + BUF_KEY]))
+        best = min(best, float(s.gi[_buf_at(s, t, 0) + BUF_ENTRY.key]))
     elif best == math.inf and wl > 0:
-        best = float(key_fast(s.gf, s.pm[s.lhd[lid, TAIL], WORD], s.gi[G_NOW], le))
+        best = float(key_fast(s.gf, s.pm[s.lhd[lid, TAIL], PM.word], s.gi[GI.now], le))
     if best <= float(KEY_UNREAD):
         return best
-    return best - float(s.gi[G_NOW]) * 2.0 ** (le - KEY_SHIFT0)
+    return best - float(s.gi[GI.now]) * 2.0 ** (le - KEY_SHIFT0)

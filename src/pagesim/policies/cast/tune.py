@@ -29,46 +29,15 @@ from pagesim.policies.cast.costs import anon_share
 from pagesim.policies.cast.layout import (
     BUF_CAP,
     BUF_W,
-    F_MRC,
-    F_MRCVAR,
-    G_BUF,
-    G_BUFHEAD,
-    G_BUFLEN,
-    G_DAUTO,
-    G_DMOVE,
-    G_EVENTS,
-    G_HISTORY,
-    G_HITREAD,
-    G_LE,
-    G_LRUPG,
-    G_MRCTS,
-    G_NSAMP,
-    G_PASSN,
-    G_PREVREAD,
-    G_QVALID,
-    G_RATE,
-    G_SAUTO,
-    G_SCAP,
-    G_SEQREAD,
-    G_SIMMINUS,
-    G_SIMPLUS,
-    G_SMOVE,
-    G_SPLIT,
-    G_TICKS,
-    G_TYPEBIG,
-    G_WMOVE,
-    G_WPM,
-    INBUF,
+    GF,
+    GI,
     N_SIM_T,
-    P_FEN,
-    P_LAST,
-    S_LE,
-    S_ON,
-    S_WPM,
-    SIDX,
+    PM,
+    SIM_VARS,
     SLOT_MASK,
     SMAX,
     TF,
+    TYPE_ARRAYS,
     TYPE_SIZE,
 )
 from pagesim.policies.cast.mrc import (
@@ -113,13 +82,13 @@ SIM_WPLUS = 10
 @cast_kernel
 def decay_level(s, t):  # type: ignore[no-untyped-def]
     """The decay level (1..14) type ``t`` ranks by."""
-    return s.gi[G_LE + t]
+    return s.gi[GI.le + t]
 
 
 @cast_kernel
 def w_share(s, t):  # type: ignore[no-untyped-def]
     """W's share of type ``t``'s pages, permille."""
-    return s.gi[G_WPM + t]
+    return s.gi[GI.wpm + t]
 
 
 @cast_kernel
@@ -164,8 +133,8 @@ def sim_level(le, i):  # type: ignore[no-untyped-def]
 @cast_kernel
 def _centre_sims(gi, gf, t):  # type: ignore[no-untyped-def]
     """Re-level type ``t``'s sims around the centre decay and W share (pages kept, heaps re-keyed)."""
-    le = gi[G_LE + t]
-    w = gi[G_WPM + t]
+    le = gi[GI.le + t]
+    w = gi[GI.wpm + t]
     for i in range(N_SIM_T):
         j = t * N_SIM_T + i
         v = _sv(j)
@@ -175,33 +144,33 @@ def _centre_sims(gi, gf, t):  # type: ignore[no-untyped-def]
         else:
             nl = le
             nw = min(max(w + (100 if i == SIM_WPLUS else -100), 0), 1000)
-        was = gi[v + S_ON]
-        gi[v + S_WPM] = nw
-        if nl != gi[v + S_LE]:
-            gi[v + S_LE] = nl
+        was = gi[v + SIM_VARS.on]
+        gi[v + SIM_VARS.wpm] = nw
+        if nl != gi[v + SIM_VARS.le]:
+            gi[v + SIM_VARS.le] = nl
             on = MIN_DECAY <= nl <= MAX_DECAY
             if on and was == 0:
                 sim_reset(gi, gf, j, nl, nw)
                 c = t * N_SIM_T
-                if i > 0 and gi[_sv(c) + S_ON] == 1:
+                if i > 0 and gi[_sv(c) + SIM_VARS.on] == 1:
                     _sim_copy(gi, gf, c, j)
-            gi[v + S_ON] = 1 if on else 0
+            gi[v + SIM_VARS.on] = 1 if on else 0
             if on:
                 _rebuild_heap(gi, gf, j, t)
-        gi[G_SIMPLUS + t * N_SIM_T + i] = 0
-        gi[G_SIMMINUS + t * N_SIM_T + i] = 0
+        gi[GI.simplus + t * N_SIM_T + i] = 0
+        gi[GI.simminus + t * N_SIM_T + i] = 0
 
 
 @cast_kernel
 def _reset_sweep(s, t):  # type: ignore[no-untyped-def]
     """The real cache's decay changed: its candidates' keys are stale; sweep afresh."""
-    base = G_BUF + t * BUF_W * BUF_CAP + BUF_W * s.gi[G_BUFHEAD + t]
-    for i in range(s.gi[G_BUFLEN + t]):
-        s.pm[s.gi[base + BUF_W * i], INBUF] = 0
-    s.gi[G_BUFLEN + t] = 0
-    s.gi[G_BUFHEAD + t] = 0
-    s.gi[G_QVALID + t] = 0
-    s.gi[G_PASSN + t] = 0
+    base = GI.buf + t * BUF_W * BUF_CAP + BUF_W * s.gi[GI.bufhead + t]
+    for i in range(s.gi[GI.buflen + t]):
+        s.pm[s.gi[base + BUF_W * i], PM.inbuf] = 0
+    s.gi[GI.buflen + t] = 0
+    s.gi[GI.bufhead + t] = 0
+    s.gi[GI.qvalid + t] = 0
+    s.gi[GI.passn + t] = 0
 
 
 @cast_kernel
@@ -209,34 +178,34 @@ def tune_init(s):  # type: ignore[no-untyped-def]
     """The sample chosen, every sim empty and centred, the curves empty."""
     choose_sample(s)
     for t in range(2):
-        s.gi[G_NSAMP + t] = 0
-        s.gi[G_EVENTS + t] = 0
-        s.gi[G_MRCTS + t] = 0
-        s.gi[G_DMOVE + t] = 0
-        s.gi[G_WMOVE + t] = 0
-        s.gi[G_SCAP + t] = 1
-        tb = G_TYPEBIG + t * TYPE_SIZE
+        s.gi[GI.nsamp + t] = 0
+        s.gi[GI.events + t] = 0
+        s.gi[GI.mrcts + t] = 0
+        s.gi[GI.dmove + t] = 0
+        s.gi[GI.wmove + t] = 0
+        s.gi[GI.scap + t] = 1
+        tb = GI.typebig + t * TYPE_SIZE
         for i in range(TF + 1):
-            s.gi[tb + P_FEN + i] = 0
+            s.gi[tb + TYPE_ARRAYS.fen + i] = 0
         for x in range(SMAX):
-            s.gi[tb + P_LAST + x] = 0
+            s.gi[tb + TYPE_ARRAYS.last + x] = 0
         for i in range(N_SIM_T):
             j = t * N_SIM_T + i
             sim_reset(s.gi, s.gf, j, 0, 0)
         _centre_sims(s.gi, s.gf, t)
-    s.gi[G_SMOVE] = 0
-    s.gi[G_TICKS] = 0
-    s.gi[G_PREVREAD] = -2
-    s.gi[G_LRUPG] = 0
-    s.gi[G_SEQREAD] = 0
-    s.gi[G_HITREAD] = 0
+    s.gi[GI.smove] = 0
+    s.gi[GI.ticks] = 0
+    s.gi[GI.prevread] = -2
+    s.gi[GI.lrupg] = 0
+    s.gi[GI.seqread] = 0
+    s.gi[GI.hitread] = 0
 
 
 @cast_kernel
 def tune_feed(s, p, t, kind):  # type: ignore[no-untyped-def]
     """Page ``p`` of type ``t`` read (1), read ahead (0) or re-read (2, :data:`REREAD`): the sims
     and the curve, if sampled."""
-    if s.pm[p, SIDX] == -1 or (s.gi[G_DAUTO] == 0 and s.gi[G_SAUTO] == 0):
+    if s.pm[p, PM.sidx] == -1 or (s.gi[GI.dauto] == 0 and s.gi[GI.sauto] == 0):
         return
     x = _slot(s, p, t)
     if x < 0:
@@ -244,51 +213,51 @@ def tune_feed(s, p, t, kind):  # type: ignore[no-untyped-def]
     if kind == REREAD:
         _reread(s.gi, s.gf, t, x)
         return
-    s.gi[G_EVENTS + t] += 1
-    if (s.gi[G_EVENTS] + s.gi[G_EVENTS + 1]) % DECIDE_EVERY == 0:
+    s.gi[GI.events + t] += 1
+    if (s.gi[GI.events] + s.gi[GI.events + 1]) % DECIDE_EVERY == 0:
         tune_decide(s)
-    hist = sample_word(s.gi, s.gf, t, x) if s.gi[G_HISTORY] != 0 else 0
-    if s.gi[G_SAUTO] == SPLIT_CURVES or s.gi[G_SAUTO] == SPLIT_GRADIENT:
+    hist = sample_word(s.gi, s.gf, t, x) if s.gi[GI.history] != 0 else 0
+    if s.gi[GI.sauto] == SPLIT_CURVES or s.gi[GI.sauto] == SPLIT_GRADIENT:
         mrc_access(s.gi, s.gf, t, x, kind)
     _note_word(s.gi, s.gf, t, x, kind)
-    if s.gi[G_DAUTO] == 0:
+    if s.gi[GI.dauto] == 0:
         return
     j0 = t * N_SIM_T
     cap = sim_capacity(s, t)
     hc = sim_access(s.gi, s.gf, j0, t, x, kind, hist, cap)
     for i in range(1, 9):
         j = j0 + i
-        if s.gi[_sv(j) + S_ON] == 0:
+        if s.gi[_sv(j) + SIM_VARS.on] == 0:
             continue
         h = sim_access(s.gi, s.gf, j, t, x, kind, hist, cap)
         if kind == READ and h != hc:
             if h > hc:
-                s.gi[G_SIMPLUS + j] += 1
+                s.gi[GI.simplus + j] += 1
             else:
-                s.gi[G_SIMMINUS + j] += 1
+                s.gi[GI.simminus + j] += 1
     hm = sim_access(s.gi, s.gf, j0 + SIM_WMINUS, t, x, kind, hist, cap)
     hp = sim_access(s.gi, s.gf, j0 + SIM_WPLUS, t, x, kind, hist, cap)
     if kind == READ and hm != hp:
         if hp > hm:
-            s.gi[G_SIMPLUS + j0 + SIM_WPLUS] += 1
+            s.gi[GI.simplus + j0 + SIM_WPLUS] += 1
         else:
-            s.gi[G_SIMMINUS + j0 + SIM_WPLUS] += 1
+            s.gi[GI.simminus + j0 + SIM_WPLUS] += 1
 
 
 @cast_kernel
 def tune_free(s, p, t):  # type: ignore[no-untyped-def]
     """Page ``p`` freed by its owner: it leaves every sim and the curve's order."""
-    x = s.pm[p, SIDX]
+    x = s.pm[p, PM.sidx]
     if x < 0:
         return
     x &= SLOT_MASK
-    s.pm[p, SIDX] = x
+    s.pm[p, PM.sidx] = x
     for i in range(N_SIM_T):
         _drop(s.gi, s.gf, t * N_SIM_T + i, x)
     last = _last(s.gi, s.gf, t, x)
     if last > 0:
         _fen_add(s.gi, s.gf, t, last, -1)
-    s.gi[G_TYPEBIG + t * TYPE_SIZE + P_LAST + x] = 0
+    s.gi[GI.typebig + t * TYPE_SIZE + TYPE_ARRAYS.last + x] = 0
 
 
 @cast_kernel
@@ -298,10 +267,10 @@ def decide_decay(s, t):  # type: ignore[no-untyped-def]
     best_z = 0.0
     for i in range(1, 9):
         j = t * N_SIM_T + i
-        if s.gi[_sv(j) + S_ON] == 0:
+        if s.gi[_sv(j) + SIM_VARS.on] == 0:
             continue
-        pl = s.gi[G_SIMPLUS + j]
-        mi = s.gi[G_SIMMINUS + j]
+        pl = s.gi[GI.simplus + j]
+        mi = s.gi[GI.simminus + j]
         if sign_test(pl, mi) > 0:
             z = (pl - mi) / math.sqrt(float(pl + mi))
             if z > best_z:
@@ -309,8 +278,8 @@ def decide_decay(s, t):  # type: ignore[no-untyped-def]
                 best = i
     if best < 0:
         return False
-    s.gi[G_LE + t] = s.gi[_sv(t * N_SIM_T + best) + S_LE]
-    s.gi[G_DMOVE + t] += 1
+    s.gi[GI.le + t] = s.gi[_sv(t * N_SIM_T + best) + SIM_VARS.le]
+    s.gi[GI.dmove + t] += 1
     _reset_sweep(s, t)
     _centre_sims(s.gi, s.gf, t)
     return True
@@ -320,16 +289,16 @@ def decide_decay(s, t):  # type: ignore[no-untyped-def]
 def decide_w(s, t):  # type: ignore[no-untyped-def]
     """Step W's share 100 permille toward the better of W- and W+ once the test decides."""
     j = t * N_SIM_T + SIM_WPLUS
-    d = sign_test(s.gi[G_SIMPLUS + j], s.gi[G_SIMMINUS + j])
+    d = sign_test(s.gi[GI.simplus + j], s.gi[GI.simminus + j])
     if d == 0:
         return False
-    w = min(max(s.gi[G_WPM + t] + 100 * d, 0), 1000)
-    s.gi[G_SIMPLUS + j] = 0
-    s.gi[G_SIMMINUS + j] = 0
-    if w == s.gi[G_WPM + t]:
+    w = min(max(s.gi[GI.wpm + t] + 100 * d, 0), 1000)
+    s.gi[GI.simplus + j] = 0
+    s.gi[GI.simminus + j] = 0
+    if w == s.gi[GI.wpm + t]:
         return False
-    s.gi[G_WPM + t] = w
-    s.gi[G_WMOVE + t] += 1
+    s.gi[GI.wpm + t] = w
+    s.gi[GI.wmove + t] += 1
     _centre_sims(s.gi, s.gf, t)
     return True
 
@@ -337,17 +306,17 @@ def decide_w(s, t):  # type: ignore[no-untyped-def]
 @cast_kernel
 def decide_split(s):  # type: ignore[no-untyped-def]
     """Set or move the split (anon's share, permille) from the curves; True if it moved."""
-    if s.gf[F_MRC + 10] + s.gf[F_MRC + 12 + 10] <= 0.0:
+    if s.gf[GF.mrc + 10] + s.gf[GF.mrc + 12 + 10] <= 0.0:
         return False
-    if s.gi[G_SPLIT] < 0:
+    if s.gi[GI.split] < 0:
         cur = min(max((anon_share(s) + 50) // 100, 1), 9)
-        s.gi[G_SPLIT] = 100 * cur
-    cur = min(max((s.gi[G_SPLIT] + 50) // 100, 1), 9)
-    k = split_choice(s, cur, s.gi[G_SAUTO] == SPLIT_GRADIENT)
+        s.gi[GI.split] = 100 * cur
+    cur = min(max((s.gi[GI.split] + 50) // 100, 1), 9)
+    k = split_choice(s, cur, s.gi[GI.sauto] == SPLIT_GRADIENT)
     if k == cur:
         return False
-    s.gi[G_SPLIT] = 100 * k
-    s.gi[G_SMOVE] += 1
+    s.gi[GI.split] = 100 * k
+    s.gi[GI.smove] += 1
     return True
 
 
@@ -355,24 +324,24 @@ def decide_split(s):  # type: ignore[no-untyped-def]
 def tune_decide(s):  # type: ignore[no-untyped-def]
     """The tests decide: decay (else W's share) per type, then the split."""
     for t in range(2):
-        if s.gi[G_DAUTO] != 0:
+        if s.gi[GI.dauto] != 0:
             if not decide_decay(s, t):
                 decide_w(s, t)
-    if s.gi[G_SAUTO] == SPLIT_CURVES or s.gi[G_SAUTO] == SPLIT_GRADIENT:
+    if s.gi[GI.sauto] == SPLIT_CURVES or s.gi[GI.sauto] == SPLIT_GRADIENT:
         decide_split(s)
         # the curves forget by half once they hold as many reads as the LRUs hold pages, the
         # costs' rule
-        if s.gf[F_MRC + 10] + s.gf[F_MRC + 12 + 10] >= curve_memory(s):
+        if s.gf[GF.mrc + 10] + s.gf[GF.mrc + 12 + 10] >= curve_memory(s):
             for i in range(24):
-                s.gf[F_MRC + i] *= 0.5
-                s.gf[F_MRCVAR + i] *= 0.25
+                s.gf[GF.mrc + i] *= 0.5
+                s.gf[GF.mrcvar + i] *= 0.25
 
 
 @cast_kernel
 def tune_tick(s):  # type: ignore[no-untyped-def]
     """Once a tick: the sims' capacity follows the lists; the tests decide; the curves age."""
-    s.gi[G_TICKS] += 1
-    s.gi[G_LRUPG] = type_pages(s, 0) + type_pages(s, 1)
+    s.gi[GI.ticks] += 1
+    s.gi[GI.lrupg] = type_pages(s, 0) + type_pages(s, 1)
     for t in range(2):
-        s.gi[G_SCAP + t] = max(1, (type_pages(s, t) * s.gi[G_RATE]) // 65536)
+        s.gi[GI.scap + t] = max(1, (type_pages(s, t) * s.gi[GI.rate]) // 65536)
     tune_decide(s)

@@ -40,21 +40,13 @@ from pagesim.core.state import ANON, FLAG_MASK, YOUNG
 from pagesim.policies.cast.core import cast_kernel, last_read, read_word
 from pagesim.policies.cast.layout import (
     ANON_T,
-    G_CG,
-    G_LEAVE,
-    G_LOOK,
-    G_NOW,
-    G_NSAMP,
-    G_SFAULT,
-    G_TYPEBIG,
-    G_YOUNG,
-    P_PAGE,
+    GI,
+    PM,
     SAMPLE_HELD,
     SAMPLE_PENDING,
-    SIDX,
     SLOT_MASK,
+    TYPE_ARRAYS,
     TYPE_SIZE,
-    WORD,
 )
 from pagesim.policies.cast.sample import READ, REREAD
 from pagesim.policies.cast.tune import tune_feed
@@ -70,13 +62,13 @@ def take_young(s, p, now, leave):  # type: ignore[no-untyped-def]
     With ``leave`` (the walker), a bit whose read would add nothing (last read ``now``) is not
     taken: it stays set. Returns True if the bit was taken."""
     v = s.resident[p]
-    if (v & ANON) == 0 or s.cgroup_of[p] != s.gi[G_CG]:
+    if (v & ANON) == 0 or s.cgroup_of[p] != s.gi[GI.cg]:
         return False
-    sx = s.pm[p, SIDX]
+    sx = s.pm[p, PM.sidx]
     held = sx >= 0 and (sx & SAMPLE_HELD) != 0
     if (v & YOUNG) == 0 and not held:
         return False
-    w = s.pm[p, WORD]
+    w = s.pm[p, PM.word]
     if w == 0:  # being taken in: not on W or M yet
         return False
     if leave and (w & 0xFF) != 0 and last_read(w, now) == now:
@@ -85,10 +77,10 @@ def take_young(s, p, now, leave):  # type: ignore[no-untyped-def]
     if sx >= 0:
         if (v & YOUNG) != 0 and (sx & SAMPLE_PENDING) == 0:
             # with the sample's faults, a bit the sample has not seen is its fault's (sample.py)
-            tune_feed(s, p, ANON_T, REREAD if s.gi[G_SFAULT] != 0 else READ)
-        s.pm[p, SIDX] = sx & SLOT_MASK
+            tune_feed(s, p, ANON_T, REREAD if s.gi[GI.sfault] != 0 else READ)
+        s.pm[p, PM.sidx] = sx & SLOT_MASK
     if last_read(w, now) != now or (w & 0xFF) == 0:
-        s.pm[p, WORD] = read_word(w, now)
+        s.pm[p, PM.word] = read_word(w, now)
     return True
 
 
@@ -97,57 +89,57 @@ def harvest_sample(s):  # type: ignore[no-untyped-def]
     """The sampled anon pages' young bits, taken 16 times a tick (PROT_NONE's stand-in): each
     one set is a read for the controllers; it is held (``SAMPLE_HELD``) for the walker and
     reclaim, so the main cache sees the page as it would without the harvest."""
-    base = G_TYPEBIG + ANON_T * TYPE_SIZE
-    cg = s.gi[G_CG]
-    for x in range(s.gi[G_NSAMP + ANON_T]):
-        p = s.gi[base + P_PAGE + x]
+    base = GI.typebig + ANON_T * TYPE_SIZE
+    cg = s.gi[GI.cg]
+    for x in range(s.gi[GI.nsamp + ANON_T]):
+        p = s.gi[base + TYPE_ARRAYS.page + x]
         v = s.resident[p]
-        if (v & YOUNG) == 0 or (v & ANON) == 0 or s.cgroup_of[p] != cg or s.pm[p, WORD] == 0:
+        if (v & YOUNG) == 0 or (v & ANON) == 0 or s.cgroup_of[p] != cg or s.pm[p, PM.word] == 0:
             continue
-        sx = s.pm[p, SIDX]
+        sx = s.pm[p, PM.sidx]
         if sx < 0:
             continue
         s.resident[p] = v & (FLAG_MASK ^ YOUNG)
         if (sx & SAMPLE_PENDING) == 0:
             tune_feed(s, p, ANON_T, READ)
-        s.pm[p, SIDX] = (sx & SLOT_MASK) | SAMPLE_HELD
+        s.pm[p, PM.sidx] = (sx & SLOT_MASK) | SAMPLE_HELD
 
 
 @cast_kernel
 def walk(s):  # type: ignore[no-untyped-def]
     """The walker: take every young bit of this lruvec's resident anon pages; returns how many."""
-    now = s.gi[G_NOW]
+    now = s.gi[GI.now]
     found = 0
     for p in range(s.resident.shape[0]):
-        if s.resident[p] & YOUNG or s.pm[p, SIDX] >= SAMPLE_HELD:
-            if take_young(s, p, now, s.gi[G_LEAVE] != 0):
+        if s.resident[p] & YOUNG or s.pm[p, PM.sidx] >= SAMPLE_HELD:
+            if take_young(s, p, now, s.gi[GI.leave] != 0):
                 found += 1
-    s.gi[G_YOUNG] += found
+    s.gi[GI.young] += found
     return found
 
 
 @cast_kernel
 def look_around(s, p):  # type: ignore[no-untyped-def]
     """Reclaim found ``p`` young: take the young bits of the 64 pages around it (same table)."""
-    now = s.gi[G_NOW]
+    now = s.gi[GI.now]
     n = s.resident.shape[0]
     table = (p // PTE_TABLE) * PTE_TABLE
     lo = max(table, p - LOOK_AROUND // 2)
     hi = min(table + PTE_TABLE, lo + LOOK_AROUND, n)
     found = 0
     for q in range(lo, hi):
-        if q != p and (s.resident[q] & YOUNG or s.pm[q, SIDX] >= SAMPLE_HELD):
+        if q != p and (s.resident[q] & YOUNG or s.pm[q, PM.sidx] >= SAMPLE_HELD):
             if take_young(s, q, now, False):
                 found += 1
-    s.gi[G_LOOK] += found
+    s.gi[GI.look] += found
     return found
 
 
 @cast_kernel
 def check_young(s, p):  # type: ignore[no-untyped-def]
     """Reclaim's check of a candidate: a young bit is a read (and a look-around). True if young."""
-    if take_young(s, p, s.gi[G_NOW], False):
-        s.gi[G_LOOK] += 1
+    if take_young(s, p, s.gi[GI.now], False):
+        s.gi[GI.look] += 1
         look_around(s, p)
         return True
     return False

@@ -20,13 +20,7 @@ from pagesim.core.state import (
 from pagesim.policies.linux_lru.layout import (
     DEACTIVATE_ANON,
     DEACTIVATE_FILE,
-    G_ANON_COST,
-    G_FILE_COST,
-    G_MAY_DEACT,
-    G_NR,
-    G_SNAP_ANON,
-    G_SNAP_FILE,
-    G_SWAPPINESS,
+    GI,
     LRU_ACTIVE_FILE,
     LRU_INACTIVE_ANON,
     LRU_INACTIVE_FILE,
@@ -87,21 +81,21 @@ def _note_cost(s, file, nr_io, nr_rotated):  # type: ignore[no-untyped-def]
     """``lru_note_cost``: charge ``nr_io * 32 + nr_rotated``; halve both when above lru/4."""
     cost = nr_io * SWAP_CLUSTER_MAX + nr_rotated
     if file:
-        s.gi[G_FILE_COST] += cost
+        s.gi[GI.file_cost] += cost
     else:
-        s.gi[G_ANON_COST] += cost
+        s.gi[GI.anon_cost] += cost
     lru_pages = 0
     for lru in range(4):
         lru_pages += _size(s, lru)
-    if s.gi[G_FILE_COST] + s.gi[G_ANON_COST] > lru_pages // 4:
-        s.gi[G_FILE_COST] //= 2
-        s.gi[G_ANON_COST] //= 2
+    if s.gi[GI.file_cost] + s.gi[GI.anon_cost] > lru_pages // 4:
+        s.gi[GI.file_cost] //= 2
+        s.gi[GI.anon_cost] //= 2
 
 
 @kernel
 def _swappiness(s):  # type: ignore[no-untyped-def]
-    if s.gi[G_SWAPPINESS] >= 0:
-        return s.gi[G_SWAPPINESS]
+    if s.gi[GI.swappiness] >= 0:
+        return s.gi[GI.swappiness]
     return s.gi[GI_SWAPPINESS]
 
 
@@ -112,17 +106,17 @@ def _can_age_anon(a):  # type: ignore[no-untyped-def]
 
 @kernel
 def _get_scan_count(s, a, prio, force):  # type: ignore[no-untyped-def]
-    """``prepare_scan_control`` + ``get_scan_count``: targets into ``gi[G_NR:]``; the balance."""
+    """``prepare_scan_control`` + ``get_scan_count``: targets into ``gi[GI.nr:]``; the balance."""
     ia = _size(s, LRU_INACTIVE_ANON)
     inf = _size(s, LRU_INACTIVE_FILE)
     af = _size(s, LRU_ACTIVE_FILE)
     swp = _swappiness(s)
     may = 0
-    if force or s.stat[STAT_WS_ACTIVATE_ANON] != s.gi[G_SNAP_ANON] or _inactive_is_low(s, LRU_INACTIVE_ANON):
+    if force or s.stat[STAT_WS_ACTIVATE_ANON] != s.gi[GI.snap_anon] or _inactive_is_low(s, LRU_INACTIVE_ANON):
         may |= DEACTIVATE_ANON
-    if force or s.stat[STAT_WS_ACTIVATE_FILE] != s.gi[G_SNAP_FILE] or _inactive_is_low(s, LRU_INACTIVE_FILE):
+    if force or s.stat[STAT_WS_ACTIVATE_FILE] != s.gi[GI.snap_file] or _inactive_is_low(s, LRU_INACTIVE_FILE):
         may |= DEACTIVATE_FILE
-    s.gi[G_MAY_DEACT] = may
+    s.gi[GI.may_deact] = may
     cache_trim = (inf >> prio) > 0 and (may & DEACTIVATE_FILE) == 0
     file_is_tiny = False
     if a[A_RECLAIMER] != RECLAIM_LIMIT:
@@ -143,7 +137,7 @@ def _get_scan_count(s, a, prio, force):  # type: ignore[no-untyped-def]
         balance = SCAN_FILE
     else:
         balance = SCAN_FRACT
-        ap, fp = scan_fractions(swp, s.gi[G_ANON_COST], s.gi[G_FILE_COST])
+        ap, fp = scan_fractions(swp, s.gi[GI.anon_cost], s.gi[GI.file_cost])
     denominator = ap + fp
     for lru in range(4):
         file = lru >= LRU_INACTIVE_FILE
@@ -154,5 +148,5 @@ def _get_scan_count(s, a, prio, force):  # type: ignore[no-untyped-def]
             scan = 0
         elif balance == SCAN_ANON and file:
             scan = 0
-        s.gi[G_NR + lru] = scan
+        s.gi[GI.nr + lru] = scan
     return balance

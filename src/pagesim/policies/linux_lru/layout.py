@@ -6,10 +6,8 @@ shadow-entry fields, and the two small readers of a list (its id, its size). The
 from __future__ import annotations
 
 from pagesim.core.jit import kernel
-from pagesim.core.state import (
-    GI_USER,
-    LEN,
-)
+from pagesim.core.layout import Layout, field
+from pagesim.core.state import LEN
 
 # ---- lists (kernel enum lru_list order) -------------------------------------------------------
 LRU_INACTIVE_ANON = 0
@@ -19,29 +17,33 @@ LRU_ACTIVE_FILE = 3
 LRU_NAMES = ("inactive_anon", "active_anon", "inactive_file", "active_file")
 
 
-# ---- pm columns ---------------------------------------------------------------------------------
-REF = 0  #: PG_referenced
-ACTIVE = 1  #: PG_active
-WORKINGSET = 2  #: PG_workingset
-
-
-# ---- gi slots -----------------------------------------------------------------------------------
-G_LIST = GI_USER  #: 4 slots: list id of each LRU_* list
-G_CG = GI_USER + 4  #: the cgroup owning this lruvec
-G_AGE = GI_USER + 5  #: lruvec->nonresident_age
-G_ANON_COST = GI_USER + 6
-G_FILE_COST = GI_USER + 7
-G_SNAP_ANON = GI_USER + 8  #: refaults[WORKINGSET_ANON]: WORKINGSET_ACTIVATE_ANON at the last reclaim
-G_SNAP_FILE = GI_USER + 9
-G_SWAPPINESS = GI_USER + 10  #: parameter swappiness_override (-1: node's vm.swappiness)
-G_PRIO_LOOP = GI_USER + 11  #: parameter priority_loop
-G_NR = GI_USER + 12  #: 4 slots: scan targets of the current pass
-G_SKIP = GI_USER + 16  #: 4 slots: candidates of this batch left at the tail of each list
-G_CHUNK = GI_USER + 20  #: 4 slots: chunk size of each list in the current pass
-G_SLOTS = GI_USER + 24  #: swap slots still free for this batch's anon candidates
-G_MAY_DEACT = GI_USER + 25  #: may_deactivate bits of the current pass (1 anon, 2 file)
-G_WORK = GI_USER + 26  #: pages the current pass scanned or deactivated
-N_GLOBALS = 27
+# ---- the state ------------------------------------------------------------------------------------
+STATE = Layout(
+    "linux-lru",
+    pm=(
+        field("ref", "flag", "PG_referenced"),
+        field("active", "flag", "PG_active"),
+        field("workingset", "flag", "PG_workingset"),
+    ),
+    gi=(
+        field("list", "list id", "per LRU_* list (enum lru_list order)", count=4),
+        field("cg", "cgroup", "the cgroup owning this lruvec"),
+        field("age", "pages", "lruvec->nonresident_age"),
+        field("anon_cost", "pages", "lruvec->anon_cost"),
+        field("file_cost", "pages", "lruvec->file_cost"),
+        field("snap_anon", "pages", "refaults[WORKINGSET_ANON]: WORKINGSET_ACTIVATE_ANON at last reclaim"),
+        field("snap_file", "pages", "refaults[WORKINGSET_FILE]: WORKINGSET_ACTIVATE_FILE at last reclaim"),
+        field("swappiness", "0-200", "parameter swappiness_override (-1: node's vm.swappiness)"),
+        field("prio_loop", "flag", "parameter priority_loop"),
+        field("nr", "pages", "per LRU_* list: scan targets of the current pass", count=4),
+        field("skip", "pages", "per LRU_* list: candidates of this batch left at its tail", count=4),
+        field("chunk", "pages", "per LRU_* list: chunk size in the current pass", count=4),
+        field("slots", "slots", "swap slots still free for this batch's anon candidates"),
+        field("may_deact", "bits", "may_deactivate bits of the current pass (1 anon, 2 file)"),
+        field("work", "pages", "pages the current pass scanned or deactivated"),
+    ),
+)
+PM, GI = STATE.pm, STATE.gi
 
 
 # ---- constants ----------------------------------------------------------------------------------
@@ -67,9 +69,9 @@ SHADOW_WORKINGSET = 1 << 62
 
 @kernel
 def _lid(s, lru):  # type: ignore[no-untyped-def]
-    return s.gi[G_LIST + lru]
+    return s.gi[GI.list + lru]
 
 
 @kernel
 def _size(s, lru):  # type: ignore[no-untyped-def]
-    return s.lhd[s.gi[G_LIST + lru], LEN]
+    return s.lhd[s.gi[GI.list + lru], LEN]

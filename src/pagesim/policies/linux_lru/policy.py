@@ -9,10 +9,11 @@ Source      Linux 6.x mm/vmscan.c (``get_scan_count``, ``shrink_lruvec``, ``shri
 Structures  One lruvec per cgroup (one instance of the class per cgroup): four framework lists
             ``inactive_anon``, ``active_anon``, ``inactive_file``, ``active_file`` (kernel
             ``enum lru_list`` order, :data:`LRU_INACTIVE_ANON` ...), newest at the head, reclaim
-            from the tail. Per page in ``s.pm``: PG_referenced (:data:`REF`), PG_active
-            (:data:`ACTIVE`), PG_workingset (:data:`WORKINGSET`). The PTE young bit is the
-            framework's (``s.resident & YOUNG``, :func:`~pagesim.core.pageflags.test_and_clear_young`).
-            Globals: ``lruvec->nonresident_age`` (:data:`G_AGE`), ``anon_cost``/``file_cost``,
+            from the tail. Per page (declared in :mod:`.layout`'s ``STATE``): PG_referenced
+            (``PM.ref``), PG_active (``PM.active``), PG_workingset (``PM.workingset``). The PTE
+            young bit is the framework's (``s.resident & YOUNG``,
+            :func:`~pagesim.core.pageflags.test_and_clear_young`).
+            Globals: ``lruvec->nonresident_age`` (``GI.age``), ``anon_cost``/``file_cost``,
             the ``refaults[]`` snapshot of WORKINGSET_ACTIVATE. A shadow entry (``s.shadow``) packs
             the age at eviction (bits 0-47), the evicting cgroup (48-61) and PG_workingset (62).
 Rules       added (§1.2, §1.8): a page goes to the head of its type's inactive list, except a
@@ -100,26 +101,19 @@ from pagesim.core.state import (
 from pagesim.policies.base import Policy
 from pagesim.policies.linux_lru.hooks import _accessed, _added, _evict, _init, _removed
 from pagesim.policies.linux_lru.layout import (
-    ACTIVE,
-    G_AGE,
-    G_ANON_COST,
-    G_CG,
-    G_FILE_COST,
-    G_LIST,
-    G_PRIO_LOOP,
-    G_SWAPPINESS,
+    GI,
     LRU_INACTIVE_FILE,
     LRU_NAMES,
     MAX_SWAPPINESS,
-    N_GLOBALS,
-    WORKINGSET,
+    PM,
+    STATE,
 )
 from pagesim.policies.params import defaults
 
 
 def lru_lists(s: Any) -> dict[str, list[int]]:
     """The four lists of the lruvec in ``s``, head (newest) first, by kernel name (tests, reports)."""
-    return {name: list_pages(s, int(s.gi[G_LIST + lru])).tolist() for lru, name in enumerate(LRU_NAMES)}
+    return {name: list_pages(s, int(s.gi[GI.list + lru])).tolist() for lru, name in enumerate(LRU_NAMES)}
 
 
 class LinuxLRU(Policy):
@@ -127,8 +121,8 @@ class LinuxLRU(Policy):
 
     name = "linux-lru"
     description = "Linux two-list LRU (active/inactive anon and file, refault distance, get_scan_count)"
-    int_fields = ("referenced", "active", "workingset")
-    int_globals = N_GLOBALS
+    int_fields = STATE.int_fields
+    int_globals = STATE.int_globals
     proposes_batches = True
     uses_fallback = False
     params = defaults("linux-lru")  # policies/params.toml
@@ -143,28 +137,28 @@ class LinuxLRU(Policy):
         swp = int(self.values["swappiness_override"])
         if not (swp == -1 or 0 <= swp <= MAX_SWAPPINESS):
             raise ValueError(f"linux-lru: swappiness_override must be -1 or within 0..200, got {swp}")
-        s.gi[G_SWAPPINESS] = swp
-        s.gi[G_PRIO_LOOP] = 1 if self.values["priority_loop"] else 0
+        s.gi[GI.swappiness] = swp
+        s.gi[GI.prio_loop] = 1 if self.values["priority_loop"] else 0
 
     def readouts(self, s: Any) -> dict[str, float]:
         """The four list sizes, nonresident_age and the cost counters (kernel-mode time series)."""
         names = ("inactive_anon", "active_anon", "inactive_file", "active_file")
-        out = {name: float(s.lhd[int(s.gi[G_LIST + k]), 2]) for k, name in enumerate(names)}
+        out = {name: float(s.lhd[int(s.gi[GI.list + k]), 2]) for k, name in enumerate(names)}
         out.update(
-            nonresident_age=float(s.gi[G_AGE]),
-            anon_cost=float(s.gi[G_ANON_COST]),
-            file_cost=float(s.gi[G_FILE_COST]),
+            nonresident_age=float(s.gi[GI.age]),
+            anon_cost=float(s.gi[GI.anon_cost]),
+            file_cost=float(s.gi[GI.file_cost]),
         )
         return out
 
     def check_invariants(self, s: Any) -> None:
         """Each page of this cgroup on exactly one of the four lists, the one its flags name."""
-        cg = int(s.gi[G_CG])
+        cg = int(s.gi[GI.cg])
         lists = lru_lists(s)
         seen: dict[int, int] = {}
         for lru, name in enumerate(LRU_NAMES):
             pages = lists[name]
-            lid = int(s.gi[G_LIST + lru])
+            lid = int(s.gi[GI.list + lru])
             assert len(pages) == int(s.lhd[lid, LEN]), (
                 f"{name}: length {int(s.lhd[lid, LEN])} != {len(pages)}"
             )
@@ -178,12 +172,12 @@ class LinuxLRU(Policy):
                 )
                 anon = bool(is_anon.py_func(s, q))
                 assert anon == (lru < LRU_INACTIVE_FILE), f"page {q} (anon={anon}) on {name}"
-                assert int(s.pm[q, ACTIVE]) == (lru & 1), (
-                    f"page {q} on {name} has PG_active={int(s.pm[q, ACTIVE])}"
+                assert int(s.pm[q, PM.active]) == (lru & 1), (
+                    f"page {q} on {name} has PG_active={int(s.pm[q, PM.active])}"
                 )
         mine = np.flatnonzero((s.resident != 0) & (s.cgroup_of == cg)).tolist()
         assert sorted(seen) == mine, "the four lists != this cgroup's resident pages"
-        flags = s.pm[:, : WORKINGSET + 1]
+        flags = s.pm[:, : PM.workingset + 1]
         assert set(np.unique(flags).tolist()) <= {0, 1}, "page flag outside {0, 1}"
         off = s.resident == 0
         assert not flags[off].any(), "a non-resident page keeps PG_referenced/active/workingset"

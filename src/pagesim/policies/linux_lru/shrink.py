@@ -19,23 +19,15 @@ from pagesim.core.state import (
 )
 from pagesim.policies.linux_lru.balance import _can_age_anon, _get_scan_count, _inactive_is_low, _note_cost
 from pagesim.policies.linux_lru.layout import (
-    ACTIVE,
     DEACTIVATE_ANON,
     DEACTIVATE_FILE,
-    G_AGE,
-    G_CHUNK,
-    G_MAY_DEACT,
-    G_NR,
-    G_SKIP,
-    G_SLOTS,
-    G_WORK,
+    GI,
     LRU_ACTIVE_ANON,
     LRU_ACTIVE_FILE,
     LRU_INACTIVE_ANON,
     LRU_INACTIVE_FILE,
-    REF,
+    PM,
     SWAP_CLUSTER_MAX,
-    WORKINGSET,
     _lid,
 )
 
@@ -52,21 +44,21 @@ def _shrink_active_list(s, lru, nr_to_scan):  # type: ignore[no-untyped-def]
         # folio_referenced: clears the young bits; only an exec file page would stay active.
         test_and_clear_young(s, page)
         s.stat[STAT_PGREFILL] += 1
-        s.pm[page, ACTIVE] = 0
-        s.pm[page, WORKINGSET] = 1
+        s.pm[page, PM.active] = 0
+        s.pm[page, PM.workingset] = 1
         list_move(s, inactive, page, False)
         s.stat[STAT_PGDEACTIVATE] += 1
         page = prev
-    s.gi[G_WORK] += n
+    s.gi[GI.work] += n
     return n
 
 
 @kernel
 def _activate(s, page, active_lru):  # type: ignore[no-untyped-def]
-    s.pm[page, ACTIVE] = 1
+    s.pm[page, PM.active] = 1
     list_move(s, _lid(s, active_lru), page, False)
     s.stat[STAT_PGACTIVATE] += 1
-    s.gi[G_AGE] += 1  # put back on an active list by reclaim (§1.8 (iv))
+    s.gi[GI.age] += 1  # put back on an active list by reclaim (§1.8 (iv))
 
 
 @kernel
@@ -74,14 +66,14 @@ def _shrink_inactive_list(s, lru, nr_to_scan, count, request):  # type: ignore[n
     """Scan up to ``nr_to_scan`` pages from the tail of inactive list ``lru`` (§1.4).
 
     Candidates stay where they are, at the tail (they leave on eviction); the pages already
-    proposed in this batch (``gi[G_SKIP + lru]``) are stepped over. Returns the new count.
+    proposed in this batch (``gi[GI.skip + lru]``) are stepped over. Returns the new count.
     """
     lid = _lid(s, lru)
     file = lru >= LRU_INACTIVE_FILE
     page = s.lhd[lid, TAIL]
-    for _ in range(s.gi[G_SKIP + lru]):
+    for _ in range(s.gi[GI.skip + lru]):
         page = s.lst[page, PREV]
-    limit = min(nr_to_scan, s.lhd[lid, LEN] - s.gi[G_SKIP + lru])
+    limit = min(nr_to_scan, s.lhd[lid, LEN] - s.gi[GI.skip + lru])
     scanned = 0
     reclaimed = 0
     nr_io = 0
@@ -89,10 +81,10 @@ def _shrink_inactive_list(s, lru, nr_to_scan, count, request):  # type: ignore[n
         prev = s.lst[page, PREV]
         scanned += 1
         young = test_and_clear_young(s, page)
-        referenced = s.pm[page, REF] != 0
-        s.pm[page, REF] = 0
+        referenced = s.pm[page, PM.ref] != 0
+        s.pm[page, PM.ref] = 0
         if young:
-            s.pm[page, REF] = 1
+            s.pm[page, PM.ref] = 1
             if referenced:
                 _activate(s, page, lru + 1)
             else:
@@ -101,11 +93,11 @@ def _shrink_inactive_list(s, lru, nr_to_scan, count, request):  # type: ignore[n
             io = 0
             if is_anon(s, page):
                 if not in_swapcache(s, page) or is_dirty(s, page):
-                    if s.gi[G_SLOTS] <= 0:  # add_to_swap fails: activate
+                    if s.gi[GI.slots] <= 0:  # add_to_swap fails: activate
                         _activate(s, page, lru + 1)
                         page = prev
                         continue
-                    s.gi[G_SLOTS] -= 1
+                    s.gi[GI.slots] -= 1
                     io = 1
             elif is_dirty(s, page):
                 io = 1
@@ -113,7 +105,7 @@ def _shrink_inactive_list(s, lru, nr_to_scan, count, request):  # type: ignore[n
             s.cand[count] = page
             count += 1
             reclaimed += 1
-            s.gi[G_SKIP + lru] += 1
+            s.gi[GI.skip + lru] += 1
         page = prev
     if file:
         s.stat[STAT_PGSCAN_FILE] += scanned
@@ -121,7 +113,7 @@ def _shrink_inactive_list(s, lru, nr_to_scan, count, request):  # type: ignore[n
         s.stat[STAT_PGSCAN_ANON] += scanned
     if scanned > 0:
         _note_cost(s, file, nr_io, scanned - reclaimed)
-    s.gi[G_WORK] += scanned
+    s.gi[GI.work] += scanned
     return count
 
 
@@ -133,25 +125,25 @@ def _shrink_lruvec(s, a, prio, force, count, request):  # type: ignore[no-untype
     gets chunks of 32 and the others chunks in proportion to their targets (Deviation 4).
     """
     _get_scan_count(s, a, prio, force)
-    may = s.gi[G_MAY_DEACT]
+    may = s.gi[GI.may_deact]
     nmax = 0
     for lru in range(4):
-        nmax = max(nmax, s.gi[G_NR + lru])
+        nmax = max(nmax, s.gi[GI.nr + lru])
     for lru in range(4):
-        nr = s.gi[G_NR + lru]
-        s.gi[G_CHUNK + lru] = max(1, (nr * SWAP_CLUSTER_MAX + nmax - 1) // nmax) if nr > 0 else 0
+        nr = s.gi[GI.nr + lru]
+        s.gi[GI.chunk + lru] = max(1, (nr * SWAP_CLUSTER_MAX + nmax - 1) // nmax) if nr > 0 else 0
     skipped = False
     while count < request and (
-        s.gi[G_NR + LRU_INACTIVE_ANON] > 0
-        or s.gi[G_NR + LRU_ACTIVE_FILE] > 0
-        or s.gi[G_NR + LRU_INACTIVE_FILE] > 0
+        s.gi[GI.nr + LRU_INACTIVE_ANON] > 0
+        or s.gi[GI.nr + LRU_ACTIVE_FILE] > 0
+        or s.gi[GI.nr + LRU_INACTIVE_FILE] > 0
     ):
         for lru in range(4):
-            nr = s.gi[G_NR + lru]
+            nr = s.gi[GI.nr + lru]
             if nr <= 0 or count >= request:
                 continue
-            n = min(nr, s.gi[G_CHUNK + lru])
-            s.gi[G_NR + lru] = nr - n
+            n = min(nr, s.gi[GI.chunk + lru])
+            s.gi[GI.nr + lru] = nr - n
             if lru & 1:  # active list
                 bit = DEACTIVATE_FILE if lru == LRU_ACTIVE_FILE else DEACTIVATE_ANON
                 if may & bit:

@@ -19,26 +19,14 @@ from pagesim.policies.mglru.gens import _inc_gen
 from pagesim.policies.mglru.layout import (
     ANON_T,
     FILE_T,
-    G_CGROUP,
-    G_ISO,
-    G_LOOKED,
-    G_MAX_SEQ,
-    G_MIN_SEQ,
-    G_NISO,
-    G_PROTECTED,
-    G_TAIL,
-    G_VER,
-    ISO,
-    LREFS,
+    GI,
     MAX_LRU_BATCH,
     MAX_NR_GENS,
     MAX_NR_TIERS,
     MAX_SWAPPINESS,
     MIN_LRU_BATCH,
     MIN_NR_GENS,
-    REFD,
-    TYP,
-    WS,
+    PM,
 )
 from pagesim.policies.mglru.lists import _link, _move, _nr_gens, _unlink
 from pagesim.policies.mglru.tiers import _clear_refs, _positive, _refs, _tier, _tier_idx
@@ -53,12 +41,12 @@ def _scan(s, typ, tier_idx, n, got):  # type: ignore[no-untyped-def]
     """
     if _nr_gens(s, typ) == MIN_NR_GENS:
         return 0, got
-    ver = s.gi[G_VER]
-    min_seq = s.gi[G_MIN_SEQ + typ]
-    max_seq = s.gi[G_MAX_SEQ]
-    cg = s.gi[G_CGROUP]
+    ver = s.gi[GI.ver]
+    min_seq = s.gi[GI.min_seq + typ]
+    max_seq = s.gi[GI.max_seq]
+    cg = s.gi[GI.cgroup]
     li = (min_seq % MAX_NR_GENS) * 2 + typ
-    p = s.gi[G_TAIL + li]
+    p = s.gi[GI.tail + li]
     remaining = MAX_LRU_BATCH
     scanned = 0
     isolated = 0
@@ -66,7 +54,7 @@ def _scan(s, typ, tier_idx, n, got):  # type: ignore[no-untyped-def]
     while p >= 0 and got < n:
         scanned += 1
         refs = _refs(s, p)
-        ws = s.pm[p, WS]
+        ws = s.pm[p, PM.ws]
         tier = _tier(s, refs, ws)
         if ver == 0:
             protect = tier > tier_idx or refs == MAX_NR_TIERS
@@ -76,7 +64,7 @@ def _scan(s, typ, tier_idx, n, got):  # type: ignore[no-untyped-def]
             protect = tier > tier_idx or lazy
         if protect:
             if not lazy:
-                s.gi[G_PROTECTED + typ * MAX_NR_TIERS + tier] += 1
+                s.gi[GI.protected + typ * MAX_NR_TIERS + tier] += 1
             _inc_gen(s, p)
             sorted_ += 1
         else:
@@ -86,24 +74,24 @@ def _scan(s, typ, tier_idx, n, got):  # type: ignore[no-untyped-def]
                 s.work[WORK_RMAP] += 1  # folio_referenced walks the reverse map
             if typ == ANON_T and (v & YOUNG):  # mapped and young: folio_referenced
                 s.resident[p] = v ^ YOUNG  # the bit is set: clear it
-                if ver == 0 or s.pm[p, REFD] != 0 or ws != 0:
+                if ver == 0 or s.pm[p, PM.refd] != 0 or ws != 0:
                     if ver == 0:
                         _clear_refs(s, p, False)
                     else:
-                        s.pm[p, REFD] = 0
-                        s.pm[p, LREFS] = 0
-                        s.pm[p, WS] = 1
+                        s.pm[p, PM.refd] = 0
+                        s.pm[p, PM.lrefs] = 0
+                        s.pm[p, PM.ws] = 1
                     s.stat[STAT_PGACTIVATE] += 1
                     _move(s, p, max_seq, False)
                 else:  # 6.14 first sighting: keep, out of the oldest gen
-                    s.pm[p, REFD] = 1
+                    s.pm[p, PM.refd] = 1
                     _move(s, p, max_seq - 1, False)
                 _look_around(s, p, max_seq, cg)
             else:  # isolate: off the list, proposed
                 _unlink(s, p)
-                s.pm[p, ISO] = 1
-                s.gi[G_ISO + s.gi[G_NISO]] = p
-                s.gi[G_NISO] += 1
+                s.pm[p, PM.iso] = 1
+                s.gi[GI.iso + s.gi[GI.niso]] = p
+                s.gi[GI.niso] += 1
                 s.cand[got] = p
                 got += 1
         remaining -= 1
@@ -111,23 +99,23 @@ def _scan(s, typ, tier_idx, n, got):  # type: ignore[no-untyped-def]
             break
         # every page looked at has left the list (isolated, protected, promoted), and look-around
         # may have promoted the next ones: the next page is the list's tail now
-        p = s.gi[G_TAIL + li]
+        p = s.gi[GI.tail + li]
     s.stat[STAT_PGREFILL] += sorted_
     s.stat[STAT_PGSCAN_ANON + typ] += isolated
-    s.gi[G_LOOKED] += scanned
+    s.gi[GI.looked] += scanned
     return (scanned if isolated > 0 or remaining == 0 else 0), got
 
 
 @kernel
 def _putback(s):  # type: ignore[no-untyped-def]
     """Pages the engine did not evict last time (swap full, request met) go back, oldest gen."""
-    for i in range(s.gi[G_NISO]):
-        p = s.gi[G_ISO + i]
-        if s.pm[p, ISO] != 0:
-            s.pm[p, ISO] = 0
-            typ = s.pm[p, TYP]
-            _link(s, p, s.gi[G_MIN_SEQ + typ], typ, True)
-    s.gi[G_NISO] = 0
+    for i in range(s.gi[GI.niso]):
+        p = s.gi[GI.iso + i]
+        if s.pm[p, PM.iso] != 0:
+            s.pm[p, PM.iso] = 0
+            typ = s.pm[p, PM.typ]
+            _link(s, p, s.gi[GI.min_seq + typ], typ, True)
+    s.gi[GI.niso] = 0
 
 
 @kernel
@@ -142,10 +130,10 @@ def _effective_swappiness(s, a):  # type: ignore[no-untyped-def]
 def _isolate(s, swp, prio, n, got):  # type: ignore[no-untyped-def]
     """isolate_folios: choose the type (and tier_idx), scan it, else the other type."""
     tier = -1
-    if s.gi[G_VER] == 0:
+    if s.gi[GI.ver] == 0:
         if swp == 0:
             typ = FILE_T
-        elif s.gi[G_MIN_SEQ + ANON_T] < s.gi[G_MIN_SEQ + FILE_T]:
+        elif s.gi[GI.min_seq + ANON_T] < s.gi[GI.min_seq + FILE_T]:
             typ = ANON_T
         elif swp == 1:
             typ = FILE_T

@@ -33,33 +33,14 @@ from pagesim.policies.mglru.layout import (
     ANON_T,
     DEF_PRIORITY,
     FILE_T,
-    G_CGROUP,
-    G_END,
-    G_EVICTED,
-    G_HEAD,
-    G_LOOKED,
-    G_MAX_SEQ,
-    G_MIN_SEQ,
-    G_MIN_TTL,
-    G_MM_HEAD,
-    G_MM_TAIL,
-    G_REFAULTED,
-    G_SIZE,
-    G_TAIL,
-    G_TS,
-    G_VER,
-    GEN,
-    ISO,
-    LREFS,
+    GI,
+    GI_END,
     MAX_NR_GENS,
     MAX_NR_TIERS,
     MIN_LRU_BATCH,
     MIN_NR_GENS,
     NS_PER_MS,
-    REFD,
-    REG,
-    TYP,
-    WS,
+    PM,
 )
 from pagesim.policies.mglru.lists import _link, _size, _unlink
 from pagesim.policies.mglru.tiers import _clear_refs, _ob2, _refs, _tier
@@ -68,20 +49,20 @@ from pagesim.policies.mglru.walk import _map_anon, _walk
 
 @kernel
 def _init(s, a):  # type: ignore[no-untyped-def]
-    s.gi[G_MAX_SEQ] = MIN_NR_GENS + 1  # lru_gen_init_lruvec: four gens, seq 0..3
-    s.gi[G_MIN_SEQ + ANON_T] = 0
-    s.gi[G_MIN_SEQ + FILE_T] = 0
-    s.gi[G_CGROUP] = a[A_CGROUP]
+    s.gi[GI.max_seq] = MIN_NR_GENS + 1  # lru_gen_init_lruvec: four gens, seq 0..3
+    s.gi[GI.min_seq + ANON_T] = 0
+    s.gi[GI.min_seq + FILE_T] = 0
+    s.gi[GI.cgroup] = a[A_CGROUP]
     for i in range(8):
-        s.gi[G_HEAD + i] = -1
-        s.gi[G_TAIL + i] = -1
-        s.gi[G_SIZE + i] = 0
-    for i in range(G_REFAULTED, G_END):
+        s.gi[GI.head + i] = -1
+        s.gi[GI.tail + i] = -1
+        s.gi[GI.size + i] = 0
+    for i in range(GI.refaulted, GI_END):
         s.gi[i] = 0
     for i in range(MAX_NR_GENS):  # lru_gen_init_lruvec: every birth time is now
-        s.gi[G_TS + i] = a[A_NOW_NS]
-    s.gi[G_MM_HEAD] = -1
-    s.gi[G_MM_TAIL] = -1
+        s.gi[GI.ts + i] = a[A_NOW_NS]
+    s.gi[GI.mm_head] = -1
+    s.gi[GI.mm_tail] = -1
     return 0
 
 
@@ -92,30 +73,30 @@ def _refault(s, p, typ, in_fault):  # type: ignore[no-untyped-def]
     seq = token >> 3
     low = (token >> 1) & 3
     wsbit = token & 1
-    if s.gi[G_VER] == 0:
-        if seq != s.gi[G_MIN_SEQ + typ]:
+    if s.gi[GI.ver] == 0:
+        if seq != s.gi[GI.min_seq + typ]:
             return
         refs = low + wsbit
         tier = _ob2(refs + 1)
-        s.gi[G_REFAULTED + typ * MAX_NR_TIERS + tier] += 1
+        s.gi[GI.refaulted + typ * MAX_NR_TIERS + tier] += 1
         s.stat[STAT_WS_ACTIVATE_ANON + typ] += 1
         if in_fault or refs >= 3:
-            s.pm[p, LREFS] = 3
-            s.pm[p, WS] = 1
+            s.pm[p, PM.lrefs] = 3
+            s.pm[p, PM.ws] = 1
             s.stat[STAT_WS_RESTORE_ANON + typ] += 1
         return
-    if abs(s.gi[G_MAX_SEQ] - seq) >= MAX_NR_GENS:
+    if abs(s.gi[GI.max_seq] - seq) >= MAX_NR_GENS:
         return
     refs = low + 1
     tier = MAX_NR_TIERS - 1 if wsbit else _ob2(refs)
-    s.gi[G_REFAULTED + typ * MAX_NR_TIERS + tier] += 1
+    s.gi[GI.refaulted + typ * MAX_NR_TIERS + tier] += 1
     if in_fault:
         s.stat[STAT_WS_ACTIVATE_ANON + typ] += 1
     if wsbit:
-        s.pm[p, WS] = 1
+        s.pm[p, PM.ws] = 1
         s.stat[STAT_WS_RESTORE_ANON + typ] += 1
     else:
-        s.pm[p, LREFS] = refs - 1
+        s.pm[p, PM.lrefs] = refs - 1
 
 
 @kernel
@@ -124,16 +105,16 @@ def _added(s, a):  # type: ignore[no-untyped-def]
     v = s.resident[p]
     typ = ANON_T if v & ANON else FILE_T
     in_fault = typ == ANON_T  # anon pages come in by faults; file pages by read()
-    s.pm[p, REFD] = 0
-    s.pm[p, WS] = 0
-    s.pm[p, LREFS] = 0
+    s.pm[p, PM.refd] = 0
+    s.pm[p, PM.ws] = 0
+    s.pm[p, PM.lrefs] = 0
     if a[A_REFAULT] != 0:
         _refault(s, p, typ, in_fault)
-    if typ == ANON_T and s.pm[p, REG] == 0:
+    if typ == ANON_T and s.pm[p, PM.reg] == 0:
         _map_anon(s, p, a[A_TAG])
-    max_seq = s.gi[G_MAX_SEQ]
-    min_seq = s.gi[G_MIN_SEQ + typ]
-    if s.gi[G_VER] == 0:
+    max_seq = s.gi[GI.max_seq]
+    min_seq = s.gi[GI.min_seq + typ]
+    if s.gi[GI.ver] == 0:
         if in_fault:  # folio_add_lru: PG_active in a fault
             seq = max_seq
         elif typ == ANON_T and (v & SWAPCACHE) == 0:
@@ -145,17 +126,17 @@ def _added(s, a):  # type: ignore[no-untyped-def]
     else:
         active = False
         if in_fault:
-            if s.pm[p, WS]:
+            if s.pm[p, PM.ws]:
                 active = True
-            elif s.pm[p, REFD] == 0:
-                s.pm[p, REFD] = 1
-                s.pm[p, LREFS] = 0
+            elif s.pm[p, PM.refd] == 0:
+                s.pm[p, PM.refd] = 1
+                s.pm[p, PM.lrefs] = 0
         if active:
-            gen = MIN_NR_GENS - s.pm[p, WS]
+            gen = MIN_NR_GENS - s.pm[p, PM.ws]
         elif typ == ANON_T and (v & SWAPCACHE) == 0:
             gen = MIN_NR_GENS
         else:
-            gen = MAX_NR_GENS - s.pm[p, WS]
+            gen = MAX_NR_GENS - s.pm[p, PM.ws]
         seq = max(max_seq - gen + 1, min_seq)
     _link(s, p, seq, typ, False)
     return 0
@@ -165,20 +146,20 @@ def _added(s, a):  # type: ignore[no-untyped-def]
 def _accessed(s, a):  # type: ignore[no-untyped-def]
     """folio_mark_accessed under MGLRU: one more reference, no list move."""
     p = a[A_PAGE]
-    if s.gi[G_VER] == 0:
-        if s.pm[p, REFD] == 0:
-            s.pm[p, REFD] = 1
-        elif s.pm[p, WS] == 0:
-            s.pm[p, WS] = 1
-        elif s.pm[p, LREFS] < 3:
-            s.pm[p, LREFS] += 1
-    elif s.pm[p, REFD] == 0:
-        s.pm[p, REFD] = 1
-        s.pm[p, LREFS] = 0
-    elif s.pm[p, LREFS] == 3:
-        s.pm[p, WS] = 1
+    if s.gi[GI.ver] == 0:
+        if s.pm[p, PM.refd] == 0:
+            s.pm[p, PM.refd] = 1
+        elif s.pm[p, PM.ws] == 0:
+            s.pm[p, PM.ws] = 1
+        elif s.pm[p, PM.lrefs] < 3:
+            s.pm[p, PM.lrefs] += 1
+    elif s.pm[p, PM.refd] == 0:
+        s.pm[p, PM.refd] = 1
+        s.pm[p, PM.lrefs] = 0
+    elif s.pm[p, PM.lrefs] == 3:
+        s.pm[p, PM.ws] = 1
     else:
-        s.pm[p, LREFS] += 1
+        s.pm[p, PM.lrefs] += 1
     return 0
 
 
@@ -207,11 +188,11 @@ def _initial_priority(s, a, swp):  # type: ignore[no-untyped-def]
     nr = max(a[A_WMARK_HIGH], 32)
     if nr < MIN_LRU_BATCH:
         return prio
-    max_seq = s.gi[G_MAX_SEQ]
+    max_seq = s.gi[GI.max_seq]
     reclaimable = 0
     first = FILE_T if swp == 0 else ANON_T
     for typ in range(first, 2):
-        for seq in range(s.gi[G_MIN_SEQ + typ], max_seq - 1):
+        for seq in range(s.gi[GI.min_seq + typ], max_seq - 1):
             reclaimable += _size(s, seq, typ)
     init = _fls(reclaimable) - 1 - _fls(nr - 1)
     init = min(max(init, DEF_PRIORITY // 2), DEF_PRIORITY)
@@ -228,12 +209,12 @@ def _reclaimable(s, a, swp, prio):  # type: ignore[no-untyped-def]
     total = 0
     first = FILE_T if swp == 0 else ANON_T
     for typ in range(first, 2):
-        for seq in range(s.gi[G_MIN_SEQ + typ], s.gi[G_MAX_SEQ] + 1):
+        for seq in range(s.gi[GI.min_seq + typ], s.gi[GI.max_seq] + 1):
             total += _size(s, seq, typ)
     if (total >> prio) == 0:
         return False
-    birth = s.gi[G_TS + s.gi[G_MIN_SEQ + FILE_T] % MAX_NR_GENS]
-    return birth + s.gi[G_MIN_TTL] * NS_PER_MS < a[A_NOW_NS]
+    birth = s.gi[GI.ts + s.gi[GI.min_seq + FILE_T] % MAX_NR_GENS]
+    return birth + s.gi[GI.min_ttl] * NS_PER_MS < a[A_NOW_NS]
 
 
 @kernel
@@ -243,11 +224,11 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
     _putback(s)
     _try_inc_min_seq(s, swp)
     prio = _initial_priority(s, a, swp)
-    if s.gi[G_MIN_TTL] > 0 and a[A_RECLAIMER] == RECLAIM_KSWAPD and not _reclaimable(s, a, swp, prio):
+    if s.gi[GI.min_ttl] > 0 and a[A_RECLAIMER] == RECLAIM_KSWAPD and not _reclaimable(s, a, swp, prio):
         a[A_WANT_OOM] = 1  # lru_gen_age_node: no lruvec is reclaimable -> out_of_memory
         return 0
     got = 0
-    s.gi[G_LOOKED] = 0
+    s.gi[GI.looked] = 0
     for _ in range(MAX_NR_GENS * 2):
         if got >= n:
             break
@@ -258,33 +239,33 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
         scanned, got = _isolate(s, swp, prio, n, got)
         if not _try_inc_min_seq(s, swp) and scanned == 0 and not age:
             break
-    a[A_SCANNED] = s.gi[G_LOOKED]
+    a[A_SCANNED] = s.gi[GI.looked]
     return got
 
 
 @kernel
 def _removed(s, r):  # type: ignore[no-untyped-def]
     p = r[A_PAGE]
-    if s.pm[p, ISO] != 0:
-        s.pm[p, ISO] = 0
-    elif s.pm[p, GEN] != 0:
+    if s.pm[p, PM.iso] != 0:
+        s.pm[p, PM.iso] = 0
+    elif s.pm[p, PM.gen] != 0:
         _unlink(s, p)
     else:
         return 0
-    typ = s.pm[p, TYP]
+    typ = s.pm[p, PM.typ]
     if r[A_REASON] != REASON_FREED:
-        if s.gi[G_VER] == 0:
+        if s.gi[GI.ver] == 0:
             # isolate_folio clears the refs flags of a page without PG_referenced
-            refs = _refs(s, p) if s.pm[p, REFD] else 0
+            refs = _refs(s, p) if s.pm[p, PM.refd] else 0
             wsbit = 1 if refs != 0 else 0
         else:
             refs = _refs(s, p)
-            wsbit = s.pm[p, WS]
-        tier = _tier(s, refs, s.pm[p, WS] if s.gi[G_VER] == 1 else 0)
+            wsbit = s.pm[p, PM.ws]
+        tier = _tier(s, refs, s.pm[p, PM.ws] if s.gi[GI.ver] == 1 else 0)
         low = refs - 1 if refs > 0 else 0
         if low > 3:
             low = 3
-        s.shadow[p] = (s.gi[G_MIN_SEQ + typ] << 3) | (low << 1) | wsbit
-        s.gi[G_EVICTED + typ * MAX_NR_TIERS + tier] += 1
+        s.shadow[p] = (s.gi[GI.min_seq + typ] << 3) | (low << 1) | wsbit
+        s.gi[GI.evicted + typ * MAX_NR_TIERS + tier] += 1
     _clear_refs(s, p, False)
     return 0

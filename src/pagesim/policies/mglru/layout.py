@@ -4,6 +4,7 @@ per-page columns of ``s.pm`` and globals of ``s.gi``. The rules are in :mod:`.po
 
 from __future__ import annotations
 
+from pagesim.core.layout import Layout, field
 from pagesim.core.state import (
     GI_USER,
     MAX_CANDIDATES,
@@ -21,39 +22,6 @@ ANON_T = 0  #: LRU_GEN_ANON
 FILE_T = 1  #: LRU_GEN_FILE
 
 
-# ---- per-page columns of s.pm
-NXT = 0  #: next page towards the tail (older), -1 none
-PRV = 1  #: previous page towards the head (younger), -1 none
-GEN = 2  #: seq % 4 + 1 of the list holding the page; 0 when on no list
-TYP = 3  #: 0 anon, 1 file
-REFD = 4  #: PG_referenced
-WS = 5  #: PG_workingset
-LREFS = 6  #: LRU_REFS, 0..3
-ISO = 7  #: 1 while isolated: proposed to the engine, off every list
-
-
-# the address space (anon pages only): a page's virtual page number in its process, kept for life
-REG = 8  #: PMD region holding the page, + 1 (0: no address yet)
-VPN = 9  #: virtual page number within the process (order of first fault)
-VNX = 10  #: page at VPN + 1 in the same process, -1 none
-VPV = 11  #: page at VPN - 1 in the same process, -1 none
-
-
-# row r of these columns describes PMD region r (ids 0.. in order of creation; never more than pages)
-R_NEXT = 12  #: next region of the same process, -1 none
-R_HEAD = 13  #: the page at the region's first virtual page
-R_MM = 14  #: the process (mm row) owning the region
-
-
-# row m of these columns describes the process whose task tag is m (mod the number of rows)
-MM_NEXT = 15  #: next mm on the mm_list (order of creation), -1 none
-MM_FIRST = 16  #: first region, -1 none
-MM_LAST = 17  #: last region, -1 none
-MM_NV = 18  #: virtual pages handed out (the VMA's end)
-MM_LASTP = 19  #: the page at VPN MM_NV - 1
-MM_FLAGS = 20  #: MMF_LISTED | MMF_NEW
-N_COLS = 21
-
 MMF_LISTED = 1  #: on the mm_list
 MMF_NEW = 2  #: added since the last iteration: the next walk force-scans it
 PMD_PAGES = 512  #: PTEs per PTE table (x86-64, 4 KiB pages)
@@ -66,32 +34,67 @@ YOUNG_PER_CACHELINE = 8
 NS_PER_MS = 1_000_000
 
 
-# ---- globals in s.gi
-G_MAX_SEQ = GI_USER
-G_MIN_SEQ = GI_USER + 1  #: + type
-G_VER = GI_USER + 3  #: 0 = 6.12, 1 = 6.14
-G_CGROUP = GI_USER + 4
-G_MIN_TTL = GI_USER + 5  #: min_ttl_ms
-G_HEAD = GI_USER + 8  #: + gen * 2 + type
-G_TAIL = G_HEAD + 8
-G_SIZE = G_TAIL + 8
-G_REFAULTED = G_SIZE + 8  #: + type * 4 + tier
-G_EVICTED = G_REFAULTED + 8
-G_PROTECTED = G_EVICTED + 8
-G_AVG_REFAULTED = G_PROTECTED + 8
-G_AVG_TOTAL = G_AVG_REFAULTED + 8
-G_NISO = G_AVG_TOTAL + 8  #: pages isolated by the last evict call
-G_ISO = G_NISO + 1  #: ... and their ids (MAX_CANDIDATES slots)
-G_TS = G_ISO + MAX_CANDIDATES  #: lrugen->timestamps[gen], ns (4 slots)
-G_MM_HEAD = G_TS + 4  #: the mm_list (mm rows), -1 empty
-G_MM_TAIL = G_MM_HEAD + 1
-G_NREG = G_MM_TAIL + 1  #: PMD regions created
-G_FILTER_ON = G_NREG + 1  #: bit g: Bloom filter g allocated (a missing filter lets everything through)
-G_WALKED = G_FILTER_ON + 1  #: PTE tables the walker visited (cumulative; for tests and readouts)
-G_SKIPPED = G_WALKED + 1  #: PTE tables the Bloom filter made it skip (cumulative)
-G_LOOKAROUND = G_SKIPPED + 1  #: pages promoted by look-around (cumulative)
-G_LOOKED = G_LOOKAROUND + 1  #: pages the current evict call has looked at (its A_SCANNED)
-G_BLOOM = G_LOOKED + 1  #: lru_gen_mm_state->filters[2], BLOOM_WORDS slots each
-G_END = G_BLOOM + 2 * BLOOM_WORDS
+# ---- the state: per page (rows of s.pm), per region and per process (rows of the same columns), globals
+STATE = Layout(
+    "mglru",
+    pm=(
+        field("nxt", "page id", "next page towards the tail (older), -1 none"),
+        field("prv", "page id", "previous page towards the head (younger), -1 none"),
+        field("gen", "gen + 1", "seq % 4 + 1 of the list holding the page; 0 when on no list"),
+        field("typ", "type", "0 anon, 1 file"),
+        field("refd", "flag", "PG_referenced"),
+        field("ws", "flag", "PG_workingset"),
+        field("lrefs", "refs", "LRU_REFS, 0..3"),
+        field("iso", "flag", "1 while isolated: proposed to the engine, off every list"),
+        # the address space (anon pages only): a page's virtual page number in its process, for life
+        field("reg", "region + 1", "PMD region holding the page, + 1 (0: no address yet)"),
+        field("vpn", "page", "virtual page number within the process (order of first fault)"),
+        field("vnx", "page id", "page at VPN + 1 in the same process, -1 none"),
+        field("vpv", "page id", "page at VPN - 1 in the same process, -1 none"),
+        # row r describes PMD region r (ids 0.. in order of creation; never more than pages)
+        field("r_next", "region", "region row: next region of the same process, -1 none"),
+        field("r_head", "page id", "region row: the page at the region's first virtual page"),
+        field("r_mm", "mm row", "region row: the process owning the region"),
+        # row m describes the process whose task tag is m (mod the number of rows)
+        field("mm_next", "mm row", "mm row: next mm on the mm_list (order of creation), -1 none"),
+        field("mm_first", "region", "mm row: first region, -1 none"),
+        field("mm_last", "region", "mm row: last region, -1 none"),
+        field("mm_nv", "pages", "mm row: virtual pages handed out (the VMA's end)"),
+        field("mm_lastp", "page id", "mm row: the page at VPN mm_nv - 1"),
+        field("mm_flags", "bits", "mm row: MMF_LISTED | MMF_NEW"),
+    ),
+    gi=(
+        field("max_seq", "generation", "lrugen->max_seq"),
+        field("min_seq", "generation", "lrugen->min_seq[type]", count=2),
+        field("ver", "version", "0 = 6.12, 1 = 6.14"),
+        field("cgroup", "cgroup", "the cgroup owning this lruvec"),
+        field("min_ttl", "ms", "parameter min_ttl_ms"),
+        field("reserved", "-", "not used", count=2),
+        field("head", "page id", "each generation list's head, [gen][type]", shape=(MAX_NR_GENS, 2)),
+        field("tail", "page id", "each generation list's tail, [gen][type]", shape=(MAX_NR_GENS, 2)),
+        field("size", "pages", "each generation list's length, [gen][type]", shape=(MAX_NR_GENS, 2)),
+        field("refaulted", "pages", "lrugen->refaulted, [type][tier]", shape=(2, MAX_NR_TIERS)),
+        field("evicted", "pages", "lrugen->evicted, [type][tier]", shape=(2, MAX_NR_TIERS)),
+        field("protected", "pages", "lrugen->protected, [type][tier]", shape=(2, MAX_NR_TIERS)),
+        field("avg_refaulted", "pages", "lrugen->avg_refaulted, [type][tier]", shape=(2, MAX_NR_TIERS)),
+        field("avg_total", "pages", "lrugen->avg_total, [type][tier]", shape=(2, MAX_NR_TIERS)),
+        field("niso", "pages", "pages isolated by the last evict call ..."),
+        field("iso", "page id", "... and their ids", count=MAX_CANDIDATES),
+        field("ts", "ns", "lrugen->timestamps[gen]", count=MAX_NR_GENS),
+        field("mm_head", "mm row", "the mm_list's head, -1 empty"),
+        field("mm_tail", "mm row", "the mm_list's tail, -1 empty"),
+        field("nreg", "regions", "PMD regions created"),
+        field(
+            "filter_on", "bits", "bit g: Bloom filter g allocated (a missing filter lets everything through)"
+        ),
+        field("walked", "tables", "PTE tables the walker visited (cumulative; for tests and readouts)"),
+        field("skipped", "tables", "PTE tables the Bloom filter made it skip (cumulative)"),
+        field("lookaround", "pages", "pages promoted by look-around (cumulative)"),
+        field("looked", "pages", "pages the current evict call has looked at (its A_SCANNED)"),
+        field("bloom", "bits", "lru_gen_mm_state->filters[2], 32 bits a slot", shape=(2, BLOOM_WORDS)),
+    ),
+)
+PM, GI = STATE.pm, STATE.gi
+GI_END = GI_USER + STATE.int_globals  #: one past the last global
 
 VERSIONS = {"6.12": 0, "6.14": 1}

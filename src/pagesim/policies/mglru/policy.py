@@ -12,9 +12,9 @@ Source      Yu Zhao, "Multi-Gen LRU", Linux 6.1+ (``mm/vmscan.c``, ``mm/workings
 Structures  Per lruvec: ``max_seq``, ``min_seq[anon]``, ``min_seq[file]``; generation ``seq`` lives in
             list ``(seq % 4, type)``, type 0 anon, 1 file (``lrugen->folios[gen][type]``). Eight lists
             exceed cache_ext's five per cgroup, so they are the policy's own doubly linked lists in
-            ``s.pm`` (columns NXT, PRV) with heads, tails and sizes in ``s.gi``; head = youngest end
-            (``list_add``), eviction takes the tail. Per page: GEN (gen + 1, 0 off-list), TYP, REFD
-            (PG_referenced), WS (PG_workingset), LREFS (the 2-bit LRU_REFS counter). Controller
+            ``s.pm`` (columns PM.nxt, PM.prv) with heads, tails and sizes in ``s.gi``; head = youngest end
+            (``list_add``), eviction takes the tail. Per page: PM.gen (gen + 1, 0 off-list), PM.typ, PM.refd
+            (PG_referenced), PM.ws (PG_workingset), PM.lrefs (the 2-bit LRU_REFS counter). Controller
             counters per (type, tier): ``refaulted``, ``evicted``, ``protected`` and their averages
             ``avg_refaulted``, ``avg_total`` (``hist`` has one slot). Birth time of each gen
             (``lrugen->timestamps``, ns of model time, ``a[A_NOW_NS]``).
@@ -22,8 +22,8 @@ Structures  Per lruvec: ``max_seq``, ``min_seq[anon]``, ``min_seq[file]``; gener
             that first brings a page in) lays its pages out in the order it first faults them, one
             VMA from virtual page 0; a page keeps its virtual page for life (swapped out and back,
             or freed and faulted again). PMD region k of a process = its virtual pages
-            512k..512k+511 (one PTE table). Per page REG (region + 1), VPN, VNX/VPV (the pages at
-            VPN +- 1); per region (row = region id) its next region, first page and mm; per mm
+            512k..512k+511 (one PTE table). Per page PM.reg (region + 1), PM.vpn, PM.vnx/PM.vpv (the pages at
+            PM.vpn +- 1); per region (row = region id) its next region, first page and mm; per mm
             (row = tag) the mm_list link, first/last region, pages handed out (the VMA's end), last
             page and flags. ``lru_gen_mm_state``: the mm_list (FIFO of mms by creation) and
             ``filters[2]``, two real Bloom filters of 2^15 bits, k = 2, keyed by a 30-bit hash of
@@ -220,45 +220,19 @@ import numpy as np
 
 from pagesim.core.state import (
     ANON,
-    GI_USER,
 )
 from pagesim.policies.base import Policy
 from pagesim.policies.mglru.hooks import _accessed, _added, _evict, _init, _removed
 from pagesim.policies.mglru.layout import (
     ANON_T,
     FILE_T,
-    G_AVG_REFAULTED,
-    G_AVG_TOTAL,
-    G_CGROUP,
-    G_END,
-    G_EVICTED,
-    G_HEAD,
-    G_ISO,
-    G_MAX_SEQ,
-    G_MIN_SEQ,
-    G_MIN_TTL,
-    G_NISO,
-    G_NREG,
-    G_PROTECTED,
-    G_REFAULTED,
-    G_SIZE,
-    G_TAIL,
-    G_VER,
-    GEN,
-    ISO,
+    GI,
     MAX_NR_GENS,
     MAX_NR_TIERS,
-    NXT,
+    PM,
     PMD_PAGES,
-    PRV,
-    R_HEAD,
-    REG,
-    TYP,
+    STATE,
     VERSIONS,
-    VNX,
-    VPN,
-    VPV,
-    WS,
 )
 from pagesim.policies.mglru.tiers import _refs, _tier
 from pagesim.policies.params import defaults
@@ -269,30 +243,8 @@ class MGLRU(Policy):
 
     name = "mglru"
     description = "Multi-Gen LRU (Linux lru_gen): generations, tiers, PID-controlled type/tier choice"
-    int_fields = (
-        "nxt",
-        "prv",
-        "gen",
-        "type",
-        "referenced",
-        "workingset",
-        "lru_refs",
-        "isolated",
-        "region",
-        "vpn",
-        "vnext",
-        "vprev",
-        "region_next",
-        "region_head",
-        "region_mm",
-        "mm_next",
-        "mm_first",
-        "mm_last",
-        "mm_nv",
-        "mm_lastp",
-        "mm_flags",
-    )
-    int_globals = G_END - GI_USER
+    int_fields = STATE.int_fields
+    int_globals = STATE.int_globals
     proposes_batches = True
     uses_fallback = False
     params = defaults("mglru")  # policies/params.toml
@@ -310,48 +262,48 @@ class MGLRU(Policy):
         ttl = self.values["min_ttl_ms"]
         if isinstance(ttl, bool) or not isinstance(ttl, (int, np.integer)) or ttl < 0:
             raise ValueError(f"mglru: min_ttl_ms must be an integer >= 0 (milliseconds), got {ttl!r}")
-        s.gi[G_VER] = VERSIONS[ver]
-        s.gi[G_MIN_TTL] = int(ttl)
+        s.gi[GI.ver] = VERSIONS[ver]
+        s.gi[GI.min_ttl] = int(ttl)
 
     # ---- introspection for tests and reports
     @staticmethod
     def seqs(s: Any) -> tuple[int, int, int]:
         """``(max_seq, min_seq[anon], min_seq[file])``."""
-        return int(s.gi[G_MAX_SEQ]), int(s.gi[G_MIN_SEQ + ANON_T]), int(s.gi[G_MIN_SEQ + FILE_T])
+        return int(s.gi[GI.max_seq]), int(s.gi[GI.min_seq + ANON_T]), int(s.gi[GI.min_seq + FILE_T])
 
     @staticmethod
     def seq_of(s: Any, page: int) -> int:
         """The sequence number of the generation holding ``page`` (-1 if on none)."""
-        g = int(s.pm[page, GEN])
+        g = int(s.pm[page, PM.gen])
         if g == 0:
             return -1
-        max_seq = int(s.gi[G_MAX_SEQ])
+        max_seq = int(s.gi[GI.max_seq])
         return max_seq - ((max_seq - (g - 1)) % MAX_NR_GENS)
 
     @staticmethod
     def tier_of(s: Any, page: int) -> int:
         """The page's tier now."""
-        return int(_tier.py_func(s, _refs.py_func(s, page), s.pm[page, WS]))
+        return int(_tier.py_func(s, _refs.py_func(s, page), s.pm[page, PM.ws]))
 
     @staticmethod
     def counters(s: Any, name: str) -> np.ndarray:
         """Controller counters ``refaulted``, ``evicted``, ``protected``... as (type, tier)."""
         base = {
-            "refaulted": G_REFAULTED,
-            "evicted": G_EVICTED,
-            "protected": G_PROTECTED,
-            "avg_refaulted": G_AVG_REFAULTED,
-            "avg_total": G_AVG_TOTAL,
+            "refaulted": GI.refaulted,
+            "evicted": GI.evicted,
+            "protected": GI.protected,
+            "avg_refaulted": GI.avg_refaulted,
+            "avg_total": GI.avg_total,
         }[name]
         return np.asarray(s.gi[base : base + 8]).reshape(2, MAX_NR_TIERS).copy()
 
     def readouts(self, s: Any) -> dict[str, float]:
         """max_seq, min_seq per type and pages per type (sampled into kernel-mode time series)."""
-        sizes = [int(s.gi[G_SIZE + g * 2 + t]) for g in range(4) for t in range(2)]
+        sizes = [int(s.gi[GI.size + g * 2 + t]) for g in range(4) for t in range(2)]
         return {
-            "max_seq": float(s.gi[G_MAX_SEQ]),
-            "min_seq_anon": float(s.gi[G_MIN_SEQ]),
-            "min_seq_file": float(s.gi[G_MIN_SEQ + 1]),
+            "max_seq": float(s.gi[GI.max_seq]),
+            "min_seq_anon": float(s.gi[GI.min_seq]),
+            "min_seq_file": float(s.gi[GI.min_seq + 1]),
             "gen_pages_anon": float(sum(sizes[0::2])),
             "gen_pages_file": float(sum(sizes[1::2])),
         }
@@ -359,45 +311,47 @@ class MGLRU(Policy):
     def check_invariants(self, s: Any) -> None:
         """Lists match their sizes and flags; every resident page of the lruvec is on one list."""
         max_seq, *mins = self.seqs(s)
-        cg = int(s.gi[G_CGROUP])
+        cg = int(s.gi[GI.cgroup])
         seen: set[int] = set()
         for typ in (ANON_T, FILE_T):
             assert 2 <= max_seq - mins[typ] + 1 <= MAX_NR_GENS, f"type {typ}: gens {mins[typ]}..{max_seq}"
             live = {seq % MAX_NR_GENS for seq in range(mins[typ], max_seq + 1)}
             for gen in range(MAX_NR_GENS):
                 li = gen * 2 + typ
-                p = int(s.gi[G_HEAD + li])
+                p = int(s.gi[GI.head + li])
                 prev = -1
                 count = 0
                 while p >= 0:
                     assert p not in seen, f"page {p} on two lists"
                     seen.add(p)
-                    assert int(s.pm[p, PRV]) == prev, f"page {p}: broken back link"
-                    assert int(s.pm[p, GEN]) == gen + 1 and int(s.pm[p, TYP]) == typ, f"page {p}: gen/type"
+                    assert int(s.pm[p, PM.prv]) == prev, f"page {p}: broken back link"
+                    assert int(s.pm[p, PM.gen]) == gen + 1 and int(s.pm[p, PM.typ]) == typ, (
+                        f"page {p}: gen/type"
+                    )
                     assert s.resident[p] != 0, f"page {p} on a list but not resident"
                     assert bool(s.resident[p] & ANON) == (typ == ANON_T), f"page {p} on the wrong type"
                     prev = p
                     count += 1
-                    p = int(s.pm[p, NXT])
-                assert int(s.gi[G_TAIL + li]) == prev, f"list {li}: tail"
-                assert count == int(s.gi[G_SIZE + li]), f"list {li}: size {s.gi[G_SIZE + li]} != {count}"
+                    p = int(s.pm[p, PM.nxt])
+                assert int(s.gi[GI.tail + li]) == prev, f"list {li}: tail"
+                assert count == int(s.gi[GI.size + li]), f"list {li}: size {s.gi[GI.size + li]} != {count}"
                 assert count == 0 or gen in live, f"type {typ}: pages in gen {gen} outside the window"
-        iso = {int(s.gi[G_ISO + i]) for i in range(int(s.gi[G_NISO]))}
+        iso = {int(s.gi[GI.iso + i]) for i in range(int(s.gi[GI.niso]))}
         for p in iso:
-            if s.pm[p, ISO]:
+            if s.pm[p, PM.iso]:
                 assert p not in seen and s.resident[p] != 0, f"isolated page {p} on a list"
                 seen.add(p)
-        assert int((s.pm[:, ISO] != 0).sum()) <= len(iso), "an isolated page nobody will put back"
+        assert int((s.pm[:, PM.iso] != 0).sum()) <= len(iso), "an isolated page nobody will put back"
         mine = {int(p) for p in np.flatnonzero((s.resident != 0) & (s.cgroup_of == cg))}
         assert seen == mine, f"resident pages off the lists: {sorted(mine - seen)[:5]}"
         for p in mine:  # the address space: every anon page has its place in its process
             if s.resident[p] & ANON:
-                r = int(s.pm[p, REG]) - 1
-                assert 0 <= r < int(s.gi[G_NREG]), f"anon page {p} has no virtual page"
-                v = int(s.pm[p, VPN])
-                start = int(s.pm[int(s.pm[r, R_HEAD]), VPN])
+                r = int(s.pm[p, PM.reg]) - 1
+                assert 0 <= r < int(s.gi[GI.nreg]), f"anon page {p} has no virtual page"
+                v = int(s.pm[p, PM.vpn])
+                start = int(s.pm[int(s.pm[r, PM.r_head]), PM.vpn])
                 assert start % PMD_PAGES == 0 and start <= v < start + PMD_PAGES, f"page {p}: region"
-                for link, back, dv in ((VNX, VPV, 1), (VPV, VNX, -1)):
+                for link, back, dv in ((PM.vnx, PM.vpv, 1), (PM.vpv, PM.vnx, -1)):
                     q = int(s.pm[p, link])
                     if q >= 0:
-                        assert int(s.pm[q, back]) == p and int(s.pm[q, VPN]) == v + dv, f"page {p}: chain"
+                        assert int(s.pm[q, back]) == p and int(s.pm[q, PM.vpn]) == v + dv, f"page {p}: chain"

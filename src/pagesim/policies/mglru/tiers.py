@@ -7,17 +7,10 @@ from __future__ import annotations
 
 from pagesim.core.jit import kernel
 from pagesim.policies.mglru.layout import (
-    G_AVG_REFAULTED,
-    G_AVG_TOTAL,
-    G_EVICTED,
-    G_PROTECTED,
-    G_REFAULTED,
-    G_VER,
-    LREFS,
+    GI,
     MAX_NR_TIERS,
     MIN_LRU_BATCH,
-    REFD,
-    WS,
+    PM,
 )
 
 
@@ -33,24 +26,24 @@ def _ob2(n):  # type: ignore[no-untyped-def]
 @kernel
 def _refs(s, p):  # type: ignore[no-untyped-def]
     """folio_lru_refs: 6.12 LRU_REFS + PG_workingset; 6.14 PG_referenced ? LRU_REFS + 1 : 0."""
-    if s.gi[G_VER] == 0:
-        return s.pm[p, LREFS] + s.pm[p, WS]
-    return s.pm[p, LREFS] + 1 if s.pm[p, REFD] else 0
+    if s.gi[GI.ver] == 0:
+        return s.pm[p, PM.lrefs] + s.pm[p, PM.ws]
+    return s.pm[p, PM.lrefs] + 1 if s.pm[p, PM.refd] else 0
 
 
 @kernel
 def _tier(s, refs, ws):  # type: ignore[no-untyped-def]
-    if s.gi[G_VER] == 0:
+    if s.gi[GI.ver] == 0:
         return _ob2(refs + 1)
     return MAX_NR_TIERS - 1 if ws else _ob2(refs)
 
 
 @kernel
 def _clear_refs(s, p, keep_ws):  # type: ignore[no-untyped-def]
-    s.pm[p, REFD] = 0
-    s.pm[p, LREFS] = 0
+    s.pm[p, PM.refd] = 0
+    s.pm[p, PM.lrefs] = 0
     if not keep_ws:
-        s.pm[p, WS] = 0
+        s.pm[p, PM.ws] = 0
 
 
 @kernel
@@ -62,8 +55,8 @@ def _pos(s, typ, tier):  # type: ignore[no-untyped-def]
     tot = 0
     for i in range(lo, hi + 1):
         k = typ * MAX_NR_TIERS + i
-        ref += s.gi[G_AVG_REFAULTED + k] + s.gi[G_REFAULTED + k]
-        tot += s.gi[G_AVG_TOTAL + k] + s.gi[G_EVICTED + k] + s.gi[G_PROTECTED + k]
+        ref += s.gi[GI.avg_refaulted + k] + s.gi[GI.refaulted + k]
+        tot += s.gi[GI.avg_total + k] + s.gi[GI.evicted + k] + s.gi[GI.protected + k]
     return ref, tot
 
 
@@ -81,8 +74,8 @@ def _positive(s, sp_type, sp_tier, sp_gain, pv_type, pv_tier, pv_gain):  # type:
 @kernel
 def _tier_idx(s, typ):  # type: ignore[no-untyped-def]
     """get_tier_idx: protect the tiers refaulting clearly more than tier 0."""
-    g_sp = 1 if s.gi[G_VER] == 0 else 2
-    g_pv = 2 if s.gi[G_VER] == 0 else 3
+    g_sp = 1 if s.gi[GI.ver] == 0 else 2
+    g_pv = 2 if s.gi[GI.ver] == 0 else 3
     tier = 1
     while tier < MAX_NR_TIERS:
         if not _positive(s, typ, 0, g_sp, typ, tier, g_pv):
@@ -96,9 +89,9 @@ def _reset_ctrl(s, typ):  # type: ignore[no-untyped-def]
     """reset_ctrl_pos(carryover): fold the counters into the averages, then zero them."""
     for tier in range(MAX_NR_TIERS):
         k = typ * MAX_NR_TIERS + tier
-        s.gi[G_AVG_REFAULTED + k] = (s.gi[G_AVG_REFAULTED + k] + s.gi[G_REFAULTED + k]) // 2
-        total = s.gi[G_EVICTED + k] + s.gi[G_PROTECTED + k]
-        s.gi[G_AVG_TOTAL + k] = (s.gi[G_AVG_TOTAL + k] + total) // 2
-        s.gi[G_REFAULTED + k] = 0
-        s.gi[G_EVICTED + k] = 0
-        s.gi[G_PROTECTED + k] = 0
+        s.gi[GI.avg_refaulted + k] = (s.gi[GI.avg_refaulted + k] + s.gi[GI.refaulted + k]) // 2
+        total = s.gi[GI.evicted + k] + s.gi[GI.protected + k]
+        s.gi[GI.avg_total + k] = (s.gi[GI.avg_total + k] + total) // 2
+        s.gi[GI.refaulted + k] = 0
+        s.gi[GI.evicted + k] = 0
+        s.gi[GI.protected + k] = 0

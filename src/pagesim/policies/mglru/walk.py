@@ -14,40 +14,13 @@ from pagesim.core.state import (
 from pagesim.policies.mglru.layout import (
     BLOOM_FILTER_SHIFT,
     BLOOM_WORDS,
-    G_BLOOM,
-    G_CGROUP,
-    G_FILTER_ON,
-    G_LOOKAROUND,
-    G_MAX_SEQ,
-    G_MM_HEAD,
-    G_MM_TAIL,
-    G_NREG,
-    G_SKIPPED,
-    G_VER,
-    G_WALKED,
-    GEN,
-    ISO,
-    LREFS,
+    GI,
     MAX_NR_GENS,
     MIN_LRU_BATCH,
-    MM_FIRST,
-    MM_FLAGS,
-    MM_LAST,
-    MM_LASTP,
-    MM_NEXT,
-    MM_NV,
     MMF_LISTED,
     MMF_NEW,
+    PM,
     PMD_PAGES,
-    R_HEAD,
-    R_MM,
-    R_NEXT,
-    REFD,
-    REG,
-    VNX,
-    VPN,
-    VPV,
-    WS,
     YOUNG_PER_CACHELINE,
 )
 from pagesim.policies.mglru.lists import _move
@@ -65,41 +38,41 @@ def _map_anon(s, p, tag):  # type: ignore[no-untyped-def]
     m = tag % s.pm.shape[0]
     if m < 0:
         m += s.pm.shape[0]
-    if (s.pm[m, MM_FLAGS] & MMF_LISTED) == 0:
-        s.pm[m, MM_NEXT] = -1
-        s.pm[m, MM_FIRST] = -1
-        s.pm[m, MM_LAST] = -1
-        s.pm[m, MM_NV] = 0
-        s.pm[m, MM_LASTP] = -1
-        s.pm[m, MM_FLAGS] = MMF_LISTED | MMF_NEW
-        t = s.gi[G_MM_TAIL]
+    if (s.pm[m, PM.mm_flags] & MMF_LISTED) == 0:
+        s.pm[m, PM.mm_next] = -1
+        s.pm[m, PM.mm_first] = -1
+        s.pm[m, PM.mm_last] = -1
+        s.pm[m, PM.mm_nv] = 0
+        s.pm[m, PM.mm_lastp] = -1
+        s.pm[m, PM.mm_flags] = MMF_LISTED | MMF_NEW
+        t = s.gi[GI.mm_tail]
         if t < 0:
-            s.gi[G_MM_HEAD] = m
+            s.gi[GI.mm_head] = m
         else:
-            s.pm[t, MM_NEXT] = m
-        s.gi[G_MM_TAIL] = m
-    v = s.pm[m, MM_NV]
+            s.pm[t, PM.mm_next] = m
+        s.gi[GI.mm_tail] = m
+    v = s.pm[m, PM.mm_nv]
     if v % PMD_PAGES == 0:  # a new PTE table
-        r = s.gi[G_NREG]
-        s.gi[G_NREG] = r + 1
-        s.pm[r, R_NEXT] = -1
-        s.pm[r, R_HEAD] = p
-        s.pm[r, R_MM] = m
-        last = s.pm[m, MM_LAST]
+        r = s.gi[GI.nreg]
+        s.gi[GI.nreg] = r + 1
+        s.pm[r, PM.r_next] = -1
+        s.pm[r, PM.r_head] = p
+        s.pm[r, PM.r_mm] = m
+        last = s.pm[m, PM.mm_last]
         if last < 0:
-            s.pm[m, MM_FIRST] = r
+            s.pm[m, PM.mm_first] = r
         else:
-            s.pm[last, R_NEXT] = r
-        s.pm[m, MM_LAST] = r
-    lastp = s.pm[m, MM_LASTP]
-    s.pm[p, REG] = s.pm[m, MM_LAST] + 1
-    s.pm[p, VPN] = v
-    s.pm[p, VPV] = lastp
-    s.pm[p, VNX] = -1
+            s.pm[last, PM.r_next] = r
+        s.pm[m, PM.mm_last] = r
+    lastp = s.pm[m, PM.mm_lastp]
+    s.pm[p, PM.reg] = s.pm[m, PM.mm_last] + 1
+    s.pm[p, PM.vpn] = v
+    s.pm[p, PM.vpv] = lastp
+    s.pm[p, PM.vnx] = -1
     if lastp >= 0:
-        s.pm[lastp, VNX] = p
-    s.pm[m, MM_LASTP] = p
-    s.pm[m, MM_NV] = v + 1
+        s.pm[lastp, PM.vnx] = p
+    s.pm[m, PM.mm_lastp] = p
+    s.pm[m, PM.mm_nv] = v + 1
 
 
 @kernel
@@ -119,14 +92,14 @@ def _bloom_key(r):  # type: ignore[no-untyped-def]
 
 @kernel
 def _bloom_bit(s, g, key):  # type: ignore[no-untyped-def]
-    return (s.gi[G_BLOOM + g * BLOOM_WORDS + (key >> 5)] >> (key & 31)) & 1
+    return (s.gi[GI.bloom + g * BLOOM_WORDS + (key >> 5)] >> (key & 31)) & 1
 
 
 @kernel
 def _test_bloom(s, seq, r):  # type: ignore[no-untyped-def]
     """test_bloom_filter: true if filter seq % 2 is missing or holds both keys of ``r``."""
     g = seq % 2
-    if (s.gi[G_FILTER_ON] >> g) & 1 == 0:
+    if (s.gi[GI.filter_on] >> g) & 1 == 0:
         return True
     k0, k1 = _bloom_key(r)
     return _bloom_bit(s, g, k0) != 0 and _bloom_bit(s, g, k1) != 0
@@ -136,10 +109,10 @@ def _test_bloom(s, seq, r):  # type: ignore[no-untyped-def]
 def _update_bloom(s, seq, r):  # type: ignore[no-untyped-def]
     """update_bloom_filter: set both keys of ``r`` in filter seq % 2 (if allocated)."""
     g = seq % 2
-    if (s.gi[G_FILTER_ON] >> g) & 1 == 0:
+    if (s.gi[GI.filter_on] >> g) & 1 == 0:
         return
     k0, k1 = _bloom_key(r)
-    base = G_BLOOM + g * BLOOM_WORDS
+    base = GI.bloom + g * BLOOM_WORDS
     s.gi[base + (k0 >> 5)] |= 1 << (k0 & 31)
     s.gi[base + (k1 >> 5)] |= 1 << (k1 & 31)
 
@@ -148,10 +121,10 @@ def _update_bloom(s, seq, r):  # type: ignore[no-untyped-def]
 def _reset_bloom(s, seq):  # type: ignore[no-untyped-def]
     """reset_bloom_filter: clear (allocating it the first time) filter seq % 2."""
     g = seq % 2
-    base = G_BLOOM + g * BLOOM_WORDS
+    base = GI.bloom + g * BLOOM_WORDS
     for i in range(BLOOM_WORDS):
         s.gi[base + i] = 0
-    s.gi[G_FILTER_ON] |= 1 << g
+    s.gi[GI.filter_on] |= 1 << g
 
 
 @kernel
@@ -163,23 +136,23 @@ def _promote_young(s, p, max_seq):  # type: ignore[no-untyped-def]
     cleared); else PG_workingset, refs cleared, gen = max_seq (an isolated page keeps its flags).
     Returns 1 if the page moved to another generation.
     """
-    iso = s.pm[p, GEN] == 0
-    if s.gi[G_VER] == 0:
+    iso = s.pm[p, PM.gen] == 0
+    if s.gi[GI.ver] == 0:
         if iso:
-            s.pm[p, REFD] = 1
+            s.pm[p, PM.refd] = 1
             return 0
         _clear_refs(s, p, False)
     else:
-        if s.pm[p, REFD] == 0 and s.pm[p, WS] == 0:
-            s.pm[p, REFD] = 1
-            s.pm[p, LREFS] = 0
+        if s.pm[p, PM.refd] == 0 and s.pm[p, PM.ws] == 0:
+            s.pm[p, PM.refd] = 1
+            s.pm[p, PM.lrefs] = 0
             return 0
         if iso:
             return 0
-        s.pm[p, REFD] = 0
-        s.pm[p, LREFS] = 0
-        s.pm[p, WS] = 1
-    if s.pm[p, GEN] - 1 == max_seq % MAX_NR_GENS:
+        s.pm[p, PM.refd] = 0
+        s.pm[p, PM.lrefs] = 0
+        s.pm[p, PM.ws] = 1
+    if s.pm[p, PM.gen] - 1 == max_seq % MAX_NR_GENS:
         return 0
     _move(s, p, max_seq, False)
     return 1
@@ -191,7 +164,7 @@ def _young_mine(s, p, cg):  # type: ignore[no-untyped-def]
     v = s.resident[p]
     if (v & YOUNG) == 0 or s.cgroup_of[p] != cg:
         return False
-    if s.pm[p, GEN] == 0 and s.pm[p, ISO] == 0:
+    if s.pm[p, PM.gen] == 0 and s.pm[p, PM.iso] == 0:
         return False
     s.resident[p] = v ^ YOUNG
     return True
@@ -200,10 +173,10 @@ def _young_mine(s, p, cg):  # type: ignore[no-untyped-def]
 @kernel
 def _walk_pte_range(s, r, max_seq, cg):  # type: ignore[no-untyped-def]
     """walk_pte_range over region ``r``: clear and promote young PTEs; True if dense enough."""
-    m = s.pm[r, R_MM]
-    p = s.pm[r, R_HEAD]
-    start = s.pm[p, VPN]
-    end = min(start + PMD_PAGES, s.pm[m, MM_NV])  # clipped to the VMA
+    m = s.pm[r, PM.r_mm]
+    p = s.pm[r, PM.r_head]
+    start = s.pm[p, PM.vpn]
+    end = min(start + PMD_PAGES, s.pm[m, PM.mm_nv])  # clipped to the VMA
     total = end - start
     s.work[WORK_PTES] += total  # every PTE of the table is read, present or not
     young = 0
@@ -211,7 +184,7 @@ def _walk_pte_range(s, r, max_seq, cg):  # type: ignore[no-untyped-def]
         if _young_mine(s, p, cg):
             young += 1
             _promote_young(s, p, max_seq)
-        p = s.pm[p, VNX]
+        p = s.pm[p, PM.vnx]
     return young * YOUNG_PER_CACHELINE >= total
 
 
@@ -227,26 +200,26 @@ def _walk(s, swp):  # type: ignore[no-untyped-def]
     """
     if swp == 0:
         return
-    seq = s.gi[G_MAX_SEQ]
-    cg = s.gi[G_CGROUP]
-    m = s.gi[G_MM_HEAD]
+    seq = s.gi[GI.max_seq]
+    cg = s.gi[GI.cgroup]
+    m = s.gi[GI.mm_head]
     if m >= 0:
         _reset_bloom(s, seq + 1)
     force = False
     while m >= 0:
-        if s.pm[m, MM_FLAGS] & MMF_NEW:
+        if s.pm[m, PM.mm_flags] & MMF_NEW:
             force = True
-            s.pm[m, MM_FLAGS] ^= MMF_NEW
-        r = s.pm[m, MM_FIRST]
+            s.pm[m, PM.mm_flags] ^= MMF_NEW
+        r = s.pm[m, PM.mm_first]
         while r >= 0:
             if not force and not _test_bloom(s, seq, r):
-                s.gi[G_SKIPPED] += 1
+                s.gi[GI.skipped] += 1
             else:
-                s.gi[G_WALKED] += 1
+                s.gi[GI.walked] += 1
                 if _walk_pte_range(s, r, seq, cg):
                     _update_bloom(s, seq + 1, r)  # carry over to the next generation
-            r = s.pm[r, R_NEXT]
-        m = s.pm[m, MM_NEXT]
+            r = s.pm[r, PM.r_next]
+        m = s.pm[m, PM.mm_next]
 
 
 @kernel
@@ -258,13 +231,13 @@ def _look_around(s, p, max_seq, cg):  # type: ignore[no-untyped-def]
     (folio_update_gen); if the young PTEs (``p`` included) are one per cacheline, the table goes
     into the Bloom filter of max_seq, the one the next walk reads.
     """
-    r = s.pm[p, REG] - 1
+    r = s.pm[p, PM.reg] - 1
     if r < 0:
         return
-    m = s.pm[r, R_MM]
-    start = s.pm[s.pm[r, R_HEAD], VPN]
-    end = min(start + PMD_PAGES, s.pm[m, MM_NV])
-    addr = s.pm[p, VPN]
+    m = s.pm[r, PM.r_mm]
+    start = s.pm[s.pm[r, PM.r_head], PM.vpn]
+    end = min(start + PMD_PAGES, s.pm[m, PM.mm_nv])
+    addr = s.pm[p, PM.vpn]
     if end - start == 1:
         return
     if end - start > MIN_LRU_BATCH:
@@ -277,13 +250,13 @@ def _look_around(s, p, max_seq, cg):  # type: ignore[no-untyped-def]
             end = addr + MIN_LRU_BATCH // 2
     q = p
     for _ in range(addr - start):
-        q = s.pm[q, VPV]
+        q = s.pm[q, PM.vpv]
     s.work[WORK_PTES] += end - start
     young = 1
     for _ in range(end - start):
         if q != p and _young_mine(s, q, cg):
             young += 1
-            s.gi[G_LOOKAROUND] += _promote_young(s, q, max_seq)
-        q = s.pm[q, VNX]
+            s.gi[GI.lookaround] += _promote_young(s, q, max_seq)
+        q = s.pm[q, PM.vnx]
     if young * YOUNG_PER_CACHELINE >= end - start:
         _update_bloom(s, max_seq, r)
