@@ -93,7 +93,10 @@ def test_capacity_and_counters_after_every_access(name: str, capacity: int) -> N
     if not policy_class(name).has_admit():
         assert c["evictions"] == c["misses"] - min(capacity, trace.n_pages)
     assert c["rejected"] == 0, "a built-in policy proposed an invalid page"
-    assert c["fallback_evictions"] == 0 and c["fallback_calls"] == 0
+    if policy.values.get("own_fallback", True):
+        assert c["fallback_evictions"] == 0 and c["fallback_calls"] == 0
+    else:  # it leaves a shortfall to the kernel's default policy by design (ce-mglru, cache_ext's rule)
+        assert c["fallback_evictions"] <= c["evictions"]
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -715,16 +715,16 @@ def test_gradient_stops_at_a_local_minimum() -> None:
     _curves(s, [0, 0, 0, 0, 0, 1000, 0, 0, 0, 0, 1000], [10] * 10 + [1000])
     assert mrc.split_choice(s, 3) == 6
     assert mrc.split_choice(s, 3, True) == 3
-    assert s.gf[layout.F_SPLIT_COST + 5] < s.gf[layout.F_SPLIT_COST + 2]
+    assert s.gf[layout.GF.split_cost + 5] < s.gf[layout.GF.split_cost + 2]
 
 
 def test_split_mode_knob() -> None:
     """``split_mode`` writes the mode into the split's slot; a fixed split takes no mode."""
     for mode, value in mrc.SPLIT_MODES.items():
         _, s = _state(split_mode=mode)
-        assert s.gi[layout.G_SAUTO] == value
+        assert s.gi[layout.GI.sauto] == value
     _, s = _state(split_permille=300)
-    assert s.gi[layout.G_SAUTO] == mrc.SPLIT_FIXED
+    assert s.gi[layout.GI.sauto] == mrc.SPLIT_FIXED
     with pytest.raises(ValueError, match="split_mode must be one of"):
         _state(split_mode="hill")
     with pytest.raises(ValueError, match="leave split_permille at -1"):

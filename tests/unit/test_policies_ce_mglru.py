@@ -122,12 +122,12 @@ def _three_gens_oldest_empty() -> tuple[CeMGLRU, object, np.ndarray]:
     pol.configure(s, 8)
     a = np.zeros(ACC_LEN, dtype=np.int64)
     m._init(s, a)
-    s.gi[m.G_MIN_SEQ] = 2  # min + 2 >= max: insertions go to min_seq's generation, 2
+    s.gi[m.GI.min_seq] = 2  # min + 2 >= max: insertions go to min_seq's generation, 2
     for p in range(5):
         s.resident[p] = RESIDENT
         a[A_PAGE] = p
         m._added(s, a)
-    s.gi[m.G_MIN_SEQ] = 1
+    s.gi[m.GI.min_seq] = 1
     return pol, s, a
 
 
@@ -138,9 +138,9 @@ def test_ce_mglru_retires_with_the_sequence_numbers_read_before_aging():
     pol, s, a = _three_gens_oldest_empty()
     a[A_REQUEST] = 1
     assert m._evict(s, a) == 0  # the oldest generation is empty: nothing to propose
-    assert (int(s.gi[m.G_MIN_SEQ]), int(s.gi[m.G_MAX_SEQ])) == (1, 4)
+    assert (int(s.gi[m.GI.min_seq]), int(s.gi[m.GI.max_seq])) == (1, 4)
     n = m._evict(s, a)  # now 4 generations: the empty oldest retires, generation 2 is walked
-    assert (int(s.gi[m.G_MIN_SEQ]), int(s.gi[m.G_MAX_SEQ])) == (2, 4)
+    assert (int(s.gi[m.GI.min_seq]), int(s.gi[m.GI.max_seq])) == (2, 4)
     assert s.cand[:n].tolist() == [4]  # the newest insertion, at the head
 
 
@@ -150,15 +150,15 @@ def test_ce_mglru_off_lru_proposals_are_refused_and_locked_pages_promoted():
     # at t = 1000. The walk (request 3): 4 and 3 proposed but refused (moved to the tail, not
     # candidates), 2 promoted to generation 3, 1 proposed: one candidate for a request of 3.
     pol, s, a = _three_gens_oldest_empty()
-    s.gi[m.G_MIN_SEQ] = 2
-    s.gi[m.G_INFLIGHT] = 2
-    s.gi[m.G_INFLIGHT_NS] = 100
-    s.pm[:5, m.ADDED_NS] = [0, 0, 950, 0, 0]
+    s.gi[m.GI.min_seq] = 2
+    s.gi[m.GI.inflight] = 2
+    s.gi[m.GI.inflight_ns] = 100
+    s.pm[:5, m.PM.added_ns] = [0, 0, 950, 0, 0]
     a[A_REQUEST] = 3
     a[A_MODE] = MODE_KERNEL
     a[A_NOW_NS] = 1000
     n = m._evict(s, a)
     assert s.cand[:n].tolist() == [1]
-    assert int(s.gi[m.G_N_REFUSED]) == 2 and int(s.gi[m.G_N_LOCKED]) == 1
-    assert list_pages(s, int(s.gi[m.G_LISTS + 2])).tolist() == [0, 4, 3, 1]
-    assert list_pages(s, int(s.gi[m.G_LISTS + 3])).tolist() == [2]
+    assert int(s.gi[m.GI.n_refused]) == 2 and int(s.gi[m.GI.n_locked]) == 1
+    assert list_pages(s, int(s.gi[m.GI.lists + 2])).tolist() == [0, 4, 3, 1]
+    assert list_pages(s, int(s.gi[m.GI.lists + 3])).tolist() == [2]

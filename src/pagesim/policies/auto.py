@@ -41,9 +41,14 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from pagesim.core.jit import kernel
+from pagesim.core.layout import Layout
 from pagesim.core.state import State
 from pagesim.policies.base import Policy
 from pagesim.policies.params import defaults
+
+#: auto keeps nothing in a State: the live candidate's state is the candidate's own, and the
+#: shadows are runs of their own (pagesim.engine.auto).
+STATE = Layout("auto")
 
 #: The cache_ext suite (cache_ext §5: its six policies as eBPF programs).
 CACHE_EXT_SUITE = ("ce-fifo", "ce-lfu", "ce-lhd", "ce-mru", "ce-s3fifo", "ce-mglru")

@@ -31,6 +31,14 @@ __all__ = ["INSTALL_HINT", "ClusterUnavailable", "DaskExecutor"]
 INSTALL_HINT = "dask is not installed: pip install 'pagesim[cluster]' (or pip install 'dask[distributed]')"
 
 
+def _not_an_interrupted_wait(record: logging.LogRecord) -> bool:
+    """False for the error distributed's ``sync`` logs through tornado when Ctrl-C interrupts a
+    wait before its future exists (``NameError`` in ``sync.<locals>.cancel``): the interrupt
+    itself is handled by the sweep, and the traceback would only alarm."""
+    exc = record.exc_info[1] if record.exc_info else None
+    return not (isinstance(exc, NameError) and "'future'" in str(exc))
+
+
 class ClusterUnavailable(ImportError):
     """Dask distributed is not installed."""
 
@@ -103,6 +111,9 @@ class DaskExecutor:
             self.client = distributed.Client(address, timeout="30s")
         self.address = address
         self._distributed = distributed
+        tornado_log = logging.getLogger("tornado.application")
+        if _not_an_interrupted_wait not in tornado_log.filters:
+            tornado_log.addFilter(_not_an_interrupted_wait)
 
     @property
     def description(self) -> str:
