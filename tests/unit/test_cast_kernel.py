@@ -256,21 +256,3 @@ def test_the_node_tells_each_device_s_queue() -> None:
     for swap, file, queues in (("zram", "ssd", (0, 2)), ("ssd", "hdd", (1, 2)), ("none", "zram", (-1, 0))):
         run = KernelRun(_trace(rows), CAST(), KernelConfig(memory_pages=100, swap=swap, file_device=file))
         assert (int(run.state.gi[GI_SWAP_QUEUE]), int(run.state.gi[GI_FILE_QUEUE])) == queues
-
-
-def test_a_file_loop_s_reclaim_is_charged_as_words_not_folios() -> None:
-    """A file loop 1.5x memory beside cold anon (``mix?file_pattern=loop``, a quarter of its
-    default node): both policies refault every page of the loop alike. CAST's sweep reads state
-    words, charged one per resident page in the blocks it reads at half a walker's PTE read
-    (``walk_ns_per_pte``), not as folios looked at: its tasks' modelled throughput comes within
-    20 % of the legacy LRU's (the sweep's 16 or so words per page taken, the 1/16 quantile's
-    rule, still keep its kswapd busier, docs/cast.md)."""
-    trace = make_kernel_workload("mix", file_pattern="loop", memory_pages=8192)
-    cfg = KernelConfig(memory_pages=8192)
-    cast = simulate_kernel(trace, CAST(), cfg)
-    lru = simulate_kernel(trace, make_policy("linux-lru"), cfg)
-    refaults = [r.counters.get("workingset_refault_file", 0) for r in (cast, lru)]
-    assert refaults[0] == refaults[1] > 0
-    assert cast.readouts["sweep_words"] > 0
-    ratio = cast.throughput_ops_per_s / lru.throughput_ops_per_s
-    assert ratio >= 0.8, ratio  # 0.23x with every word of every page id charged as a folio

@@ -48,9 +48,8 @@ stat : int64, shape (N_STAT,)
     The policy's own vmstat-style counters (``STAT_*`` slots), summed into the result.
 work : int64, shape (N_WORK,)
     Shared by every cgroup's state: young-bit tests through the reverse map (``WORK_RMAP``) and by
-    a page-table walker (``WORK_PTES``), counted by :mod:`pagesim.core.pageflags`, and entries of
-    a flat per-page array a policy's scan read (``WORK_WORDS``); kernel mode charges their time
-    to whoever is reclaiming.
+    a page-table walker (``WORK_PTES``), counted by :mod:`pagesim.core.pageflags`; kernel mode
+    charges their time to whoever is reclaiming.
 cgroup_of : int32, shape (n_pages,)
     Owning cgroup of each resident page (the one that faulted it in); 0 for every page when
     the run has one cgroup. Read-only for policies.
@@ -190,10 +189,6 @@ N_STAT = 16
 #: Slots of ``State.work``, shared by every cgroup's state: work whose time kernel mode charges.
 WORK_RMAP = 0  #: young bits tested through the reverse map (``folio_referenced``)
 WORK_PTES = 1  #: young bits tested by a page-table walker (MGLRU aging, look-around)
-#: entries of a flat per-page array a policy's scan read (CAST's sweep of its state words): of
-#: the pages an ``evict`` call reports in ``A_SCANNED``, those only read as such an entry, not
-#: isolated or looked at as a page; kernel mode charges them as a walker's entry reads
-WORK_WORDS = 2
 N_WORK = 4
 
 

@@ -203,10 +203,7 @@ class KernelConfig:
         Reclaim's test of a mapped page's young bits through the reverse map
         (``folio_referenced``: lock the anon_vma, walk the VMAs, read and clear the PTE), ns.
     walk_ns_per_pte : float
-        A page-table walker's read of one PTE (MGLRU aging and look-around), ns; also what a
-        policy's scan pays per 8 bytes of a flat per-page array it reads in order (CAST's sweep
-        of its 32-bit state words, ``WORK_WORDS``: half of this per word, the same sequential
-        read of a table moving half the bytes; no folio touched).
+        A page-table walker's read of one PTE (MGLRU aging and look-around), ns.
     hint_fault_ns : float
         An access to a mapped page a policy made PROT_NONE (``PROT_NONE`` flag): the trap,
         the handler restoring the PTE and the return, ns (the order of a minor fault).

@@ -27,7 +27,6 @@ from pagesim.core.state import (
     RECLAIM_LIMIT,
     WORK_PTES,
     WORK_RMAP,
-    WORK_WORDS,
 )
 from pagesim.engine import counters as C
 from pagesim.engine.candidates import collect_candidates
@@ -64,10 +63,6 @@ from pagesim.engine.kmode.oom import _kill_rest, _oom_victim
 from pagesim.engine.kmode.scheduler import _heap_fix, _heap_push, _heap_remove
 from pagesim.engine.kmode.swapout import _release_swap
 
-#: A 32-bit state word against a 64-bit PTE: a sequential scan of a table moves cache lines, so a
-#: word read costs half of a walker's PTE read (``walk_ns_per_pte``).
-WORD_PER_PTE = 0.5
-
 
 @kernel_inline
 def _reclaim(ss, fw, a, r, out, evict, removed, cg, request, prio, reclaimer, t):  # type: ignore[no-untyped-def]
@@ -100,21 +95,16 @@ def _reclaim(ss, fw, a, r, out, evict, removed, cg, request, prio, reclaimer, t)
             out[C.EVICT_CALLS] += 1
             rmap0 = s.work[WORK_RMAP]
             ptes0 = s.work[WORK_PTES]
-            words0 = s.work[WORK_WORDS]
             nv = collect_candidates(s, out, cg, evict(ss, cg, a), True, fw.victims)
             if a[A_SCANNED] < 0:
                 fw.node[N_LAST_SCANNED] = -1
             elif fw.node[N_LAST_SCANNED] >= 0:
                 fw.node[N_LAST_SCANNED] += a[A_SCANNED]
             scanned = a[A_SCANNED] if a[A_SCANNED] >= 0 else nv
-            # Of the pages scanned, those the policy only read as an entry of a flat array (CAST's
-            # state words, read in PFN order: no folio is touched) cost what a walker's sequential
-            # read of a table costs per byte, not what looking at a folio on an LRU list costs.
-            words = min(s.work[WORK_WORDS] - words0, max(scanned, 0))
             fw.f[F_COST] += (
-                (scanned - words) * fw.f[F_SCAN_NS]
+                scanned * fw.f[F_SCAN_NS]
                 + (s.work[WORK_RMAP] - rmap0) * fw.f[F_RMAP_NS]
-                + (s.work[WORK_PTES] - ptes0 + words * WORD_PER_PTE) * fw.f[F_PTE_NS]
+                + (s.work[WORK_PTES] - ptes0) * fw.f[F_PTE_NS]
             )
             if reclaimer == RECLAIM_KSWAPD:
                 out[C.PGSCAN_KSWAPD] += nv

@@ -146,9 +146,8 @@ Deviations  1. One clock per lruvec (instances share nothing); it ticks on the n
                compression (2.5 us, the parameter's default, so on zram the cost stays 2,500 ns),
                a disk's submission (0 for a queued write: ssd, hdd).
             3. The sweep reads page ids 0..n-1 of the trace, not the node's PFNs; the bitmap's
-               256 blocks cover them. Its time is charged for the words a sweep in PFN order would
-               read over the same blocks: one per resident page (a page id not in memory has no
-               frame), each half a walker's PTE read (kmode reclaim, ``WORK_WORDS``).
+               256 blocks cover them. Every word it reads is charged as a page reclaim looks
+               at (``reclaim_ns_per_page``), page ids not in memory included.
             4. The walker reads every page id for young bits (no mm list, no Bloom filter,
                no PMD accessed bits).
             5. Candidates proposed and not evicted (swap full) are isolated until the next call,

@@ -11,7 +11,6 @@ there is no candidate or none at or below the quantile. The rules and choices ar
 
 from __future__ import annotations
 
-from pagesim.core.state import WORK_WORDS
 from pagesim.policies.cast.core import (
     cast_kernel,
     rank_tb,
@@ -192,10 +191,7 @@ def sweep(s, t):  # type: ignore[no-untyped-def]
         hi = min(c + bs, n)
         if s.gi[GI.bitmap + b] != 0:
             any_m = False
-            frames = 0
             for p in range(c, hi):
-                if s.resident[p] != 0:
-                    frames += 1
                 w = s.pm[p, PM.word]
                 tg = word_tag(w)
                 if tg == 0:
@@ -215,10 +211,7 @@ def sweep(s, t):  # type: ignore[no-untyped-def]
                     if _buf_takes(s.gi, t, key, tb) and buf_insert(s, t, p, key, w, tb):
                         s.gi[GI.found] += 1
             s.gi[GI.words] += hi - c
-            # visited and charged: the words a sweep in PFN order reads here, one per frame in
-            # use (a page id not in memory has no frame; Deviation 3)
-            s.gi[GI.visited] += frames
-            s.work[WORK_WORDS] += frames
+            s.gi[GI.visited] += hi - c
             if not any_m:
                 s.gi[GI.bitmap + b] = 0
         s.gi[GI.frames] += hi - c
