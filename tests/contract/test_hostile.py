@@ -1,10 +1,10 @@
 """Hostile policies: whatever ``evict`` proposes, the framework must contain it (cache_ext §1.3-1.4).
 
-Each policy below keeps LRU's list (the real LRU hooks) but proposes something wrong: pages not in
-memory, ids that are no pages, duplicates, more than 32 candidates, nothing, another cgroup's
-pages, garbage around one valid page, a ``list_iterate`` that would rotate its list for ever, a
-verdict that is none of CONTINUE/STOP/EVICT. For each, on a seeded random trace with a cache of
-``CAP`` pages, the test checks
+Each mode of the hostile policy (``_hostile.Hostile``) keeps LRU's list (the real LRU hooks) but
+proposes something wrong: pages not in memory, ids that are no pages, duplicates, more than 32
+candidates, nothing, another cgroup's pages, garbage around one valid page, a ``list_iterate``
+that would rotate its list for ever, a verdict that is none of CONTINUE/STOP/EVICT. For each,
+on a seeded random trace with a cache of ``CAP`` pages, the test checks
 
 * the exact counters: every refused candidate counted once under its reason, the fallback
   (default CLOCK over page ids) covering each shortfall, and the conservation law
@@ -43,237 +43,43 @@ from _harness import (
     resident_set,
     run_with_state,
 )
+from _hostile import COUNT, Hostile
 
-from pagesim.core.jit import kernel
-from pagesim.core.lists import (
-    CONTINUE,
-    TO_TAIL,
-    list_add,
-    list_create,
-    list_iterate,
-    list_move,
-    list_prev,
-    list_tail,
-)
-from pagesim.core.state import (
-    A_CGROUP,
-    A_N_PAGES,
-    A_PAGE,
-    ACC_LEN,
-    GI_USER,
-    MAX_CANDIDATES,
-    MAX_ITERATE,
-    MAX_LISTS_PER_CGROUP,
-    RESIDENT,
-    make_state,
-)
+from pagesim.core.state import ACC_LEN, MAX_ITERATE, RESIDENT, make_state
 from pagesim.engine import counters as C
 from pagesim.engine.build import interpreted
 from pagesim.engine.loop import _evict_request, make_framework
 from pagesim.engine.simulate import PolicyError, Run
-from pagesim.policies import lru
-from pagesim.policies.base import Policy
 from pagesim.trace import Trace
 
 CAP = 8
-G = GI_USER
 
 
-@kernel
-def _evict_not_resident(s, a):  # type: ignore[no-untyped-def]
-    s.cand[0] = a[A_PAGE]  # the page being faulted in: not resident yet
-    return 1
-
-
-@kernel
-def _evict_out_of_range(s, a):  # type: ignore[no-untyped-def]
-    s.cand[0] = -1
-    s.cand[1] = a[A_N_PAGES]
-    s.cand[2] = 1 << 40
-    return 3
-
-
-@kernel
-def _evict_duplicate_unused(s, a):  # type: ignore[no-untyped-def]
-    t = list_tail(s, s.gi[G])
-    u = list_prev(s, t)
-    s.cand[0] = t  # evicted
-    s.cand[1] = u  # valid, not needed: unused
-    s.cand[2] = u  # proposed twice in this request
-    return 3
-
-
-@kernel
-def _evict_duplicate_victim(s, a):  # type: ignore[no-untyped-def]
-    t = list_tail(s, s.gi[G])
-    s.cand[0] = t
-    s.cand[1] = t
-    return 2
-
-
-@kernel
-def _evict_overflow(s, a):  # type: ignore[no-untyped-def]
-    t = list_tail(s, s.gi[G])
-    for i in range(MAX_CANDIDATES):
-        s.cand[i] = t  # valid, but the count is refused as a whole
-    return MAX_CANDIDATES + 1
-
-
-@kernel
-def _evict_nothing(s, a):  # type: ignore[no-untyped-def]
-    return 0
-
-
-@kernel
-def _evict_negative(s, a):  # type: ignore[no-untyped-def]
-    s.cand[0] = list_tail(s, s.gi[G])
-    return -3
-
-
-@kernel
-def _evict_garbage_one_valid(s, a):  # type: ignore[no-untyped-def]
-    s.cand[0] = -1
-    s.cand[1] = a[A_N_PAGES] + 7
-    s.cand[2] = a[A_PAGE]
-    s.cand[3] = list_tail(s, s.gi[G])
-    s.cand[4] = 1 << 40
-    return 5
-
-
-@kernel
-def _evict_valid_last_of_32(s, a):  # type: ignore[no-untyped-def]
-    for i in range(MAX_CANDIDATES - 1):
-        s.cand[i] = -2 - i
-    s.cand[MAX_CANDIDATES - 1] = list_tail(s, s.gi[G])
-    return MAX_CANDIDATES
-
-
-@kernel
-def _rotate_forever(s, a, index, page):  # type: ignore[no-untyped-def]
-    s.gi[G + 1] += 1  # verdicts asked, over the whole run
-    return CONTINUE  # keep it, and list_iterate moves it to the tail: the walk never ends
-
-
-@kernel
-def _evict_endless_rotation(s, a):  # type: ignore[no-untyped-def]
-    return list_iterate(s, a, s.gi[G], _rotate_forever, 0, TO_TAIL, -1, TO_TAIL, -1)
-
-
-@kernel
-def _bad_verdict(s, a, index, page):  # type: ignore[no-untyped-def]
-    s.gi[G + 1] += 1
-    return 7  # none of CONTINUE, STOP, EVICT: cache_ext aborts the walk
-
-
-@kernel
-def _evict_bad_verdict(s, a):  # type: ignore[no-untyped-def]
-    return list_iterate(s, a, s.gi[G], _bad_verdict, 0, TO_TAIL, -1, TO_TAIL, -1)
-
-
-@kernel
-def _evict_raises(s, a):  # type: ignore[no-untyped-def]
-    s.gi[G + 1] += 1
-    if s.gi[G + 1] == 3:
-        raise ValueError("hostile evict")
-    s.cand[0] = list_tail(s, s.gi[G])
-    return 1
-
-
-# ---- a policy (one instance per cgroup) that proposes the *other* cgroup's LRU page
-
-
-@kernel
-def _init_two(s, a):  # type: ignore[no-untyped-def]
-    s.gi[G] = list_create(s, a[A_CGROUP])
-    return 0
-
-
-@kernel
-def _added_two(s, a):  # type: ignore[no-untyped-def]
-    list_add(s, s.gi[G], a[A_PAGE])
-    return 0
-
-
-@kernel
-def _accessed_two(s, a):  # type: ignore[no-untyped-def]
-    list_move(s, s.gi[G], a[A_PAGE], False)
-    return 0
-
-
-@kernel
-def _evict_foreign(s, a):  # type: ignore[no-untyped-def]
-    # The list headers are shared by every cgroup's policy: find the other cgroup's list.
-    other = 1 - a[A_CGROUP]
-    for lid in range(other * MAX_LISTS_PER_CGROUP, (other + 1) * MAX_LISTS_PER_CGROUP):
-        if s.lhd[lid, 2] > 0:
-            s.cand[0] = list_tail(s, lid)
-            return 1
-    return 0
-
-
-def _lru_based(name: str, evict: Any, int_globals: int = 1) -> type[Policy]:
-    return type(
-        name,
-        (Policy,),
-        {
-            "name": f"hostile-{name.lower()}",
-            "int_globals": int_globals,
-            "init": staticmethod(lru._init),
-            "added": staticmethod(lru._added),
-            "accessed": staticmethod(lru._accessed),
-            "evict": staticmethod(evict),
-            "__module__": __name__,
-            "__qualname__": name,
-        },
-    )
-
-
-NotResident = _lru_based("NotResident", _evict_not_resident)
-OutOfRange = _lru_based("OutOfRange", _evict_out_of_range)
-DuplicateUnused = _lru_based("DuplicateUnused", _evict_duplicate_unused)
-DuplicateVictim = _lru_based("DuplicateVictim", _evict_duplicate_victim)
-Overflow = _lru_based("Overflow", _evict_overflow)
-Nothing = _lru_based("Nothing", _evict_nothing)
-Negative = _lru_based("Negative", _evict_negative)
-GarbageOneValid = _lru_based("GarbageOneValid", _evict_garbage_one_valid)
-ValidLastOf32 = _lru_based("ValidLastOf32", _evict_valid_last_of_32)
-EndlessRotation = _lru_based("EndlessRotation", _evict_endless_rotation, int_globals=2)
-BadVerdict = _lru_based("BadVerdict", _evict_bad_verdict, int_globals=2)
-Raises = _lru_based("Raises", _evict_raises, int_globals=2)
-
-
-class Foreign(Policy):
-    """Per-cgroup LRU lists; ``evict`` proposes the LRU page of the other cgroup."""
-
-    name = "hostile-foreign"
-    int_globals = 2
-    init = staticmethod(_init_two)
-    added = staticmethod(_added_two)
-    accessed = staticmethod(_accessed_two)
-    evict = staticmethod(_evict_foreign)
-
-
-#: policy -> (reference, {counter: multiple of E}); counters not named must be 0.
-CASES: dict[str, tuple[type[Policy], str, dict[str, int]]] = {
-    "not-resident": (NotResident, "clock", {"proposed": 1, "rejected": 1, "rejected_not_resident": 1}),
-    "out-of-range": (OutOfRange, "clock", {"proposed": 3, "rejected": 3, "rejected_out_of_range": 3}),
+#: case -> (Hostile's mode, reference, {counter: multiple of E}); counters not named must be 0.
+CASES: dict[str, tuple[str, str, dict[str, int]]] = {
+    "not-resident": ("not-resident", "clock", {"proposed": 1, "rejected": 1, "rejected_not_resident": 1}),
+    "out-of-range": ("out-of-range", "clock", {"proposed": 3, "rejected": 3, "rejected_out_of_range": 3}),
     "duplicate": (
-        DuplicateUnused,
+        "duplicate-unused",
         "lru",
         {"proposed": 3, "rejected": 1, "rejected_duplicate": 1, "unused_candidates": 1},
     ),
     # the whole proposal refused and counted once per call, whatever the count returned
-    "more-than-32": (Overflow, "clock", {"proposed": 1, "rejected": 1, "rejected_overflow": 1}),
-    "none": (Nothing, "clock", {}),
-    "negative-count": (Negative, "clock", {}),
+    "more-than-32": ("overflow", "clock", {"proposed": 1, "rejected": 1, "rejected_overflow": 1}),
+    "none": ("nothing", "clock", {}),
+    "negative-count": ("negative", "clock", {}),
     "garbage-one-valid": (
-        GarbageOneValid,
+        "garbage-one-valid",
         "lru",
         {"proposed": 5, "rejected": 4, "rejected_out_of_range": 3, "rejected_not_resident": 1},
     ),
-    "valid-last-of-32": (ValidLastOf32, "lru", {"proposed": 32, "rejected": 31, "rejected_out_of_range": 31}),
-    "endless-rotation": (EndlessRotation, "clock", {}),
-    "bad-verdict": (BadVerdict, "clock", {}),
+    "valid-last-of-32": (
+        "valid-last-of-32",
+        "lru",
+        {"proposed": 32, "rejected": 31, "rejected_out_of_range": 31},
+    ),
+    "endless-rotation": ("endless-rotation", "clock", {}),
+    "bad-verdict": ("bad-verdict", "clock", {}),
 }
 
 _FALLBACK = {"fallback_calls": 1, "fallback_evictions": 1}
@@ -327,10 +133,12 @@ def _expected_counters(c: dict[str, int], per_e: dict[str, int], e: int) -> dict
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_hostile_policy_is_contained(case: str) -> None:
-    cls, reference, per_e = CASES[case]
+    mode, reference, per_e = CASES[case]
     trace = _trace()
     distinct = trace.n_pages
-    c, s, fw = run_with_state(trace, cls(), CAP, step=1, check=_resident_checker(trace, CAP), checked=True)
+    c, s, fw = run_with_state(
+        trace, Hostile(mode=mode), CAP, step=1, check=_resident_checker(trace, CAP), checked=True
+    )
     e = c["misses"] - min(CAP, distinct)
     assert e > 100
     assert c["evictions"] == c["evict_calls"] == e
@@ -343,16 +151,19 @@ def test_hostile_policy_is_contained(case: str) -> None:
         misses, resident, _ = naive_clock_by_id(trace.page, CAP, trace.n_pages)
     assert c["misses"] == misses
     assert resident_set(s) == resident
-    ci, si, _ = run_with_state(trace, cls(), CAP, interpreted=True)
-    assert ci == c
-    assert resident_set(si) == resident
+    # interpreted, on a prefix: endless-rotation asks 4,097 verdicts per evict call in Python
+    short = _trace(n=300)
+    ci, si, _ = run_with_state(short, Hostile(mode=mode), CAP, interpreted=True)
+    cc, sc, _ = run_with_state(short, Hostile(mode=mode), CAP)
+    assert ci == cc and ci["evict_calls"] > 50
+    assert resident_set(si) == resident_set(sc)
 
 
 def test_foreign_pages_are_refused() -> None:
     """Two cgroups with CAP pages each; every proposal is the other cgroup's LRU page."""
     trace = _two_cgroup_trace()
     c, s, fw = run_with_state(
-        trace, Foreign(), CAP, step=1, check=_resident_checker(trace, CAP), checked=True
+        trace, Hostile(mode="foreign"), CAP, step=1, check=_resident_checker(trace, CAP), checked=True
     )
     cg = trace.cgroup.astype(np.int64)
     distinct = [len(set(trace.page[cg == k].tolist())) for k in (0, 1)]
@@ -367,13 +178,13 @@ def test_foreign_pages_are_refused() -> None:
     owners = {int(p): int(s.cgroup_of[p]) for p in np.flatnonzero(s.resident)}
     first_cg = {int(p): int(k) for p, k in zip(trace.page, cg)}
     assert all(owners[p] == first_cg[p] for p in owners)
-    ci, _, _ = run_with_state(trace, Foreign(), CAP, interpreted=True)
+    ci, _, _ = run_with_state(trace, Hostile(mode="foreign"), CAP, interpreted=True)
     assert ci == c
 
 
 def test_duplicate_of_victim_counts_as_duplicate() -> None:
     trace = _trace()
-    c, s, fw = run_with_state(trace, DuplicateVictim(), CAP)
+    c, s, fw = run_with_state(trace, Hostile(mode="duplicate-victim"), CAP)
     e = c["evictions"]
     assert c["rejected_not_resident"] == 0
     assert c["rejected_duplicate"] == e
@@ -383,7 +194,12 @@ def test_duplicate_of_victim_is_contained() -> None:
     """Whatever the reason counted, proposing the victim twice evicts it once: LRU misses."""
     trace = _trace()
     c, s, fw = run_with_state(
-        trace, DuplicateVictim(), CAP, step=1, check=_resident_checker(trace, CAP), checked=True
+        trace,
+        Hostile(mode="duplicate-victim"),
+        CAP,
+        step=1,
+        check=_resident_checker(trace, CAP),
+        checked=True,
     )
     e = c["evictions"]
     assert c["rejected"] == e and c["policy_evictions"] == e and c["fallback_evictions"] == 0
@@ -395,16 +211,16 @@ def test_duplicate_of_victim_is_contained() -> None:
 def test_endless_rotation_is_cut_at_max_iterate() -> None:
     """Every evict call asks the verdict exactly MAX_ITERATE (4097) times, then gives up."""
     trace = _trace()
-    c, s, _ = run_with_state(trace, EndlessRotation(), CAP)
+    c, s, _ = run_with_state(trace, Hostile(mode="endless-rotation"), CAP)
     assert c["evict_calls"] > 100
-    assert int(s.gi[G + 1]) == MAX_ITERATE * c["evict_calls"]
+    assert int(s.gi[COUNT]) == MAX_ITERATE * c["evict_calls"]
     assert c["fallback_evictions"] == c["evictions"] == c["evict_calls"]
 
 
 def test_bad_verdict_aborts_the_walk_at_the_first_node() -> None:
     trace = _trace()
-    c, s, _ = run_with_state(trace, BadVerdict(), CAP)
-    assert int(s.gi[G + 1]) == c["evict_calls"] > 100
+    c, s, _ = run_with_state(trace, Hostile(mode="bad-verdict"), CAP)
+    assert int(s.gi[COUNT]) == c["evict_calls"] > 100
     assert c["proposed"] == 0 and c["fallback_evictions"] == c["evictions"]
 
 
@@ -413,7 +229,7 @@ def test_a_hook_that_raises_names_the_access_and_loses_no_page(interpreted_run: 
     # distinct pages 0..19, CAP 8: the k-th evict call serves access 8 + k - 1; the third
     # raises, at access 10. Accesses 8 and 9 evicted pages 0 and 1: 2..9 are resident.
     trace = Trace.from_ids(np.arange(20))
-    run = Run(trace, Raises(), CAP, interpreted=interpreted_run)
+    run = Run(trace, Hostile(mode="raises"), CAP, interpreted=interpreted_run)
     with pytest.raises(PolicyError, match="hostile evict") as err:
         run.advance()
     assert err.value.access_index == 10

@@ -18,10 +18,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+from _hostile import Hostile
 
-from pagesim.core.jit import kernel
-from pagesim.core.lists import list_tail
-from pagesim.core.state import A_PAGE, GI_USER
+from pagesim.core.state import GI_USER
 from pagesim.engine import simulate
 from pagesim.engine.simulate import PolicyError
 from pagesim.policies import lru
@@ -39,25 +38,6 @@ def _trace() -> Trace:
     return Trace.from_ids((rng.zipf(1.2, 400) - 1) % 40)
 
 
-@kernel
-def _accessed_clears_resident(s, a):  # type: ignore[no-untyped-def]
-    lru._accessed(s, a)
-    s.resident[a[A_PAGE]] = 0  # read-only for policies: the page would leak its capacity
-    return 0
-
-
-@kernel
-def _evict_huge_count(s, a):  # type: ignore[no-untyped-def]
-    s.cand[0] = list_tail(s, s.gi[G])
-    return 2**40
-
-
-@kernel
-def _evict_past_the_buffer(s, a):  # type: ignore[no-untyped-def]
-    s.cand[40] = list_tail(s, s.gi[G])  # the buffer has 32 slots
-    return 1
-
-
 def _lru_with(name: str, **hooks: Any) -> type[Policy]:
     body: dict[str, Any] = {
         "name": f"hostile-{name.lower()}",
@@ -73,15 +53,10 @@ def _lru_with(name: str, **hooks: Any) -> type[Policy]:
     return type(name, (Policy,), body)
 
 
-WritesResident = _lru_with("WritesResident", accessed=_accessed_clears_resident)
-HugeCount = _lru_with("HugeCount", evict=_evict_huge_count)
-PastTheBuffer = _lru_with("PastTheBuffer", evict=_evict_past_the_buffer)
-
-
 def test_writing_resident_is_caught_after_the_chunk() -> None:
     # Before: used 30 where 11 pages were resident, nothing reported.
     with pytest.raises(PolicyError, match=r"wrote s\.resident.*run with checked=True"):
-        simulate(_trace(), WritesResident(), CAP)
+        simulate(_trace(), Hostile(mode="writes-resident"), CAP)
 
 
 @pytest.mark.parametrize("interpreted", [False, True])
@@ -90,7 +65,7 @@ def test_writing_resident_is_caught_after_the_hook_in_checked_mode(interpreted: 
     trace = _trace()
     first_hit = next(i for i in range(1, trace.n_requests) if trace.page[i] in set(trace.page[:i].tolist()))
     with pytest.raises(PolicyError, match="after its 'accessed' hook") as err:
-        simulate(trace, WritesResident(), CAP, checked=True, interpreted=interpreted)
+        simulate(trace, Hostile(mode="writes-resident"), CAP, checked=True, interpreted=interpreted)
     assert err.value.access_index == first_hit
 
 
@@ -104,7 +79,7 @@ def test_built_in_policies_pass_the_checked_mode(name: str) -> None:
 def test_a_huge_count_is_one_refused_proposal_per_call() -> None:
     # Before: "2,006,608,720,691,200 proposals rejected" (2**40 per call). Every call's proposal
     # is refused as a whole and the default policy evicts: rejected = evict calls.
-    result = simulate(_trace(), HugeCount(), CAP)
+    result = simulate(_trace(), Hostile(mode="huge-count"), CAP)
     c = result.counters
     assert c["evict_calls"] > 100
     assert c["rejected_overflow"] == c["rejected"] == c["proposed"] == c["evict_calls"]
@@ -116,7 +91,7 @@ def test_a_huge_count_is_one_refused_proposal_per_call() -> None:
 def test_a_write_past_the_candidate_buffer_names_the_hook(interpreted: bool) -> None:
     # Before: the compiled hook wrote 64 bytes past the 32-slot buffer, silently.
     with pytest.raises(PolicyError, match=r"IndexError.*in its 'evict' hook at access index \d+"):
-        simulate(_trace(), PastTheBuffer(), CAP, interpreted=interpreted)
+        simulate(_trace(), Hostile(mode="past-the-buffer"), CAP, interpreted=interpreted)
 
 
 # ---- a hook that never returns ------------------------------------------------------------

@@ -14,15 +14,12 @@ from typing import Any
 import numpy as np
 import pytest
 from _harness import assert_counter_laws, assert_no_page_lost, naive_lru, run_with_state
+from _hostile import Hostile
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pagesim.analysis.reuse import reuse_distances
-from pagesim.core.jit import kernel
-from pagesim.core.state import A_N_PAGES, GI_USER, MAX_CANDIDATES
 from pagesim.engine import simulate
-from pagesim.policies import lru
-from pagesim.policies.base import Policy
 from pagesim.policies.registry import make_policy, policy_names
 from pagesim.trace import Trace
 
@@ -95,40 +92,6 @@ def test_resident_never_exceeds_capacity(ids: list[int], capacity: int, name: st
 
 # ---------------------------------------------------------------------------- random garbage
 
-G_RNG = GI_USER + 1  # GI_USER holds LRU's list id
-
-
-@kernel
-def _rand(s):  # type: ignore[no-untyped-def]
-    """31-bit LCG in ``s.gi[G_RNG]`` (no overflow: same numbers compiled and interpreted)."""
-    x = (s.gi[G_RNG] * 1103515245 + 12345) & 0x7FFFFFFF
-    s.gi[G_RNG] = x
-    return x >> 8
-
-
-@kernel
-def _evict_random(s, a):  # type: ignore[no-untyped-def]
-    n = _rand(s) % 40  # above 32: the whole proposal is refused
-    span = a[A_N_PAGES] + 6
-    for i in range(min(n, MAX_CANDIDATES)):
-        s.cand[i] = _rand(s) % span - 3  # ids -3 .. n_pages + 2: some valid, many not
-    return n
-
-
-class RandomGarbage(Policy):
-    """LRU's lists, but ``evict`` proposes 0..39 random ids, valid or not, resident or not."""
-
-    name = "prop-random-garbage"
-    int_globals = 2
-    params = {"seed": 1}
-    init = staticmethod(lru._init)
-    added = staticmethod(lru._added)
-    accessed = staticmethod(lru._accessed)
-    evict = staticmethod(_evict_random)
-
-    def configure(self, s: Any, capacity: int) -> None:
-        s.gi[G_RNG] = int(self.values["seed"])
-
 
 @PROPS
 @given(
@@ -154,9 +117,9 @@ def test_random_garbage_never_loses_a_page(
             mine = int(((s.resident != 0) & (s.cgroup_of == k)).sum())
             assert mine == min(capacity, len(distinct[k]))
 
-    policy = RandomGarbage(seed=seed)
+    policy = Hostile(mode="random-garbage", seed=seed)
     c, _, _ = run_with_state(trace, policy, capacity, step=1, check=check)
     assert_counter_laws(c)
     assert c["requests"] == len(ids)
-    ci, _, _ = run_with_state(trace, RandomGarbage(seed=seed), capacity, interpreted=True)
+    ci, _, _ = run_with_state(trace, Hostile(mode="random-garbage", seed=seed), capacity, interpreted=True)
     assert ci == c
