@@ -395,7 +395,7 @@ def compare(
             raise ValueError(f"size must be > 0, got {size}")
     wanted = {bound_for(c) for c, _ in factories} if baseline else set()
     if baseline:
-        wanted.add(OPT)  # the demand-fetch bound is always shown, as before
+        wanted.add(OPT)  # the demand-fetch bound is always shown
     bounds = [c for c in (_bound_class(n) for n in (OPT, OPT_BYPASS) if n in wanted) if c is not None]
     # A bound in the list with its default parameters doubles as the baseline.
     slots = {

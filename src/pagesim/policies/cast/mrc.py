@@ -25,7 +25,7 @@ lowest); a hit continuing the reader's sequential run (the last file read was of
 cache missed though the page was read ahead since its last read (its window evicted unread) is a
 miss at the sizes up to the type's pages at the last tick, where the real cache lost it, and at
 each larger size that would not have kept the unread page either (a choice, the closest reading of
-"with readahead simulated" we found: an unread page ranks lowest in M, so a size keeps it only
+"with readahead simulated" in the seed: an unread page ranks lowest in M, so a size keeps it only
 while W holds it): a hit at a size whose W (the type's share of it) holds more than the ``d``
 sampled pages read or read ahead since the read ahead, or that holds every sampled page of the type
 (nothing is evicted). With W's share 0 and a type larger than the curve's 10/10 it is a miss at

@@ -91,8 +91,8 @@ def build_ycsb(
     compactions : str, optional
         ``"seek"``: LevelDB's seek compactions (:class:`SeekCompactions`; leveled layout, no
         scans, no filters) on a background thread (tag ``threads``, group ``"compaction"``).
-        None or ``"none"`` (the default): no compaction; the trace is the same as before the
-        option. From the command line: ``pagesim run 'ycsb?compactions=seek'``.
+        None or ``"none"`` (the default): no compaction thread and no compaction
+        accesses. From the command line: ``pagesim run 'ycsb?compactions=seek'``.
     compaction_ops_s : float, optional
         With ``compactions``: each compaction is released (the trace's ``time`` column) when the
         client operation that triggered it would run at this many client operations per second
