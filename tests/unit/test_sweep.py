@@ -314,8 +314,12 @@ def test_one_pass_equals_simulation_with_warmup() -> None:
 
 # -------------------------------------------------------------- interrupted sweeps and Dask (done when)
 
-INTERRUPTED = ["workload:zipf?n_requests=600000&n_pages=20000", "--policy", "lru,fifo,clock",
-               "--size", "1%:40%:8"]  # fmt: skip
+# Long enough (32 simulations of 2M accesses after LRU's one pass, about a second on 2 workers)
+# that an interrupt sent once 2 rows are stored lands mid-way even on a loaded machine: with
+# 600k accesses and 8 sizes the whole sweep could end before the signal was handled.
+INTERRUPTED = ["workload:zipf?n_requests=2000000&n_pages=20000", "--policy", "lru,fifo,clock",
+               "--size", "1%:40%:16"]  # fmt: skip
+INTERRUPTED_ROWS = 3 * 16
 
 
 @pytest.fixture(scope="module")
@@ -352,7 +356,8 @@ def _interrupt(db: str, sig: int, *where: str) -> tuple[int, str]:
     _, err = proc.communicate(timeout=60)
     with sqlite3.connect(db) as conn:
         left = conn.execute("SELECT count(*), count(DISTINCT key) FROM runs").fetchone()
-    assert left[0] == left[1] < 24, f"the sweep was not interrupted mid-way ({left[0]} of 24 rows): {err}"
+    total = INTERRUPTED_ROWS
+    assert left[0] == left[1] < total, f"not interrupted mid-way ({left[0]} of {total} rows): {err}"
     return proc.returncode, err
 
 
