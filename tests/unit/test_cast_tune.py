@@ -28,6 +28,9 @@ from pagesim.policies.cast.hooks import _init
 from pagesim.policies.cast.layout import (
     GF,
     GI,
+    MRC_ROW,
+    MRC_SIZES,
+    MRC_W,
     N_SIM_T,
     PM,
     SAMPLE_PENDING,
@@ -261,9 +264,9 @@ def _curves(s, anon: list[float], file: list[float]) -> None:  # type: ignore[no
     hit count's variance as if every hit were placed at weight MRC_EVERY and never halved."""
     for t, c in ((0, anon), (1, file)):
         for k, v in enumerate(c):
-            s.gf[GF.mrc + 12 * t + k] = v
-            if k < 10:
-                s.gf[GF.mrcvar + 12 * t + k] = mrc.MRC_EVERY * v
+            s.gf[GF.mrc + MRC_W * t + k] = v
+            if k < MRC_SIZES:
+                s.gf[GF.mrcvar + MRC_W * t + k] = mrc.MRC_EVERY * v
 
 
 def test_split_from_two_curves_weighed_by_cost() -> None:
@@ -318,8 +321,8 @@ def test_halving_quarters_the_variance() -> None:
     assert mrc.curve_memory(s) == 100
     tune.tune_decide(s)
     tune.tune_decide(s)
-    assert s.gf[GF.mrc + 12 + 10] == 40 and s.gf[GF.mrc + 12 + 3] == 4
-    assert s.gf[GF.mrcvar + 12 + 3] == 16
+    assert s.gf[GF.mrc + MRC_W + MRC_ROW.reads] == 40 and s.gf[GF.mrc + MRC_W + 3] == 4
+    assert s.gf[GF.mrcvar + MRC_W + 3] == 16
     assert mrc.split_choice(s, 9) == 1
     _curves(s, [20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 20], [4] * 10 + [40])
     assert mrc.split_choice(s, 9) == 9
@@ -338,12 +341,12 @@ def _decide_after_batches(curve_memory: int, batches: int) -> list[int]:
     out = []
     for _ in range(batches):
         s.gf[GF.mrc + 0] += 40
-        s.gf[GF.mrc + 10] += 40
+        s.gf[GF.mrc + MRC_ROW.reads] += 40
         s.gf[GF.mrcvar + 0] += mrc.MRC_EVERY * 40
         for k in range(10):
-            s.gf[GF.mrc + 12 + k] += 1
-            s.gf[GF.mrcvar + 12 + k] += mrc.MRC_EVERY
-        s.gf[GF.mrc + 12 + 10] += 10
+            s.gf[GF.mrc + MRC_W + k] += 1
+            s.gf[GF.mrcvar + MRC_W + k] += mrc.MRC_EVERY
+        s.gf[GF.mrc + MRC_W + MRC_ROW.reads] += 10
         tune.tune_decide(s)
         out.append(int(s.gi[layout.GI.split]) // 100)
     return out
@@ -387,16 +390,16 @@ def test_readahead_hits_in_the_file_curve() -> None:
     has no readahead."""
     _, s = _state()
     gi, gf = s.gi, s.gf
-    f = GF.mrc + 12
+    f = GF.mrc + MRC_W
     mrc.mrc_access(gi, gf, 1, 0, sample.PREFETCH)  # slot 0 read ahead
     mrc.note_stream(s, 7, True)
     mrc.mrc_access(gi, gf, 1, 0, sample.READ)
-    assert gf[f + 10] == 1 and gf[f] == 1 and gf[GF.mrcvar + 12] == 1
+    assert gf[f + MRC_ROW.reads] == 1 and gf[f] == 1 and gf[GF.mrcvar + MRC_W] == 1
     assert gi[GI.typebig + TYPE_SIZE + TYPE_ARRAYS.last] & sample.REC_RA == 0  # read: no longer read ahead
     mrc.note_stream(s, 8, True)  # page 8 after page 7, a hit: the sequential run
     assert gi[GI.seqread] == 1 and gi[GI.hitread] == 1
     mrc.mrc_access(gi, gf, 1, 0, sample.READ)
-    assert gf[f + 10] == 2 and gf[f] == 2
+    assert gf[f + MRC_ROW.reads] == 2 and gf[f] == 2
     mrc.note_stream(s, 9, False)  # a miss in the real cache: placed by depth (1 in 16)
     assert gi[GI.seqread] == 0 and not mrc.read_ahead_hit(gi, 1, sample.REC_RA)
     mrc.note_stream(s, 3, True)  # a hit out of sequence: by depth too
@@ -433,11 +436,11 @@ def test_a_readahead_window_is_a_hit_only_where_it_survives() -> None:
     a miss at 1/10 and 2/10, a hit from 3/10 (bin 2)."""
     s, gi, gf = _file_curve_state()
     assert mrc.mrc_unit(gi, gf) == 10
-    f = GF.mrc + 12
+    f = GF.mrc + MRC_W
     _read_slot_0_after(s, range(1, 10), 7, True)
-    assert gf[f] == 1 and gf[f + 10] == 1
+    assert gf[f] == 1 and gf[f + MRC_ROW.reads] == 1
     _read_slot_0_after(s, range(10, 35), 20, True)
-    assert gf[f + 2] == 1 and gf[GF.mrcvar + 12 + 2] == 1 and gf[f + 10] == 2
+    assert gf[f + 2] == 1 and gf[GF.mrcvar + MRC_W + 2] == 1 and gf[f + MRC_ROW.reads] == 2
     assert mrc.mrc_misses(s, 1, 2) == 1 and mrc.mrc_misses(s, 1, 3) == 0
 
 
@@ -446,9 +449,9 @@ def test_a_lost_readahead_window_is_a_miss_up_to_the_real_size() -> None:
     sizes up to the type's pages (35 sampled pages, a tenth 10: 3/10), a hit at the larger
     ones (bin 3)."""
     s, gi, gf = _file_curve_state(file_pages=35)
-    f = GF.mrc + 12
+    f = GF.mrc + MRC_W
     _read_slot_0_after(s, range(0), 7, False)
-    assert gf[f + 3] == 1 and gf[GF.mrcvar + 12 + 3] == 1 and gf[f + 10] == 1
+    assert gf[f + 3] == 1 and gf[GF.mrcvar + MRC_W + 3] == 1 and gf[f + MRC_ROW.reads] == 1
     assert mrc.mrc_misses(s, 1, 3) == 1 and mrc.mrc_misses(s, 1, 4) == 0
 
 
@@ -461,13 +464,13 @@ def test_a_lost_window_is_a_miss_where_w_would_not_have_held_it() -> None:
     W holds 44 pages from 9/10 (45 pages) on: a miss up to 8/10, a hit from 9/10 (bin 8)."""
     s, gi, gf = _file_curve_state(file_pages=35)
     gi[layout.GI.wpm + 1] = 0
-    f = GF.mrc + 12
+    f = GF.mrc + MRC_W
     _read_slot_0_after(s, range(1, 120), 7, False)
-    assert gf[f + 10] == 1 and sum(gf[f : f + 10]) == 0
+    assert gf[f + MRC_ROW.reads] == 1 and sum(gf[f : f + MRC_SIZES]) == 0
     assert mrc.mrc_misses(s, 1, 10) == 1
     gi[layout.GI.wpm + 1] = 500
     _read_slot_0_after(s, range(120, 164), 9, False)
-    assert gf[f + 8] == 1 and gf[GF.mrcvar + 12 + 8] == 1 and gf[f + 10] == 2
+    assert gf[f + 8] == 1 and gf[GF.mrcvar + MRC_W + 8] == 1 and gf[f + MRC_ROW.reads] == 2
     assert mrc.mrc_misses(s, 1, 8) == 2 and mrc.mrc_misses(s, 1, 9) == 1
 
 

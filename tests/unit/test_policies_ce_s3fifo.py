@@ -9,6 +9,7 @@ import numpy as np
 from test_policies_sieve import steps
 
 from pagesim.core.lists import list_add_tail, list_pages
+from pagesim.core.shadow import SH_TAIL
 from pagesim.core.state import A_REQUEST, ACC_LEN, DIRTY, RESIDENT, make_state
 from pagesim.engine import simulate
 from pagesim.policies import ce_s3fifo as m
@@ -65,7 +66,7 @@ def test_ce_s3fifo_by_hand_capacity_3():
     assert orig[main].tolist() == [6, 1, 2]
     assert s.pm[main, m.PM.freq].tolist() == [0, 0, 1]
     ghost = []
-    p = int(s.gi[m.GI.ghost_tail])
+    p = int(s.gi[m.GI.ghost + SH_TAIL])
     while p >= 0:
         ghost.append(int(orig[p]))
         p = int(s.pm[p, m.PM.ghost_prev])

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_policies_sieve import naive, random_ids, steps
 
+from pagesim.core.shadow import SH_HEAD, SH_LEN, SH_TAIL
 from pagesim.engine import simulate
 from pagesim.policies.s3fifo import GI, S3FIFO
 from pagesim.trace import Trace
@@ -47,8 +48,8 @@ def test_s3fifo_by_hand():
     ]
     # the shadow FIFO holds 6 then 7 (dense ids 5 and 6 in first-occurrence order)
     s = run.state
-    assert int(s.gi[GI.ghost_len]) == 2
-    assert (int(s.gi[GI.ghost_tail]), int(s.gi[GI.ghost_head])) == (5, 6)
+    assert int(s.gi[GI.ghost + SH_LEN]) == 2
+    assert (int(s.gi[GI.ghost + SH_TAIL]), int(s.gi[GI.ghost + SH_HEAD])) == (5, 6)
 
 
 def test_s3fifo_main_clock_reinserts_with_freq_minus_one():

@@ -6,8 +6,9 @@ a context ``h`` (a tuple of arrays, a NamedTuple) and three compiled functions, 
 into a slot, and its position if the heap keeps one) and ``less(h, x, y)`` (entry ``x`` goes
 before entry ``y``). Both are inlined into their caller (``kernel_inline``), and with them the
 three functions, so a heap costs what hand-written sifting costs. Users: the indexed heap below
-(Belady's OPT, LRFU), kernel mode's scheduler (``engine/kmode/scheduler.py``: actors by clock)
-and CAST's simulated caches (``policies/cast/sims.py``: lazy entries of M by key and tie rank).
+(Belady's OPT, LRFU), kernel mode's scheduler (``engine/kmode/scheduler.py``: actors by clock),
+CAST's simulated caches (``policies/cast/sims.py``: lazy entries of M by key and tie rank)
+and fixed-size SHARDS (``analysis/mrc/shards.py``: the tracked pages, the largest hash first).
 
 The indexed heap lives in three 1-d arrays the policy owns (usually columns of ``State.pm`` /
 ``State.pf``), so it needs no allocation and runs compiled or as plain Python:

@@ -7,13 +7,15 @@ two of the policy's per-page columns and a three-slot header among its globals:
 
 ``nxt``, ``prv`` : int64, shape (n_pages,)
     The next (older) and previous (newer) entry of each page; -1 at the ends and off the list.
-``hdr`` : int64, shape (3,)
-    ``[SH_HEAD, SH_TAIL, SH_LEN]``: the newest entry, the oldest, the number of entries. Any
-    int64 view of three slots: a slice ``s.gi[h:h + 3]``, or a strided one whose slots are apart
-    (MGLRU's heads, tails and sizes: ``s.gi[G_HEAD + li:G_SIZE + li + 1:8]``).
+``hdr`` : int64, shape (SH_SIZE,) = (3,)
+    ``[SH_HEAD, SH_TAIL, SH_LEN]`` (the record :data:`SHADOW_HEADER`): the newest entry, the
+    oldest, the number of entries. Any int64 view of three slots: a slice of a field declared
+    ``count=SH_SIZE``, ``s.gi[GI.ghost : GI.ghost + SH_SIZE]`` (its slots ``GI.ghost + SH_TAIL``
+    and so on), or a strided one whose slots are apart (MGLRU's heads, tails and sizes:
+    ``s.gi[GI.head + li : GI.size + li + 1 : HDR_STEP]``).
 
 The policy keeps its own membership flag (which list a page is on, if any). Pass column and
-slice views, e.g. ``shadow_push(s.pm[:, NXT], s.pm[:, PRV], s.gi[G_B1:G_B1 + 3], page)``.
+slice views, e.g. ``shadow_push(s.pm[:, PM.nxt], s.pm[:, PM.prv], s.gi[GI.b1 : GI.b1 + SH_SIZE], page)``.
 O(1) per operation.
 
 Two shadow lists B1, B2 (ARC, CAR) have a shared layout of three columns (``pair_*``) and a
@@ -26,10 +28,20 @@ from __future__ import annotations
 from typing import Any
 
 from pagesim.core.jit import kernel, kernel_inline
+from pagesim.core.layout import Record, field
 
-SH_HEAD = 0
-SH_TAIL = 1
-SH_LEN = 2
+#: A shadow list's header, three slots among a policy's globals: declare it as one field of
+#: ``count=SH_SIZE`` and reach its slots as ``GI.name + SH_HEAD`` (``SH_TAIL``, ``SH_LEN``).
+SHADOW_HEADER = Record(
+    "shadow_header",
+    field("head", "page id", "the newest entry, -1 if none"),
+    field("tail", "page id", "the oldest entry, -1 if none"),
+    field("length", "entries", "entries held"),
+).at
+SH_HEAD = SHADOW_HEADER.head
+SH_TAIL = SHADOW_HEADER.tail
+SH_LEN = SHADOW_HEADER.length
+SH_SIZE = SHADOW_HEADER.SIZE
 
 
 @kernel
@@ -82,7 +94,7 @@ def shadow_unlink(nxt, prv, hdr, page):  # type: ignore[no-untyped-def]
 #
 # Per page, in the policy's ``s.pm``: column PAIR_NEXT, PAIR_PREV (the list links) and PAIR_WHERE
 # (0 on neither list, 1 on B1, 2 on B2). In ``s.gi``: B1's header at ``hdr .. hdr + 2`` and B2's
-# at ``hdr + 3 .. hdr + 5`` (each ``[SH_HEAD, SH_TAIL, SH_LEN]``).
+# at ``hdr + SH_SIZE .. hdr + 2 * SH_SIZE - 1`` (each ``[SH_HEAD, SH_TAIL, SH_LEN]``).
 
 PAIR_NEXT = 0
 PAIR_PREV = 1
@@ -92,23 +104,23 @@ PAIR_WHERE = 2
 @kernel
 def pair_push(s, hdr, which, page):  # type: ignore[no-untyped-def]
     """Put ``page`` (on neither list) at the newest end of B1 (``which`` = 1) or B2 (2)."""
-    h = hdr + 3 * (which - 1)
-    shadow_push(s.pm[:, PAIR_NEXT], s.pm[:, PAIR_PREV], s.gi[h : h + 3], page)
+    h = hdr + SH_SIZE * (which - 1)
+    shadow_push(s.pm[:, PAIR_NEXT], s.pm[:, PAIR_PREV], s.gi[h : h + SH_SIZE], page)
     s.pm[page, PAIR_WHERE] = which
 
 
 @kernel
 def pair_unlink(s, hdr, page):  # type: ignore[no-untyped-def]
     """Take ``page`` off whichever of B1, B2 it is on."""
-    h = hdr + 3 * (s.pm[page, PAIR_WHERE] - 1)
-    shadow_unlink(s.pm[:, PAIR_NEXT], s.pm[:, PAIR_PREV], s.gi[h : h + 3], page)
+    h = hdr + SH_SIZE * (s.pm[page, PAIR_WHERE] - 1)
+    shadow_unlink(s.pm[:, PAIR_NEXT], s.pm[:, PAIR_PREV], s.gi[h : h + SH_SIZE], page)
     s.pm[page, PAIR_WHERE] = 0
 
 
 def pair_pages(s, hdr: int, which: int) -> list[int]:  # type: ignore[no-untyped-def]
     """Pages of B1 (``which`` = 1) or B2 (2), newest first (tests, reports; not compiled)."""
     out = []
-    page = int(s.gi[hdr + 3 * (which - 1) + SH_HEAD])
+    page = int(s.gi[hdr + SH_SIZE * (which - 1) + SH_HEAD])
     while page >= 0:
         out.append(page)
         page = int(s.pm[page, PAIR_NEXT])
@@ -158,7 +170,7 @@ def with_prev(x, page):  # type: ignore[no-untyped-def]
 @kernel_inline
 def packed_push(s, hdr, which, page):  # type: ignore[no-untyped-def]
     """Put ``page`` (entry 0: on neither list) at the newest end of B1 (``which`` = 1) or B2 (2)."""
-    h = hdr + 3 * (which - 1)
+    h = hdr + SH_SIZE * (which - 1)
     head = s.gi[h + SH_HEAD]
     s.pm[page, PACKED_ENTRY] = which | ((head + 1) << NEXT_SHIFT)
     if head >= 0:
@@ -173,7 +185,7 @@ def packed_push(s, hdr, which, page):  # type: ignore[no-untyped-def]
 def packed_unlink(s, hdr, page):  # type: ignore[no-untyped-def]
     """Take ``page`` off whichever of B1, B2 it is on; its entry becomes 0."""
     x = s.pm[page, PACKED_ENTRY]
-    h = hdr + 3 * ((x & WHERE_MASK) - 1)
+    h = hdr + SH_SIZE * ((x & WHERE_MASK) - 1)
     nxt = entry_next(x)
     prv = entry_prev(x)
     if prv >= 0:
@@ -196,7 +208,7 @@ def plain(func: Any) -> Any:
 def packed_pages(s, hdr: int, which: int) -> list[int]:  # type: ignore[no-untyped-def]
     """Pages of packed B1 (``which`` = 1) or B2 (2), newest first (tests, reports; not compiled)."""
     out = []
-    page = int(s.gi[hdr + 3 * (which - 1) + SH_HEAD])
+    page = int(s.gi[hdr + SH_SIZE * (which - 1) + SH_HEAD])
     while page >= 0:
         out.append(page)
         page = plain(entry_next)(int(s.pm[page, PACKED_ENTRY]))

@@ -40,7 +40,18 @@ from typing import Any
 from pagesim.core.jit import kernel
 from pagesim.core.layout import Layout, field
 from pagesim.core.lists import list_add, list_create, list_len, list_move, list_pages, list_tail
-from pagesim.core.shadow import PAIR_NEXT, PAIR_PREV, PAIR_WHERE, SH_LEN, pair_pages, pair_push, pair_unlink
+from pagesim.core.shadow import (
+    PAIR_NEXT,
+    PAIR_PREV,
+    PAIR_WHERE,
+    SH_HEAD,
+    SH_LEN,
+    SH_SIZE,
+    SH_TAIL,
+    pair_pages,
+    pair_push,
+    pair_unlink,
+)
 from pagesim.core.state import A_CGROUP, A_PAGE, A_REASON, LEN, REASON_POLICY
 from pagesim.policies.base import Policy
 
@@ -60,8 +71,8 @@ STATE = Layout(
         field("t1", "list id", "T1"),
         field("t2", "list id", "T2"),
         field("cap", "pages", "the capacity"),
-        field("b1", "page id", "B1's header: head, tail, length (core.shadow layout)", count=3),
-        field("b2", "page id", "B2's header, right after B1's (core.shadow's pair functions)", count=3),
+        field("b1", "page id", "B1's header: head, tail, length (core.shadow layout)", count=SH_SIZE),
+        field("b2", "page id", "B2's header, right after B1's (core.shadow's pair functions)", count=SH_SIZE),
         field("where", "B1/B2", "where the current miss's page had a shadow entry: 0, B1 or B2"),
         field("full", "flag", "1 if the current miss ran ``replace`` (the cache was full)"),
         field("victim", "page id", "the page ``replace`` demoted, -1 if none"),
@@ -81,7 +92,7 @@ B2 = 2
 
 @kernel
 def _len(s, which):  # type: ignore[no-untyped-def]
-    return s.gi[GI.b1 + 3 * (which - 1) + SH_LEN]
+    return s.gi[GI.b1 + SH_SIZE * (which - 1) + SH_LEN]
 
 
 @kernel
@@ -94,9 +105,9 @@ def _init(s, a):  # type: ignore[no-untyped-def]
         s.pm[i, PM.sh_where] = 0
         s.pm[i, PM.ref] = 0
     for h in (GI.b1, GI.b2):
-        s.gi[h] = -1
-        s.gi[h + 1] = -1
-        s.gi[h + 2] = 0
+        s.gi[h + SH_HEAD] = -1
+        s.gi[h + SH_TAIL] = -1
+        s.gi[h + SH_LEN] = 0
     s.gi[GI.where] = 0
     s.gi[GI.full] = 0
     s.gi[GI.victim] = -1
@@ -168,9 +179,9 @@ def _added(s, a):  # type: ignore[no-untyped-def]
     if s.gi[GI.full] != 0 and where == 0:  # the directory's replacement (lines 8-12)
         c = s.gi[GI.cap]
         if t1 + _len(s, B1) == c and _len(s, B1) > 0:
-            pair_unlink(s, GI.b1, s.gi[GI.b1 + 1])
+            pair_unlink(s, GI.b1, s.gi[GI.b1 + SH_TAIL])
         elif t1 + list_len(s, s.gi[GI.t2]) + _len(s, B1) + _len(s, B2) == 2 * c and _len(s, B2) > 0:
-            pair_unlink(s, GI.b1, s.gi[GI.b2 + 1])
+            pair_unlink(s, GI.b1, s.gi[GI.b2 + SH_TAIL])
     s.pm[page, PM.ref] = 0
     if where == 0:
         list_add(s, s.gi[GI.t1], page)
@@ -224,8 +235,8 @@ class CAR(Policy):
             "p": float(s.gf[GF.p]),
             "t1": float(s.lhd[int(s.gi[GI.t1]), LEN]),
             "t2": float(s.lhd[int(s.gi[GI.t2]), LEN]),
-            "b1": float(s.gi[GI.b1 + 2]),
-            "b2": float(s.gi[GI.b2 + 2]),
+            "b1": float(s.gi[GI.b1 + SH_LEN]),
+            "b2": float(s.gi[GI.b2 + SH_LEN]),
         }
 
     def check_invariants(self, s: Any) -> None:
@@ -235,7 +246,7 @@ class CAR(Policy):
         t2 = list_pages(s, int(s.gi[GI.t2])).tolist()
         assert sorted(t1 + t2) == s.resident.nonzero()[0].tolist(), "T1 + T2 != resident set"
         b1, b2 = shadow_pages(s, B1), shadow_pages(s, B2)
-        assert len(b1) == int(s.gi[GI.b1 + 2]) and len(b2) == int(s.gi[GI.b2 + 2]), "lengths"
+        assert len(b1) == int(s.gi[GI.b1 + SH_LEN]) and len(b2) == int(s.gi[GI.b2 + SH_LEN]), "lengths"
         for which, pages in ((B1, b1), (B2, b2)):
             assert len(set(pages)) == len(pages), f"B{which}: a page twice"
             for q in pages:

@@ -107,7 +107,7 @@ from pagesim.core.lists import (
     list_pages,
     list_tail,
 )
-from pagesim.core.shadow import shadow_push, shadow_unlink
+from pagesim.core.shadow import SH_HEAD, SH_LEN, SH_SIZE, SH_TAIL, shadow_push, shadow_unlink
 from pagesim.core.state import (
     A_CGROUP,
     A_MODE,
@@ -151,7 +151,12 @@ STATE = Layout(
         field("protected", "pages", "by tier", count=MAX_NR_TIERS),
         field("avg_refaulted", "pages", "by tier: the running average", count=MAX_NR_TIERS),
         field("avg_total", "pages", "by tier: the running average", count=MAX_NR_TIERS),
-        field("sh", "page id, pages", "shadow FIFO header: head, tail, length", count=3),
+        field(
+            "sh",
+            "SHADOW_HEADER",
+            "the shadow FIFO's header (core.shadow): newest entry, oldest, entries held",
+            count=SH_SIZE,
+        ),
         field("sh_cap", "pages", "shadow entries kept at most"),
         field("wanted", "pages", "candidates still wanted in this evict call"),
         field("threshold", "tier", "threshold"),
@@ -192,9 +197,9 @@ def _init(s, a):  # type: ignore[no-untyped-def]
     for i in range(s.pm.shape[0]):
         s.pm[i, PM.sh_next] = -1
         s.pm[i, PM.sh_prev] = -1
-    s.gi[GI.sh] = -1
-    s.gi[GI.sh + 1] = -1
-    s.gi[GI.sh + 2] = 0
+    s.gi[GI.sh + SH_HEAD] = -1
+    s.gi[GI.sh + SH_TAIL] = -1
+    s.gi[GI.sh + SH_LEN] = 0
     s.gi[GI.min_seq] = 0
     s.gi[GI.max_seq] = MAX_NR_GENS - 1
     return ok
@@ -219,7 +224,7 @@ def _added(s, a):  # type: ignore[no-untyped-def]
     s.pm[p, PM.added_ns] = a[A_NOW_NS]
     if s.pm[p, PM.in_shadow] != 0:
         s.gi[GI.refaulted + s.pm[p, PM.shadow_tier]] += 1
-        shadow_unlink(s.pm[:, PM.sh_next], s.pm[:, PM.sh_prev], s.gi[GI.sh : GI.sh + 3], p)
+        shadow_unlink(s.pm[:, PM.sh_next], s.pm[:, PM.sh_prev], s.gi[GI.sh : GI.sh + SH_SIZE], p)
         s.pm[p, PM.in_shadow] = 0
     if s.gi[GI.insert_tail] != 0:
         list_add_tail(s, s.gi[GI.lists + g], p)
@@ -242,11 +247,11 @@ def _removed(s, r):  # type: ignore[no-untyped-def]
     tier = tier_of(s.pm[p, PM.refs])
     cap = s.gi[GI.sh_cap]
     if cap > 0:
-        while s.gi[GI.sh + 2] + 1 > cap:
-            q = s.gi[GI.sh + 1]
-            shadow_unlink(s.pm[:, PM.sh_next], s.pm[:, PM.sh_prev], s.gi[GI.sh : GI.sh + 3], q)
+        while s.gi[GI.sh + SH_LEN] + 1 > cap:
+            q = s.gi[GI.sh + SH_TAIL]
+            shadow_unlink(s.pm[:, PM.sh_next], s.pm[:, PM.sh_prev], s.gi[GI.sh : GI.sh + SH_SIZE], q)
             s.pm[q, PM.in_shadow] = 0
-        shadow_push(s.pm[:, PM.sh_next], s.pm[:, PM.sh_prev], s.gi[GI.sh : GI.sh + 3], p)
+        shadow_push(s.pm[:, PM.sh_next], s.pm[:, PM.sh_prev], s.gi[GI.sh : GI.sh + SH_SIZE], p)
         s.pm[p, PM.in_shadow] = 1
         s.pm[p, PM.shadow_tier] = tier
     s.gi[GI.evicted + tier] += 1
@@ -455,5 +460,5 @@ class CeMGLRU(Policy):
             seen += pages
         assert sorted(seen) == resident, "generations != resident set"
         shadow = np.flatnonzero(s.pm[:, PM.in_shadow]).tolist()
-        assert len(shadow) == int(s.gi[GI.sh + 2]) <= max(int(s.gi[GI.sh_cap]), 0), "shadow size"
+        assert len(shadow) == int(s.gi[GI.sh + SH_LEN]) <= max(int(s.gi[GI.sh_cap]), 0), "shadow size"
         assert not set(shadow) & set(resident), "a resident page has a shadow entry"

@@ -80,7 +80,7 @@ from pagesim.core.lists import (
     list_iterate,
     list_pages,
 )
-from pagesim.core.shadow import shadow_push, shadow_unlink
+from pagesim.core.shadow import SH_HEAD, SH_LEN, SH_SIZE, SH_TAIL, shadow_push, shadow_unlink
 from pagesim.core.state import A_CGROUP, A_MODE, A_PAGE, A_REQUEST, DIRTY, MAX_CANDIDATES, MODE_CACHE
 from pagesim.policies.base import Policy
 from pagesim.policies.params import defaults
@@ -101,9 +101,12 @@ STATE = Layout(
         field("small_size", "pages", "cache_ext's counter of S's pages"),
         field("main_size", "pages", "cache_ext's counter of M's pages"),
         field("small_min", "pages", "capacity // 15"),
-        field("ghost_head", "page id", "newest shadow entry (the shadow FIFO's header: head, tail, length)"),
-        field("ghost_tail", "page id", "oldest shadow entry"),
-        field("ghost_len", "pages", "shadow entries held"),
+        field(
+            "ghost",
+            "SHADOW_HEADER",
+            "the shadow FIFO's header (core.shadow): newest entry, oldest, entries held",
+            count=SH_SIZE,
+        ),
         field("ghost_cap", "pages", "shadow entries kept at most (the capacity)"),
         field("wanted", "pages", "candidates still wanted in this evict call"),
         field("pass_t", "0..3", "threshold t of the current pass over M"),
@@ -123,15 +126,15 @@ def _init(s, a):  # type: ignore[no-untyped-def]
     for i in range(s.pm.shape[0]):
         s.pm[i, PM.ghost_next] = -1
         s.pm[i, PM.ghost_prev] = -1
-    s.gi[GI.ghost_head] = -1
-    s.gi[GI.ghost_tail] = -1
-    s.gi[GI.ghost_len] = 0
+    s.gi[GI.ghost + SH_HEAD] = -1
+    s.gi[GI.ghost + SH_TAIL] = -1
+    s.gi[GI.ghost + SH_LEN] = 0
     return 0 if s.gi[GI.small] >= 0 and s.gi[GI.main] >= 0 else -1
 
 
 @kernel
 def _ghost_unlink(s, p):  # type: ignore[no-untyped-def]
-    shadow_unlink(s.pm[:, PM.ghost_next], s.pm[:, PM.ghost_prev], s.gi[GI.ghost_head : GI.ghost_head + 3], p)
+    shadow_unlink(s.pm[:, PM.ghost_next], s.pm[:, PM.ghost_prev], s.gi[GI.ghost : GI.ghost + SH_SIZE], p)
     s.pm[p, PM.in_ghost] = 0
 
 
@@ -140,9 +143,9 @@ def _ghost_push(s, p):  # type: ignore[no-untyped-def]
     cap = s.gi[GI.ghost_cap]
     if cap <= 0 or s.pm[p, PM.in_ghost] != 0:
         return
-    while s.gi[GI.ghost_len] + 1 > cap:
-        _ghost_unlink(s, s.gi[GI.ghost_tail])
-    shadow_push(s.pm[:, PM.ghost_next], s.pm[:, PM.ghost_prev], s.gi[GI.ghost_head : GI.ghost_head + 3], p)
+    while s.gi[GI.ghost + SH_LEN] + 1 > cap:
+        _ghost_unlink(s, s.gi[GI.ghost + SH_TAIL])
+    shadow_push(s.pm[:, PM.ghost_next], s.pm[:, PM.ghost_prev], s.gi[GI.ghost : GI.ghost + SH_SIZE], p)
     s.pm[p, PM.in_ghost] = 1
 
 
@@ -284,12 +287,12 @@ class CeS3FIFO(Policy):
         assert sorted(main) == np.flatnonzero(s.pm[:, PM.in_main]).tolist(), "PM.in_main flags"
         assert (s.pm[:, PM.freq] <= 3).all(), "freq above 3"
         ghost = []
-        p, prev = int(s.gi[GI.ghost_head]), -1
+        p, prev = int(s.gi[GI.ghost + SH_HEAD]), -1
         while p >= 0:
             assert len(ghost) <= s.pm.shape[0] and int(s.pm[p, PM.ghost_prev]) == prev, "shadow links"
             ghost.append(p)
             prev, p = p, int(s.pm[p, PM.ghost_next])
-        assert int(s.gi[GI.ghost_tail]) == prev and len(ghost) == int(s.gi[GI.ghost_len])
+        assert int(s.gi[GI.ghost + SH_TAIL]) == prev and len(ghost) == int(s.gi[GI.ghost + SH_LEN])
         assert len(ghost) <= int(s.gi[GI.ghost_cap]), "shadow table over its size"
         assert sorted(ghost) == np.flatnonzero(s.pm[:, PM.in_ghost]).tolist(), "shadow flags"
         assert not set(ghost) & set(resident), "a resident page has a shadow entry"

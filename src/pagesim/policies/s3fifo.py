@@ -55,7 +55,7 @@ import numpy as np
 from pagesim.core.jit import kernel
 from pagesim.core.layout import Layout, field
 from pagesim.core.lists import list_add, list_create, list_len, list_move, list_of, list_pages, list_tail
-from pagesim.core.shadow import shadow_push, shadow_unlink
+from pagesim.core.shadow import SH_HEAD, SH_LEN, SH_SIZE, SH_TAIL, shadow_push, shadow_unlink
 from pagesim.core.state import A_CGROUP, A_PAGE
 from pagesim.policies.base import Policy
 from pagesim.policies.params import defaults
@@ -75,10 +75,12 @@ STATE = Layout(
         field("main_cap", "pages", "M's share"),
         field("ghost_cap", "pages", "shadow entries kept at most"),
         field("threshold", "accesses", "move_to_main_threshold"),
-        # the shadow FIFO's header, three consecutive slots (core.shadow): head, tail, length
-        field("ghost_head", "page id", "newest shadow entry, -1 if none"),
-        field("ghost_tail", "page id", "oldest shadow entry, -1 if none"),
-        field("ghost_len", "pages", "shadow entries held"),
+        field(
+            "ghost",
+            "SHADOW_HEADER",
+            "the shadow FIFO's header (core.shadow): newest entry, oldest, entries held",
+            count=SH_SIZE,
+        ),
         field("has_evicted", "flag", "1 once evict has been called"),
         field("hit_on_ghost", "flag", "the current miss had a shadow entry"),
     ),
@@ -95,9 +97,9 @@ def _init(s, a):  # type: ignore[no-untyped-def]
         s.pm[i, PM.ghost_next] = -1
         s.pm[i, PM.ghost_prev] = -1
         s.pm[i, PM.in_ghost] = 0
-    s.gi[GI.ghost_head] = -1
-    s.gi[GI.ghost_tail] = -1
-    s.gi[GI.ghost_len] = 0
+    s.gi[GI.ghost + SH_HEAD] = -1
+    s.gi[GI.ghost + SH_TAIL] = -1
+    s.gi[GI.ghost + SH_LEN] = 0
     s.gi[GI.has_evicted] = 0
     s.gi[GI.hit_on_ghost] = 0
     return 0 if s.gi[GI.small] >= 0 and s.gi[GI.main] >= 0 else -1
@@ -105,7 +107,7 @@ def _init(s, a):  # type: ignore[no-untyped-def]
 
 @kernel
 def _ghost_unlink(s, p):  # type: ignore[no-untyped-def]
-    shadow_unlink(s.pm[:, PM.ghost_next], s.pm[:, PM.ghost_prev], s.gi[GI.ghost_head : GI.ghost_head + 3], p)
+    shadow_unlink(s.pm[:, PM.ghost_next], s.pm[:, PM.ghost_prev], s.gi[GI.ghost : GI.ghost + SH_SIZE], p)
     s.pm[p, PM.in_ghost] = 0
 
 
@@ -115,9 +117,9 @@ def _ghost_push(s, p):  # type: ignore[no-untyped-def]
     cap = s.gi[GI.ghost_cap]
     if cap <= 0 or s.pm[p, PM.in_ghost] != 0:
         return
-    while s.gi[GI.ghost_len] + 1 > cap:
-        _ghost_unlink(s, s.gi[GI.ghost_tail])
-    shadow_push(s.pm[:, PM.ghost_next], s.pm[:, PM.ghost_prev], s.gi[GI.ghost_head : GI.ghost_head + 3], p)
+    while s.gi[GI.ghost + SH_LEN] + 1 > cap:
+        _ghost_unlink(s, s.gi[GI.ghost + SH_TAIL])
+    shadow_push(s.pm[:, PM.ghost_next], s.pm[:, PM.ghost_prev], s.gi[GI.ghost : GI.ghost + SH_SIZE], p)
     s.pm[p, PM.in_ghost] = 1
 
 
@@ -243,7 +245,7 @@ class S3FIFO(Policy):
         assert ((freq >= 0) & (freq <= 3)).all(), "freq outside 0..3"
         assert not freq[s.resident == 0].any(), "a non-resident page keeps a freq"
         ghost = []
-        p = int(s.gi[GI.ghost_head])
+        p = int(s.gi[GI.ghost + SH_HEAD])
         prev = -1
         while p >= 0:
             assert len(ghost) <= s.pm.shape[0], "cycle in the shadow FIFO"
@@ -251,7 +253,7 @@ class S3FIFO(Policy):
             ghost.append(p)
             prev = p
             p = int(s.pm[p, PM.ghost_next])
-        assert int(s.gi[GI.ghost_tail]) == prev, "shadow FIFO tail"
-        assert len(ghost) == int(s.gi[GI.ghost_len]) <= max(int(s.gi[GI.ghost_cap]), 0), "shadow length"
+        assert int(s.gi[GI.ghost + SH_TAIL]) == prev, "shadow FIFO tail"
+        assert len(ghost) == int(s.gi[GI.ghost + SH_LEN]) <= max(int(s.gi[GI.ghost_cap]), 0), "shadow length"
         assert sorted(ghost) == np.flatnonzero(s.pm[:, PM.in_ghost]).tolist(), "shadow flags"
         assert not set(ghost) & set(resident), "a resident page has a shadow entry"

@@ -40,7 +40,7 @@ from typing import Any
 from pagesim.core.jit import kernel
 from pagesim.core.layout import Layout, field
 from pagesim.core.lists import list_add, list_create, list_len, list_move, list_of, list_pages, list_tail
-from pagesim.core.shadow import shadow_push, shadow_unlink
+from pagesim.core.shadow import SH_HEAD, SH_LEN, SH_SIZE, SH_TAIL, shadow_push, shadow_unlink
 from pagesim.core.state import A_CGROUP, A_PAGE, A_REASON, REASON_POLICY
 from pagesim.policies.base import Policy, SpeedHints
 from pagesim.policies.params import defaults
@@ -57,9 +57,12 @@ STATE = Layout(
         field("am", "list id", "Am"),
         field("kin", "pages", "Kin, A1in's share"),
         field("kout", "pages", "Kout, shadow entries kept at most"),
-        field("out_head", "page id", "newest shadow entry (A1out's header: head, tail, length)"),
-        field("out_tail", "page id", "oldest shadow entry"),
-        field("out_len", "pages", "shadow entries held"),
+        field(
+            "out",
+            "SHADOW_HEADER",
+            "A1out's header (core.shadow): newest shadow entry, oldest, entries held",
+            count=SH_SIZE,
+        ),
         field("remembered", "flag", "1 if the current miss had a shadow entry"),
         field("victim", "page id", "page proposed by the last ``evict`` from A1in (gets a shadow entry)"),
         field("cap", "pages", "the capacity"),
@@ -70,7 +73,7 @@ PM, GI = STATE.pm, STATE.gi
 
 @kernel
 def _out_del(s, page):  # type: ignore[no-untyped-def]
-    shadow_unlink(s.pm[:, PM.sh_next], s.pm[:, PM.sh_prev], s.gi[GI.out_head : GI.out_head + 3], page)
+    shadow_unlink(s.pm[:, PM.sh_next], s.pm[:, PM.sh_prev], s.gi[GI.out : GI.out + SH_SIZE], page)
     s.pm[page, PM.sh_in] = 0
 
 
@@ -79,9 +82,9 @@ def _out_push(s, page):  # type: ignore[no-untyped-def]
     """Remember ``page`` at A1out's head, dropping the oldest entry if A1out is full."""
     if s.gi[GI.kout] < 1:
         return
-    while s.gi[GI.out_len] >= s.gi[GI.kout]:
-        _out_del(s, s.gi[GI.out_tail])
-    shadow_push(s.pm[:, PM.sh_next], s.pm[:, PM.sh_prev], s.gi[GI.out_head : GI.out_head + 3], page)
+    while s.gi[GI.out + SH_LEN] >= s.gi[GI.kout]:
+        _out_del(s, s.gi[GI.out + SH_TAIL])
+    shadow_push(s.pm[:, PM.sh_next], s.pm[:, PM.sh_prev], s.gi[GI.out : GI.out + SH_SIZE], page)
     s.pm[page, PM.sh_in] = 1
 
 
@@ -93,9 +96,9 @@ def _init(s, a):  # type: ignore[no-untyped-def]
         s.pm[i, PM.sh_next] = -1
         s.pm[i, PM.sh_prev] = -1
         s.pm[i, PM.sh_in] = 0
-    s.gi[GI.out_head] = -1
-    s.gi[GI.out_tail] = -1
-    s.gi[GI.out_len] = 0
+    s.gi[GI.out + SH_HEAD] = -1
+    s.gi[GI.out + SH_TAIL] = -1
+    s.gi[GI.out + SH_LEN] = 0
     s.gi[GI.remembered] = 0
     s.gi[GI.victim] = -1
     return 0 if s.gi[GI.a1in] >= 0 and s.gi[GI.am] >= 0 else -1
@@ -160,7 +163,7 @@ def _accessed(s, a):  # type: ignore[no-untyped-def]
 def shadow_pages(s: Any) -> list[int]:
     """A1out's pages, newest first (tests, reports)."""
     out = []
-    page = int(s.gi[GI.out_head])
+    page = int(s.gi[GI.out + SH_HEAD])
     while page >= 0:
         out.append(page)
         page = int(s.pm[page, PM.sh_next])
@@ -201,12 +204,13 @@ class TwoQ(SpeedHints, Policy):
         am = list_pages(s, int(s.gi[GI.am])).tolist()
         assert sorted(a1in + am) == s.resident.nonzero()[0].tolist(), "A1in + Am != resident set"
         out = shadow_pages(s)
-        assert len(out) == len(set(out)) == int(s.gi[GI.out_len]) <= max(int(s.gi[GI.kout]), 0), "A1out size"
+        held = int(s.gi[GI.out + SH_LEN])
+        assert len(out) == len(set(out)) == held <= max(int(s.gi[GI.kout]), 0), "A1out size"
         prev = -1
         for q in out:
             assert int(s.pm[q, PM.sh_in]) == 1 and int(s.pm[q, PM.sh_prev]) == prev, "A1out links"
             assert not s.resident[q], f"page {q} is resident and in A1out"
             prev = q
-        assert int(s.gi[GI.out_tail]) == prev, "A1out tail"
+        assert int(s.gi[GI.out + SH_TAIL]) == prev, "A1out tail"
         assert int(s.pm[:, PM.sh_in].sum()) == len(out), "stray A1out marks"
         assert len(am) <= int(s.gi[GI.cap]) - int(s.gi[GI.kin]), "Am above c - Kin"

@@ -38,7 +38,8 @@ from typing import NamedTuple
 import numpy as np
 
 from pagesim.analysis.mrc.stack import INFINITE, lru_stack_distances
-from pagesim.core.jit import kernel
+from pagesim.core.heap import sift_down, sift_up
+from pagesim.core.jit import kernel, kernel_inline
 from pagesim.trace import Trace
 
 __all__ = ["HASH_SPACE", "ShardsEstimate", "page_hashes", "shards_fixed_rate", "shards_fixed_size"]
@@ -173,6 +174,23 @@ def shards_fixed_rate(
     return ShardsEstimate(ratio, r, int(counted.shape[0]), int(n_sampled))
 
 
+# The tracked pages' max-heap by hash (pagesim.core.heap's sifting): ``h`` is (heap, hashes), an
+# entry is a page, and the larger hash goes first (ties stay where they are).
+@kernel_inline
+def _tracked_at(h, slot):  # type: ignore[no-untyped-def]
+    return h[0][slot]
+
+
+@kernel_inline
+def _track_at(h, slot, p):  # type: ignore[no-untyped-def]
+    h[0][slot] = p
+
+
+@kernel_inline
+def _larger_hash(h, x, y):  # type: ignore[no-untyped-def]
+    return h[1][x] > h[1][y]
+
+
 @kernel
 def _fixed_size(page, hashes, samples, warmup):  # type: ignore[no-untyped-def]
     """Distances (unscaled), rates per sampled access and counted flags, fixed-size SHARDS."""
@@ -197,32 +215,15 @@ def _fixed_size(page, hashes, samples, warmup):  # type: ignore[no-untyped-def]
         if at == 0:
             # a new tracked page: push; if over budget, forget the one with the largest hash
             heap[size] = p
-            c = size
+            sift_up((heap, hashes), size, _larger_hash, _tracked_at, _track_at)
             size += 1
-            while c > 0:
-                parent = (c - 1) // 2
-                if hashes[heap[parent]] >= hashes[heap[c]]:
-                    break
-                heap[parent], heap[c] = heap[c], heap[parent]
-                c = parent
             live += 1
             if size > samples:
                 gone = heap[0]
                 limit = hashes[gone]
                 size -= 1
                 heap[0] = heap[size]
-                c = 0
-                while True:
-                    left = 2 * c + 1
-                    if left >= size:
-                        break
-                    big = left
-                    if left + 1 < size and hashes[heap[left + 1]] > hashes[heap[left]]:
-                        big = left + 1
-                    if hashes[heap[big]] <= hashes[heap[c]]:
-                        break
-                    heap[big], heap[c] = heap[c], heap[big]
-                    c = big
+                sift_down((heap, hashes), 0, size, _larger_hash, _tracked_at, _track_at)
                 if last[gone] > 0:
                     k = last[gone]
                     while k <= span:

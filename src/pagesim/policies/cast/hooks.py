@@ -96,7 +96,7 @@ def _init(s, a):  # type: ignore[no-untyped-def]
         s.gf[i] = 0.0
     if a[A_MODE] != MODE_KERNEL:
         s.gi[GI.sauto] = 0  # one type: no split
-    for g in range(GI.floor, GI.bal + 4):
+    for g in (GI.floor, GI.bal_anon, GI.bal_file, GI.bal_none, GI.bal_both):
         s.gi[g] = 0
     s.gi[GI.rate] = sample_rate(s.gi[GI.mem], s.gi[GI.samplep])
     if s.gi[GI.dauto] != 0 or s.gi[GI.sauto] != 0:
@@ -215,13 +215,13 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
     if held:
         s.gi[GI.floor] += 1
     if got_a > 0 and got_f > 0:
-        s.gi[GI.bal + 3] += 1
+        s.gi[GI.bal_both] += 1
     elif got_a > 0:
-        s.gi[GI.bal] += 1
+        s.gi[GI.bal_anon] += 1
     elif got_f > 0:
-        s.gi[GI.bal + 1] += 1
+        s.gi[GI.bal_file] += 1
     else:
-        s.gi[GI.bal + 2] += 1
+        s.gi[GI.bal_none] += 1
     a[A_SCANNED] = s.gi[GI.visited] + count
     return count
 

@@ -10,8 +10,9 @@ the key table. A field marked "per type" holds one slot per type, anon first (``
 
 Blocks repeated inside a global are :class:`~pagesim.core.layout.Record`\\ s: ``BUF_ENTRY`` (one
 sweep candidate), ``SIM_VARS`` (a simulated cache's scalars, in ``GI.sim``), ``SIM_ARRAYS`` (a
-simulated cache's arrays, in ``GI.big``) and ``TYPE_ARRAYS`` (a type's sample arrays, in
-``GI.typebig``). ``STATE.describe()`` prints the whole declaration.
+simulated cache's arrays, in ``GI.big``), ``TYPE_ARRAYS`` (a type's sample arrays, in
+``GI.typebig``) and ``MRC_ROW`` (a type's miss-ratio curve, in ``GF.mrc`` and ``GF.mrcvar``).
+``STATE.describe()`` prints the whole declaration.
 """
 
 from __future__ import annotations
@@ -95,6 +96,17 @@ TYPE_ARRAYS = Record(
 TYPE_SIZE = TYPE_ARRAYS.SIZE
 KEYTAB_LEVELS = 14
 
+# ---- the miss-ratio curves (mrc.py)
+MRC_SIZES = 10  #: sizes a curve reads: (k+1)/10 of what the split divides, k 0..9
+#: One type's row of ``GF.mrc`` (the curve's counts) and of ``GF.mrcvar`` (each count's variance).
+MRC_ROW = Record(
+    "mrc_row",
+    field("hits", "accesses", "hits first reached at size (k+1)/10, k 0..9", count=MRC_SIZES),
+    field("reads", "accesses", "reads counted (the curve's accesses)"),
+    field("spare", "-", "not used"),
+).at
+MRC_W = MRC_ROW.SIZE
+
 STATE = Layout(
     "cast",
     pm=(
@@ -172,7 +184,10 @@ STATE = Layout(
         field("nsamp", "slots", "per type: sample slots given out", count=2),
         field("scap", "pages", "per type: the simulated caches' capacity", count=2),
         field("floor", "passes", "reclaim passes the clean-file floor held"),
-        field("bal", "calls", "evict calls that took anon only, file only, nothing, both", count=4),
+        field("bal_anon", "calls", "evict calls that took anon only"),
+        field("bal_file", "calls", "evict calls that took file only"),
+        field("bal_none", "calls", "evict calls that took nothing"),
+        field("bal_both", "calls", "evict calls that took both types"),
         field("dmove", "moves", "per type: decay moves", count=2),
         field("wmove", "moves", "per type: W share moves", count=2),
         field("smove", "moves", "split moves"),
@@ -207,9 +222,9 @@ STATE = Layout(
         field("wait_n", "waits", "per type: refault waits' number (halved with the sum)", count=2),
         field(
             "mrc",
-            "accesses",
-            "per type: hits first reached at size (k+1)/10 of memory (k 0..9), accesses (10)",
-            shape=(2, 12),
+            "MRC_ROW",
+            "per type: the miss-ratio curve's counts (hits by size, reads)",
+            shape=(2, MRC_W),
         ),
         field(
             "split_cost",
@@ -217,7 +232,12 @@ STATE = Layout(
             "the weighed misses of anon share 1/10..9/10 at the last decision",
             count=9,
         ),
-        field("mrcvar", "accesses^2", "per type: the variance of each of the MRC's counts", shape=(2, 12)),
+        field(
+            "mrcvar",
+            "MRC_ROW",
+            "per type: the variance of each of the curve's counts (accesses^2)",
+            shape=(2, MRC_W),
+        ),
         field("out_sum", "ns", "what writing anon out cost (a[A_WAIT_NS]): sum, halved as the waits are"),
         field("out_n", "writes", "... and number"),
         field(

@@ -83,6 +83,9 @@ from pagesim.policies.cast.layout import (
     ANON_T,
     GF,
     GI,
+    MRC_ROW,
+    MRC_SIZES,
+    MRC_W,
     TF,
     TYPE_ARRAYS,
     TYPE_SIZE,
@@ -206,10 +209,10 @@ def _mrc_place(gi, gf, t, x, ts, last):  # type: ignore[no-untyped-def]
     if word_count(w) == 0:
         d = _fen_sum(gi, gf, t, ts) - _fen_sum(gi, gf, t, last)
     else:
-        d = key_depth(gi, gf, t, x, w, last, 10 * u)
-    if d // u < 10:
-        gf[GF.mrc + 12 * t + d // u] += float(MRC_EVERY)
-        gf[GF.mrcvar + 12 * t + d // u] += float(MRC_EVERY * MRC_EVERY)
+        d = key_depth(gi, gf, t, x, w, last, MRC_SIZES * u)
+    if d // u < MRC_SIZES:
+        gf[GF.mrc + MRC_W * t + MRC_ROW.hits + d // u] += float(MRC_EVERY)
+        gf[GF.mrcvar + MRC_W * t + MRC_ROW.hits + d // u] += float(MRC_EVERY * MRC_EVERY)
 
 
 @cast_kernel
@@ -220,10 +223,10 @@ def mrc_access(gi, gf, t, x, kind):  # type: ignore[no-untyped-def]
         _mrc_renumber(gi, gf, t)
     ts = gi[GI.mrcts + t]
     last = _last(gi, gf, t, x)
-    f = GF.mrc + 12 * t
+    f = GF.mrc + MRC_W * t
     i = GI.typebig + t * TYPE_SIZE + TYPE_ARRAYS.last + x
     if kind == READ:
-        gf[f + 10] += 1.0
+        gf[f + MRC_ROW.reads] += 1.0
         if read_ahead_hit(gi, t, gi[i]):
             _ra_place(gi, gf, t, gi[i], ts, last)
         elif t != ANON_T and (gi[i] & REC_RA) != 0:
@@ -251,9 +254,9 @@ def _ra_place(gi, gf, t, rec, ts, last):  # type: ignore[no-untyped-def]
     b = 0
     if (rec & REC_RA) != 0 and last > 0:
         b = (_fen_sum(gi, gf, t, ts) - _fen_sum(gi, gf, t, last)) // mrc_unit(gi, gf)
-    if b < 10:
-        gf[GF.mrc + 12 * t + b] += 1.0
-        gf[GF.mrcvar + 12 * t + b] += 1.0
+    if b < MRC_SIZES:
+        gf[GF.mrc + MRC_W * t + MRC_ROW.hits + b] += 1.0
+        gf[GF.mrcvar + MRC_W * t + MRC_ROW.hits + b] += 1.0
 
 
 @cast_kernel
@@ -276,9 +279,9 @@ def _ra_lost(gi, gf, t, ts, last):  # type: ignore[no-untyped-def]
         if wpm > 0:
             keep = min(keep, (d * 1000) // (wpm * u))
         b = max(b, keep)
-    if b < 10:
-        gf[GF.mrc + 12 * t + b] += 1.0
-        gf[GF.mrcvar + 12 * t + b] += 1.0
+    if b < MRC_SIZES:
+        gf[GF.mrc + MRC_W * t + MRC_ROW.hits + b] += 1.0
+        gf[GF.mrcvar + MRC_W * t + MRC_ROW.hits + b] += 1.0
 
 
 @cast_kernel
@@ -303,11 +306,11 @@ def read_ahead_hit(gi, t, rec):  # type: ignore[no-untyped-def]
 @cast_kernel
 def mrc_misses(s, t, k):  # type: ignore[no-untyped-def]
     """Type ``t``'s misses in the curve at size k/10 of memory (k 0..10)."""
-    f = GF.mrc + 12 * t
+    f = GF.mrc + MRC_W * t
     h = 0.0
-    for i in range(min(k, 10)):
-        h += s.gf[f + i]
-    return s.gf[f + 10] - h
+    for i in range(min(k, MRC_SIZES)):
+        h += s.gf[f + MRC_ROW.hits + i]
+    return s.gf[f + MRC_ROW.reads] - h
 
 
 #: How the split is set (``gi[G_SAUTO]``; the knobs ``split_permille`` and ``split_mode``):
@@ -361,7 +364,7 @@ def mrc_var_between(s, t, k1, k2):  # type: ignore[no-untyped-def]
     (Poisson in the placed reads) and halved with the curve."""
     v = 0.0
     for i in range(min(k1, k2), max(k1, k2)):
-        v += s.gf[GF.mrcvar + 12 * t + i]
+        v += s.gf[GF.mrcvar + MRC_W * t + MRC_ROW.hits + i]
     return v
 
 

@@ -27,10 +27,14 @@ from pagesim.policies.cast.core import (
 )
 from pagesim.policies.cast.costs import anon_share
 from pagesim.policies.cast.layout import (
+    ANON_T,
     BUF_CAP,
     BUF_W,
+    FILE_T,
     GF,
     GI,
+    MRC_ROW,
+    MRC_W,
     N_SIM_T,
     PM,
     SIM_VARS,
@@ -303,10 +307,15 @@ def decide_w(s, t):  # type: ignore[no-untyped-def]
     return True
 
 
+#: the slots of ``GF.mrc`` that count each type's reads
+_ANON_READS = GF.mrc + MRC_W * ANON_T + MRC_ROW.reads
+_FILE_READS = GF.mrc + MRC_W * FILE_T + MRC_ROW.reads
+
+
 @cast_kernel
 def decide_split(s):  # type: ignore[no-untyped-def]
     """Set or move the split (anon's share, permille) from the curves; True if it moved."""
-    if s.gf[GF.mrc + 10] + s.gf[GF.mrc + 12 + 10] <= 0.0:
+    if s.gf[_ANON_READS] + s.gf[_FILE_READS] <= 0.0:
         return False
     if s.gi[GI.split] < 0:
         cur = min(max((anon_share(s) + 50) // 100, 1), 9)
@@ -331,8 +340,8 @@ def tune_decide(s):  # type: ignore[no-untyped-def]
         decide_split(s)
         # the curves forget by half once they hold as many reads as the LRUs hold pages, the
         # costs' rule
-        if s.gf[GF.mrc + 10] + s.gf[GF.mrc + 12 + 10] >= curve_memory(s):
-            for i in range(24):
+        if s.gf[_ANON_READS] + s.gf[_FILE_READS] >= curve_memory(s):
+            for i in range(2 * MRC_W):
                 s.gf[GF.mrc + i] *= 0.5
                 s.gf[GF.mrcvar + i] *= 0.25
 

@@ -295,7 +295,7 @@ class MGLRU(Policy):
             "avg_refaulted": GI.avg_refaulted,
             "avg_total": GI.avg_total,
         }[name]
-        return np.asarray(s.gi[base : base + 8]).reshape(2, MAX_NR_TIERS).copy()
+        return np.asarray(s.gi[base : base + 2 * MAX_NR_TIERS]).reshape(2, MAX_NR_TIERS).copy()
 
     def readouts(self, s: Any) -> dict[str, float]:
         """max_seq, min_seq per type and pages per type (sampled into kernel-mode time series)."""
