@@ -314,12 +314,14 @@ def test_one_pass_equals_simulation_with_warmup() -> None:
 
 # -------------------------------------------------------------- interrupted sweeps and Dask (done when)
 
-# Long enough (32 simulations of 2M accesses after LRU's one pass, about a second on 2 workers)
-# that an interrupt sent once 2 rows are stored lands mid-way even on a loaded machine: with
-# 600k accesses and 8 sizes the whole sweep could end before the signal was handled.
-INTERRUPTED = ["workload:zipf?n_requests=2000000&n_pages=20000", "--policy", "lru,fifo,clock",
-               "--size", "1%:40%:16"]  # fmt: skip
-INTERRUPTED_ROWS = 3 * 16
+# After LRU's one pass (2 rows at once), two runs of a policy numba cannot compile
+# (examples/python_only.py, interpreted: about half a second each): an interrupt sent once 2 rows
+# are stored lands mid-way whatever the machine's load. Compiled runs alone end too soon: a sweep of
+# 32 compiled runs of 2M accesses ended before a loaded machine's poll saw its first rows.
+_DICT_LRU = os.path.join(os.path.dirname(SRC), "examples", "python_only.py") + ":DictLRU"
+INTERRUPTED = ["workload:zipf?n_requests=30000&n_pages=20000", "--policy", f"lru,{_DICT_LRU}",
+               "--size", "1%:40%:2"]  # fmt: skip
+INTERRUPTED_ROWS = 2 * 2
 
 
 @pytest.fixture(scope="module")
