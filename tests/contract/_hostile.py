@@ -62,11 +62,14 @@ MODES = (
     "random-garbage",
 )
 _M = {name: i for i, name in enumerate(MODES)}
-NOT_RESIDENT, OUT_OF_RANGE, DUPLICATE_UNUSED, DUPLICATE_VICTIM = 0, 1, 2, 3
-OVERFLOW, NOTHING, NEGATIVE, GARBAGE_ONE_VALID, VALID_LAST_OF_32 = 4, 5, 6, 7, 8
-ENDLESS_ROTATION, BAD_VERDICT, RAISES, FOREIGN, HUGE_COUNT, PAST_THE_BUFFER = 9, 10, 11, 12, 13, 14
-WRITES_RESIDENT, RANDOM_GARBAGE = 15, 16
-assert _M["writes-resident"] == WRITES_RESIDENT and _M["random-garbage"] == RANDOM_GARBAGE
+# each mode's number, derived from MODES so that the two cannot disagree
+NOT_RESIDENT, OUT_OF_RANGE = _M["not-resident"], _M["out-of-range"]
+DUPLICATE_UNUSED, DUPLICATE_VICTIM = _M["duplicate-unused"], _M["duplicate-victim"]
+OVERFLOW, NOTHING, NEGATIVE = _M["overflow"], _M["nothing"], _M["negative"]
+GARBAGE_ONE_VALID, VALID_LAST_OF_32 = _M["garbage-one-valid"], _M["valid-last-of-32"]
+ENDLESS_ROTATION, BAD_VERDICT, RAISES = _M["endless-rotation"], _M["bad-verdict"], _M["raises"]
+FOREIGN, HUGE_COUNT, PAST_THE_BUFFER = _M["foreign"], _M["huge-count"], _M["past-the-buffer"]
+WRITES_RESIDENT, RANDOM_GARBAGE = _M["writes-resident"], _M["random-garbage"]
 
 
 @kernel
