@@ -1,6 +1,7 @@
 """The loop of kernel mode, :func:`run_kernel`: runs the actors in the scheduler's order; each
 task's access is an anon or file hit, a fault (zero-fill, swap-in, hinting fault of a PROT_NONE
-page), a file read with its readahead window, a write, or a free. The module docstring of
+page), a file read with its readahead window, a write, or a free, after the task's fadvise
+calls due before it (:func:`~pagesim.engine.kmode.fadvise._fadvise`). The module docstring of
 :mod:`pagesim.engine.kmode` says what each does.
 """
 
