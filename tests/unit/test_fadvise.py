@@ -5,12 +5,19 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from rich.console import Console
+from typer.testing import CliRunner
 
+from pagesim.analysis.experiments import Experiment, file_search_experiment, get_scan_experiment
+from pagesim.analysis.experiments.file_search import NO_FADVISE
+from pagesim.analysis.experiments.get_scan import FADVISE_BASELINES
+from pagesim.cli import app
 from pagesim.core.state import DIRTY, LIST
 from pagesim.engine.kernel import KernelRun
 from pagesim.engine.kernel_loop import N_RESIDENT, RA_MAX, RA_SIZE
 from pagesim.engine.memory import KernelConfig
 from pagesim.policies.registry import make_policy
+from pagesim.report.experiments import experiment_table
 from pagesim.trace import KIND_FILE, OP_READ, OP_WRITE, FileAdvice, Trace, hint_code
 
 NODE = KernelConfig(memory_pages=4096)  # readahead_pages 32
@@ -149,3 +156,49 @@ def test_noreuse_changes_nothing_for_reads() -> None:
 def test_bad_advice_is_refused(calls: list[tuple[int, str, int, int]], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         KernelRun(_trace([0, 1, 2]), make_policy("linux-lru"), NODE, advice=_advice(calls))
+
+
+@pytest.fixture(scope="module")
+def get_scan_small() -> Experiment:
+    return get_scan_experiment(scale=1 / 4096, policies=("linux-lru",))
+
+
+def test_get_scan_has_the_three_fadvise_rows_beside_the_papers(get_scan_small: Experiment) -> None:
+    """At the smallest scale: the default, then linux-lru with SEQUENTIAL, NOREUSE and DONTNEED on
+    the scan thread's reads, each beside the paper's figure (GET 1.02x, 1.01x, 1.00x)."""
+    exp = get_scan_small
+    rows = {r.policy: r for r in exp.runs}
+    assert list(rows) == ["linux-lru", *(f"linux-lru+{h}" for h in FADVISE_BASELINES)]
+    assert FADVISE_BASELINES == ("SEQUENTIAL", "NOREUSE", "DONTNEED")
+    paper = exp.paper["get-scan"]
+    assert [round(paper[f"linux-lru+{h}"]["GET ops/s"], 2) for h in FADVISE_BASELINES] == [1.02, 1.01, 1.0]
+    base, noreuse = rows["linux-lru"], rows["linux-lru+NOREUSE"]
+    assert {k: v for k, v in noreuse.counters.items() if not k.startswith("fadvise_")} == base.counters
+    assert noreuse.counters["fadvise_calls"] > 0 and noreuse.counters["fadvise_dropped"] == 0
+    assert rows["linux-lru+DONTNEED"].counters["fadvise_dropped"] > 0
+    seq = rows["linux-lru+SEQUENTIAL"]
+    assert seq.counters["readahead_pages"] > base.counters["readahead_pages"]
+    assert exp.notes and "ENABLE_SCAN_FADVISE" in exp.notes[0]
+    console = Console(width=250, record=True)
+    console.print(experiment_table(exp))
+    text = console.export_text()
+    assert "linux-lru+DONTNEED" in text and "1.02x" in text
+
+
+def test_file_search_says_the_paper_ran_no_hint() -> None:
+    exp = file_search_experiment(policies=["linux-lru"], scale=1 / 1024, passes=2)
+    assert NO_FADVISE in exp.notes and "ripgrep takes none" in NO_FADVISE
+    assert [r.policy for r in exp.runs] == ["linux-lru"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["experiment", "file-search", "--fadvise", "DONTNEED"], "--fadvise applies to the get-scan"),
+        (["experiment", "get-scan", "--fadvise", "WILLNEED"], "unknown or unmodelled fadvise hint"),
+    ],
+)
+def test_cli_fadvise_errors(args: list[str], message: str) -> None:
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2
+    assert message in result.output
