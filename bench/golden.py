@@ -147,7 +147,8 @@ def experiment_runs() -> Iterator[tuple[str, Callable[[], Any]]]:
         "ycsb": lambda: E.ycsb_experiment(workloads=["C"], scale=scale, latency_window=5000),
         "twitter": lambda: E.twitter_experiment(path=str(TWITTER_SAMPLE), scale=scale),
         "file-search": lambda: E.file_search_experiment(scale=scale * 4, passes=3),
-        "get-scan": lambda: E.get_scan_experiment(scale=scale),
+        "get-scan": lambda: E.get_scan_experiment(scale=scale, fadvise=()),
+        "get-scan-fadvise": lambda: E.get_scan_experiment(scale=scale, policies=("linux-lru",)),
         "isolation": lambda: E.isolation_experiment(scale=scale),
         "admission": lambda: E.admission_experiment(scale=scale, latency_window=5000),
     }

@@ -228,6 +228,14 @@ def experiment_command(
         help="get-scan, admission: the file device (default sata-ssd, the paper's disk with its "
         "queue; ssd: each request timed alone).",
     ),
+    fadvise: str | None = typer.Option(
+        None,
+        "--fadvise",
+        metavar="HINTS",
+        help="get-scan: the fadvise baselines run beside the policies, linux-lru with the scan "
+        "thread's hints (comma-separated of SEQUENTIAL, NOREUSE, DONTNEED, NORMAL, RANDOM; default "
+        "the paper's SEQUENTIAL,NOREUSE,DONTNEED; none: no such rows).",
+    ),
     figure: str | None = typer.Option(
         None,
         "--figure",
@@ -303,6 +311,13 @@ def experiment_command(
             if device not in DEVICES:
                 raise ValueError(f"unknown --device {device!r}; known: {', '.join(DEVICES)}")
             kwargs["device"] = device
+        if fadvise is not None:
+            if name != "get-scan":
+                raise ValueError(
+                    "--fadvise applies to the get-scan experiment only (the paper ran no hint in the others)"
+                )
+            text = fadvise.strip()
+            kwargs["fadvise"] = [] if text.lower() == "none" else [h for h in text.split(",") if h.strip()]
         exp = EXPERIMENTS[name](progress=lambda text: stderr_line(f"pagesim: running {text}"), **kwargs)
         path = experiment_figure(exp, figure or free_figure_path(name))
         if as_json:
@@ -312,6 +327,8 @@ def experiment_command(
             file=sys.stdout, width=max(shutil.get_terminal_size().columns, 160), soft_wrap=False, emoji=False
         )
         out.print(experiment_table(exp))
+        for note in exp.notes:
+            out.print(f"note: {note}")
         if name == "overhead":
             out.print(_overhead_table(exp))
         out.print(f"figure: {path}")

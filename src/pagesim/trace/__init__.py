@@ -6,13 +6,16 @@
 (133996, 7075)
 """
 
+from .advice import FADVISE_HINTS, FileAdvice, hint_code
 from .errors import TraceFormatError
 from .io import FORMATS, WRITE_FORMATS, detect_format, read_trace, write_trace
 from .remap import remap
 from .trace import KIND_ANON, KIND_FILE, NEVER, OP_FREE, OP_READ, OP_WRITE, Trace
 
 __all__ = [
+    "FADVISE_HINTS",
     "FORMATS",
+    "FileAdvice",
     "KIND_ANON",
     "KIND_FILE",
     "NEVER",
@@ -23,6 +26,7 @@ __all__ = [
     "Trace",
     "TraceFormatError",
     "detect_format",
+    "hint_code",
     "read_trace",
     "remap",
     "write_trace",

@@ -3,7 +3,9 @@
 Source: cache_ext spec §5 and cache_ext_results (Zussman et al., SOSP 2025, §6: Figs. 6 and 8-11,
 §6.1.5). Each experiment generates its workload (:mod:`pagesim.workloads.cache_ext`), runs it
 on a simulated node with ``linux-lru`` (the paper's default), ``mglru`` and the cache_ext
-policies, and measures what the paper measured, relative to the default:
+policies (GET-SCAN also with the default policy under the paper's fadvise hints,
+:data:`~.get_scan.FADVISE_BASELINES`), and measures what the paper measured, relative to the
+default:
 
 * throughput: application operations per second (a GET, a scan, a file read), summed over a
   group's threads, each thread on its own CPU, over the accesses after the warm-up;

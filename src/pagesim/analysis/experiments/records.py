@@ -112,6 +112,9 @@ class Experiment:
         cache_ext_results gives them); :data:`OOM` where the paper's run ran out of memory.
     params : dict
         Scale and other parameters, to repeat the run.
+    notes : list of str
+        What the reader must know beside the table (a baseline the paper ran that is not run
+        here, and why; where a row's setup is an assumption).
     """
 
     name: str
@@ -119,6 +122,7 @@ class Experiment:
     metrics: list[tuple[str, str, str]]
     paper: dict[str, dict[str, dict[str, float | str]]] = field(default_factory=dict)
     params: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
 
     def workloads(self) -> list[str]:
         """Row groups in run order."""
@@ -164,4 +168,4 @@ class Experiment:
             d["relative"] = {label: self.ratio(r, attr, grp) for label, attr, grp in self.metrics}
             rows.append(d)
         return {"experiment": self.name, "params": self.params, "metrics": [m[0] for m in self.metrics],
-                "runs": rows, "paper": self.paper}  # fmt: skip
+                "runs": rows, "paper": self.paper, "notes": self.notes}  # fmt: skip

@@ -15,7 +15,7 @@ from pagesim.engine.kernel import KernelRun
 from pagesim.engine.memory import DEVICES, KernelConfig
 from pagesim.policies.base import Policy
 from pagesim.policies.registry import make_policy
-from pagesim.trace import OP_FREE, Trace
+from pagesim.trace import OP_FREE, FileAdvice, Trace
 from pagesim.workloads.cache_ext import (
     OpTrace,
 )
@@ -40,6 +40,7 @@ def measure(
     cgroup_limits: Sequence[int] | None = None,
     warmup_share: float = 0.2,
     latency_window: int = 20_000,
+    advice: FileAdvice | None = None,
 ) -> Measured:
     """Run ``policy`` over ``ops`` in kernel mode and measure throughput, P99 and disk I/O.
 
@@ -62,6 +63,10 @@ def measure(
     latency_window : int
         Accesses after the warm-up stepped one by one to time whole operations (about 25 us of
         wall time each).
+    advice : FileAdvice, optional
+        ``posix_fadvise`` calls the tasks make (:class:`~pagesim.engine.kernel.KernelRun`); the
+        run's counters then carry ``fadvise_calls``, ``fadvise_dropped``, ``fadvise_written``
+        (whole run).
 
     Returns
     -------
@@ -78,7 +83,7 @@ def measure(
         raise ValueError(f"warmup_share must be within [0, 1), got {warmup_share}")
     trace = ops.trace
     limits = list(cgroup_limits if cgroup_limits is not None else trace.source["cgroup_pages"])
-    run = KernelRun(trace, policy, config or node_for(trace), cgroup_limits=limits)
+    run = KernelRun(trace, policy, config or node_for(trace), cgroup_limits=limits, advice=advice)
     fw = run.framework
     # warm-up: each task's first ``warmup_share`` of its accesses; measuring starts when every
     # task is past its own, or one has finished (tasks run at different speeds)
@@ -122,6 +127,8 @@ def measure(
     c1 = run.counters
     node = run.result().node
     c1.update(device_queue_ns=node["device_queue_ns"], device_queued=node["device_queued"])
+    if advice is not None:
+        c1.update({f"fadvise_{k}": v for k, v in run.fadvise.items()})
     op_len = np.bincount(ops.op_of[trace.op != OP_FREE], minlength=ops.n_ops)
     op_tag = np.zeros(ops.n_ops, dtype=np.int64)
     op_tag[ops.op_of] = trace.tag

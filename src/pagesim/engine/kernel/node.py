@@ -45,6 +45,8 @@ from pagesim.engine.kmode.framework import (
     N_ZRAM_SCALE,
     RA_BYP_LEFT,
     RA_LEN,
+    RA_MAX,
+    RA_MODE,
     RA_SIZE,
     SWAP_DEV,
     KFramework,
@@ -52,7 +54,7 @@ from pagesim.engine.kmode.framework import (
 from pagesim.engine.memory import D_LEN, KernelConfig, watermarks
 from pagesim.engine.zram import compression_entries, zram_costs
 from pagesim.policies.base import Policy, kcompressd_depth
-from pagesim.trace import Trace
+from pagesim.trace import FileAdvice, Trace
 
 #: The block device number (bdi) of each device a node has, as the policies' queue slots name it.
 SWAP_BDI = 1
@@ -79,6 +81,7 @@ def make_kframework(
     n_pages: int,
     n_tags: int,
     limits: np.ndarray,
+    advice: FileAdvice | None = None,
 ) -> KFramework:
     """Kernel mode's arrays for a run of ``trace`` on the node ``config``.
 
@@ -98,6 +101,8 @@ def make_kframework(
         Pages (>= 1) and tasks of the trace.
     limits : numpy.ndarray of int64, shape (n_cgroups,)
         ``memory.max`` of each cgroup, pages.
+    advice : FileAdvice, optional
+        The tasks' fadvise calls (:func:`advice_arrays`).
 
     Returns
     -------
@@ -148,6 +153,8 @@ def make_kframework(
     tag_ra = np.full((n_tags, RA_LEN), -1, dtype=np.int64)
     tag_ra[:, RA_SIZE] = 0
     tag_ra[:, RA_BYP_LEFT] = 0
+    tag_ra[:, RA_MAX] = node[N_RA_MAX]
+    tag_ra[:, RA_MODE] = 0
     channels = max([d.channels for d in (swap, file_dev) if d is not None] + [0])
     entries = compression_entries(trace.source)
     zram_cost, node[N_ZRAM_SCALE] = zram_costs(page, kind, tag, n_pages, c.zram_ratio_of(swap), entries)
@@ -156,6 +163,8 @@ def make_kframework(
     task_first = np.zeros(n_tags + 1, dtype=np.int64)
     np.cumsum(counts, out=task_first[1:])
     ra_next = file_successors(trace) if c.readahead_pages > 1 else np.full(n_pages, -1, np.int64)
+    adv_row, adv_hint, adv_ptr, adv_pages, adv_first = advice_arrays(advice, trace, tag, n_tags)
+    fill = 2 * c.readahead_pages + 1  # a window of a task whose files are hinted SEQUENTIAL
     return KFramework(
         used=np.zeros(limits.shape[0], dtype=np.int64),
         cap=limits.copy(),
@@ -182,9 +191,9 @@ def make_kframework(
         victims=np.zeros(MAX_CANDIDATES, dtype=np.int64),
         one_by_one=np.array([0 if c.proposes_batches else 1 for c in classes], dtype=np.uint8),
         no_fallback=np.array([0 if c.uses_fallback else 1 for c in classes], dtype=np.uint8),
-        fill=np.zeros(c.readahead_pages + 1, dtype=np.int64),
-        fill_flags=np.zeros(c.readahead_pages + 1, dtype=np.uint8),
-        fill_ra=np.zeros(c.readahead_pages + 1, dtype=np.uint8),
+        fill=np.zeros(fill, dtype=np.int64),
+        fill_flags=np.zeros(fill, dtype=np.uint8),
+        fill_ra=np.zeros(fill, dtype=np.uint8),
         release=release_times(trace),
         order=order,
         task_first=task_first,
@@ -211,6 +220,51 @@ def make_kframework(
         zram_cost=zram_cost,
         zram_cg=np.zeros(limits.shape[0], dtype=np.int64),
         swap_cg=np.full(n_pages, -1, dtype=np.int64),
+        adv_row=adv_row,
+        adv_hint=adv_hint,
+        adv_ptr=adv_ptr,
+        adv_pages=adv_pages,
+        adv_first=adv_first,
+        adv_pos=adv_first[:-1].copy(),
+    )
+
+
+def advice_arrays(
+    advice: FileAdvice | None, trace: Trace, tag: np.ndarray, n_tags: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The fadvise calls as the loop reads them (:mod:`pagesim.engine.kmode.fadvise`).
+
+    Returns
+    -------
+    (row, hint, ptr, pages, first) : numpy.ndarray of int64
+        The calls grouped by the task of their row, each task's in row order (``row``, ``hint``:
+        (k,)); call ``i``'s DONTNEED pages ``pages[ptr[i]:ptr[i + 1]]`` (dense ids); where each
+        task's calls start (``first``: (n_tags + 1,)). Empty without calls.
+
+    Raises
+    ------
+    ValueError
+        If a call's row is not an access of the trace (:meth:`FileAdvice.check`).
+    """
+    if advice is None or len(advice) == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, np.zeros(1, np.int64), empty, np.zeros(n_tags + 1, dtype=np.int64)
+    advice.check(int(tag.shape[0]))
+    who = tag[advice.row].astype(np.int64)
+    order = np.lexsort((np.arange(len(advice)), advice.row, who))
+    ptr, pages = advice.pages(trace.original_id)
+    count = np.diff(ptr)[order]
+    new_ptr = np.zeros(len(advice) + 1, dtype=np.int64)
+    np.cumsum(count, out=new_ptr[1:])
+    moved = [pages[ptr[i] : ptr[i + 1]] for i in order.tolist() if ptr[i + 1] > ptr[i]]
+    first = np.zeros(n_tags + 1, dtype=np.int64)
+    np.cumsum(np.bincount(who, minlength=n_tags), out=first[1:])
+    return (
+        np.ascontiguousarray(advice.row[order]),
+        np.ascontiguousarray(advice.hint[order]),
+        new_ptr,
+        np.ascontiguousarray(np.concatenate(moved) if moved else pages[:0], dtype=np.int64),
+        first,
     )
 
 

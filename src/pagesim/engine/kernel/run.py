@@ -60,6 +60,9 @@ from pagesim.engine.kmode.framework import (
     F_QUEUE_NS,
     F_QUEUED,
     F_TOTAL_NS,
+    N_ADV_CALLS,
+    N_ADV_DROPPED,
+    N_ADV_WRITTEN,
     N_HAS_SWAP,
     N_KC_DEPTH,
     N_LAST_OOM_TAG,
@@ -78,7 +81,7 @@ from pagesim.engine.memory import KernelConfig
 from pagesim.engine.simulate import PolicyError, Stepper, _policies_per_cgroup
 from pagesim.engine.switch import handover_uses, release_lists, switch_order
 from pagesim.policies.base import Policy, kcompressd_depth, kcompressd_while_off
-from pagesim.trace import Trace
+from pagesim.trace import FileAdvice, Trace
 
 
 class KernelRun(Stepper):
@@ -100,11 +103,14 @@ class KernelRun(Stepper):
         Accesses not counted in hits and misses.
     interpreted : bool
         Plain-Python code path.
+    advice : FileAdvice, optional
+        ``posix_fadvise`` calls the tasks make, each before one of their accesses
+        (:mod:`pagesim.engine.kmode.fadvise`); their counts in :attr:`fadvise`.
 
     Raises
     ------
     TypeError, ValueError
-        For a wrong trace, configuration or limits.
+        For a wrong trace, configuration, limits or advice.
     PolicyError
         If ``init`` fails or raises.
     """
@@ -120,6 +126,7 @@ class KernelRun(Stepper):
         cgroup_limits: Sequence[int] | None = None,
         warmup: int = 0,
         interpreted: bool = False,
+        advice: FileAdvice | None = None,
     ) -> None:
         if not isinstance(trace, Trace):
             raise TypeError("kernel mode needs a pagesim.trace.Trace")
@@ -163,6 +170,7 @@ class KernelRun(Stepper):
             n_pages,
             n_tags,
             limits,
+            advice,
         )
         for pol, st, lim in zip(self.policies, self.states, limits):
             _node_slots(st, cfgk)
@@ -318,6 +326,13 @@ class KernelRun(Stepper):
             self.states, self.framework, self.a, self.r, self.out,
         )  # fmt: skip
 
+    @property
+    def fadvise(self) -> dict[str, int]:
+        """fadvise so far: ``calls`` made, pages DONTNEED ``dropped`` and ``written`` back."""
+        fw = self.framework
+        return {"calls": int(fw.node[N_ADV_CALLS]), "dropped": int(fw.node[N_ADV_DROPPED]),
+                "written": int(fw.node[N_ADV_WRITTEN])}  # fmt: skip
+
     def _fresh_cfg(self) -> np.ndarray:
         return new_cfg(self.warmup, any(c.has_admit() for c in self.classes), False, False, True)
 
@@ -417,6 +432,7 @@ def simulate_kernel(
     progress: Callable[[int, int], None] | None = None,
     chunk: int = 2_000_000,
     sample_every: int | None = None,
+    advice: FileAdvice | None = None,
 ) -> KernelResult:
     """Run ``policy`` over ``trace`` on a simulated node (kernel mode).
 
@@ -438,6 +454,8 @@ def simulate_kernel(
         Called after each chunk.
     sample_every : int, optional
         Record a time series point every this many accesses (``KernelResult.series``).
+    advice : FileAdvice, optional
+        The tasks' ``posix_fadvise`` calls (:class:`KernelRun`).
 
     Returns
     -------
@@ -451,8 +469,9 @@ def simulate_kernel(
         If a hook raises or ``init`` fails.
     """
     run = KernelRun(
-        trace, policy, config, cgroup_limits=cgroup_limits, warmup=warmup, interpreted=interpreted
-    )
+        trace, policy, config, cgroup_limits=cgroup_limits, warmup=warmup, interpreted=interpreted,
+        advice=advice,
+    )  # fmt: skip
     step = max(int(chunk), 1)
     if sample_every:
         step = min(step, max(int(sample_every), 1))

@@ -31,6 +31,8 @@ What each access does
   demand page then ``accessed``, as in the kernel's read path.
 * free: the owner unmaps or deletes the page; it leaves memory without a shadow entry and any
   swap slot it held is released.
+* before an access, the task's ``posix_fadvise`` calls due then (:mod:`.fadvise`: a mode on the
+  task's files, or DONTNEED's writeback and drop of a range).
 
 Eviction (a candidate the policy proposed, or the default policy's): a clean file page is
 dropped; a dirty file page is written back first; an anon page is written to swap unless its
@@ -68,7 +70,8 @@ Modules (one per subsystem, each compiled function at module level):
 :mod:`.devices` (service and queueing), :mod:`.swapout` (swap-out, kcompressd),
 :mod:`.scheduler` (the heap of actors, an access's charges), :mod:`.oom` (the OOM killer),
 :mod:`.writeback` (dirty pages, the flusher), :mod:`.eviction` (removal, candidates, the
-default CLOCK), :mod:`.readahead` (windows, bypassed reads), :mod:`.reclaim` (episodes,
-batches, kswapd), :mod:`.loop` (:func:`run_kernel`). :mod:`pagesim.engine.kernel_loop`
-re-exports every name; :mod:`pagesim.engine.kernel` is the Python driver.
+default CLOCK), :mod:`.readahead` (windows, bypassed reads), :mod:`.fadvise` (fadvise calls),
+:mod:`.reclaim` (episodes, batches, kswapd), :mod:`.loop` (:func:`run_kernel`).
+:mod:`pagesim.engine.kernel_loop` re-exports every name; :mod:`pagesim.engine.kernel` is the
+Python driver.
 """

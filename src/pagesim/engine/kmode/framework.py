@@ -49,7 +49,10 @@ N_HAS_NEXT = 29  #: 1 if a policy is clairvoyant (Belady): ``a[A_NEXT]`` filled,
 N_ZRAM_UNITS = 30  #: the stored pages' zram costs summed (``fw.zram_cost``), 1/N_ZRAM_SCALE pages
 N_ZRAM_SCALE = 31  #: zram holds ``ceil(N_ZRAM_UNITS / N_ZRAM_SCALE)`` pages of memory
 N_CTX_RA = 32  #: 1: a random read miss may start a context readahead (``try_context_readahead``)
-N_LEN = 33
+N_ADV_CALLS = 33  #: fadvise calls made (:mod:`.fadvise`)
+N_ADV_DROPPED = 34  #: pages DONTNEED dropped from the page cache
+N_ADV_WRITTEN = 35  #: dirty pages DONTNEED wrote back (and left in the cache, under writeback)
+N_LEN = 36
 
 #: kswapd stays asleep after this many failed runs until some reclaim frees a page
 #: (``MAX_RECLAIM_RETRIES``, mm/internal.h; ``wakeup_kswapd`` skips a hopeless node).
@@ -82,7 +85,12 @@ RA_SIZE = 1  #: current window size
 RA_END = 2  #: first page after the current window (-1 none)
 RA_BYP_NEXT = 3  #: next page of the task's last bypassed request it has not read yet (-1 none)
 RA_BYP_LEFT = 4  #: pages of that request still to be read
-RA_LEN = 5
+RA_MAX = 5  #: the task's readahead maximum, pages (``file->f_ra.ra_pages``; SEQUENTIAL doubles it)
+RA_MODE = 6  #: the task's file mode bits set by fadvise (FMODE_RANDOM, FMODE_NOREUSE)
+RA_LEN = 7
+
+FMODE_RANDOM = 1  #: POSIX_FADV_RANDOM: a miss reads only the page asked for
+FMODE_NOREUSE = 2  #: POSIX_FADV_NOREUSE: read only for mapped accesses in Linux 6.6 (no effect here)
 
 SWAP_DEV = 0
 FILE_DEV = 1
@@ -122,9 +130,9 @@ class KFramework(NamedTuple):
     victims: np.ndarray  #: int64 (MAX_CANDIDATES,) scratch: pages one reclaim batch evicts
     one_by_one: np.ndarray  #: uint8 (n_cgroups,) 1 if the cgroup's policy proposes one page a call
     no_fallback: np.ndarray  #: uint8 (n_cgroups,) 1 if the policy is the kernel's own (no default under it)
-    fill: np.ndarray  #: int64 (ra_max + 1,) scratch: pages one access brings in
-    fill_flags: np.ndarray  #: uint8 (ra_max + 1,) their flags
-    fill_ra: np.ndarray  #: uint8 (ra_max + 1,) 1 for readahead pages
+    fill: np.ndarray  #: int64 (2 * ra_max + 1,) scratch: pages one access brings in
+    fill_flags: np.ndarray  #: uint8 (2 * ra_max + 1,) their flags
+    fill_ra: np.ndarray  #: uint8 (2 * ra_max + 1,) 1 for readahead pages
     release: np.ndarray  #: int64 (n,) or (0,): earliest start of each access, ns of model time
     order: np.ndarray  #: int64 (n,) trace rows grouped by task, each task's in trace order
     task_first: np.ndarray  #: int64 (n_tags + 1,) where each task's rows start in ``order``
@@ -149,6 +157,12 @@ class KFramework(NamedTuple):
     zram_cost: np.ndarray  #: int64 (n_pages,) what the page adds to zram while stored, 1/N_ZRAM_SCALE pages
     zram_cg: np.ndarray  #: int64 (n_cgroups,) the zram costs of the pages each cgroup swapped out
     swap_cg: np.ndarray  #: int64 (n_pages,) the cgroup a stored page was swapped out from (-1 none)
+    adv_row: np.ndarray  #: int64 (k,) the row each fadvise call precedes (by task, each in row order)
+    adv_hint: np.ndarray  #: int64 (k,) their POSIX_FADV_* hints
+    adv_ptr: np.ndarray  #: int64 (k + 1,) call i's pages: ``adv_pages[adv_ptr[i]:adv_ptr[i + 1]]``
+    adv_pages: np.ndarray  #: int64 (m,) dense page ids of the DONTNEED ranges
+    adv_first: np.ndarray  #: int64 (n_tags + 1,) where each task's calls start in ``adv_row``
+    adv_pos: np.ndarray  #: int64 (n_tags,) each task's next call not yet made
 
 
 @kernel

@@ -1,6 +1,7 @@
 """The loop of kernel mode, :func:`run_kernel`: runs the actors in the scheduler's order; each
 task's access is an anon or file hit, a fault (zero-fill, swap-in, hinting fault of a PROT_NONE
-page), a file read with its readahead window, a write, or a free. The module docstring of
+page), a file read with its readahead window, a write, or a free, after the task's fadvise
+calls due before it (:func:`~pagesim.engine.kmode.fadvise._fadvise`). The module docstring of
 :mod:`pagesim.engine.kmode` says what each does.
 """
 
@@ -46,6 +47,7 @@ from pagesim.core.state import (
 from pagesim.engine import counters as C
 from pagesim.engine.kmode.devices import _occupy, _queued, _read_ns, _read_wait
 from pagesim.engine.kmode.eviction import _kremove
+from pagesim.engine.kmode.fadvise import _fadvise
 from pagesim.engine.kmode.framework import (
     F_CPU_NS,
     F_HINT_NS,
@@ -57,7 +59,6 @@ from pagesim.engine.kmode.framework import (
     N_HAS_NEXT,
     N_HAS_SWAP,
     N_HEAP_N,
-    N_RA_MAX,
     N_RES_ANON,
     N_RES_FILE,
     N_RESIDENT,
@@ -70,6 +71,7 @@ from pagesim.engine.kmode.framework import (
     N_WLOW,
     RA_END,
     RA_LAST,
+    RA_MAX,
     RA_SIZE,
     SWAP_DEV,
     _free_pages,
@@ -141,7 +143,6 @@ def run_kernel(  # type: ignore[no-untyped-def]
         cfg[CFG_INITED] = 1
         _start_schedule(fw, release)
     warmup = cfg[CFG_WARMUP]
-    ra_max = fw.node[N_RA_MAX]
     cpu_ns = fw.f[F_CPU_NS]
     budget = cfg[CFG_END] - cfg[CFG_START]
     consumed = 0
@@ -162,6 +163,8 @@ def run_kernel(  # type: ignore[no-untyped-def]
             t = fw.order[fw.task_pos[tg]]
             cg = cgroup[t]
             p = page[t]
+            if fw.adv_pos[tg] < fw.adv_first[tg + 1] and fw.adv_row[fw.adv_pos[tg]] <= t:
+                _fadvise(ss, fw, r, out, removed, tg, t)  # calls made before this access
             if fw.tag_admit[tg] < 0:  # asked once per access, before any reclaim it needs
                 fw.tag_admit[tg] = 1
                 if has_admit and kind[t] == 0 and op[t] == 0 and s.resident[p] == 0:
@@ -176,7 +179,7 @@ def run_kernel(  # type: ignore[no-untyped-def]
             if fw.tag_admit[tg] == 0:
                 k = 0  # a bypassed read brings nothing into memory
             else:
-                k = _pages_needed(s, fw, p, tg, kind[t] == 1, op[t], ra_max)
+                k = _pages_needed(s, fw, p, tg, kind[t] == 1, op[t], fw.tag_ra[tg, RA_MAX])
             reclaimer = _room_needed(fw, cg, k)
             if reclaimer < 0 and k > 0 and fw.tag_reclaimer[tg] >= 0:
                 reclaimer = fw.tag_reclaimer[tg]  # an episode goes on until it has freed 32
@@ -206,6 +209,7 @@ def run_kernel(  # type: ignore[no-untyped-def]
         a[A_REFAULT] = 0
         a[A_WAIT_NS] = 0
         consumed += 1
+        ra_max = fw.tag_ra[tg, RA_MAX]  # the task's files' readahead maximum (fadvise SEQUENTIAL)
         has_next = fw.node[N_HAS_NEXT] != 0
         if has_next:
             fw.upcoming[p] = fw.next_use[t]

@@ -10,11 +10,13 @@ from pagesim.engine import counters as C
 from pagesim.engine.kmode.devices import _read_wait
 from pagesim.engine.kmode.framework import (
     FILE_DEV,
+    FMODE_RANDOM,
     N_CTX_RA,
     RA_BYP_LEFT,
     RA_BYP_NEXT,
     RA_END,
     RA_LAST,
+    RA_MODE,
     RA_SIZE,
 )
 
@@ -136,8 +138,12 @@ def _sync_window(s, fw, p, tg, ra_max):  # type: ignore[no-untyped-def]
 
     Sequential (:func:`_sequential`): the task's window grown (``get_next_ra_size``). Else, with
     ``context_readahead``, ``try_context_readahead``: ``h`` resident pages just before ``p``
-    (up to ``ra_max``); more than the request's one page reads ``min(h + 1, ra_max)``.
+    (up to ``ra_max``); more than the request's one page reads ``min(h + 1, ra_max)``. None
+    for a task whose files are FMODE_RANDOM (fadvise RANDOM: ``page_cache_sync_ra`` reads the
+    request alone).
     """
+    if fw.tag_ra[tg, RA_MODE] & FMODE_RANDOM:
+        return 0
     if _sequential(fw, p, tg):
         cur = fw.tag_ra[tg, RA_SIZE]
         return min(4 if cur <= 0 else _next_window(cur, ra_max), ra_max)

@@ -35,6 +35,7 @@ from pagesim.workloads.cache_ext.fio_workload import build_fio
 from pagesim.workloads.cache_ext.get_scan_workload import (
     build_get_scan,
     get_scan,
+    scan_fadvise,
 )
 from pagesim.workloads.cache_ext.keys import (
     LRUSet,
@@ -187,6 +188,7 @@ __all__ = [
     "OpTrace",
     "fnv1a64",
     "ycsb_zipfian",
+    "scan_fadvise",
     "scrambled_zipfian",
     "LRUSet",
     "lru_hits",

@@ -1,6 +1,7 @@
 """GET-SCAN on LevelDB (cache_ext spec §5.5, paper Fig. 10): thread 0 scans, threads 1-3 GET.
 
-The two-level :class:`~.leveldb.LevelDBLayout`; :func:`build_get_scan` gives the parameters.
+The two-level :class:`~.leveldb.LevelDBLayout`; :func:`build_get_scan` gives the parameters;
+:func:`scan_fadvise` the scan thread's ``posix_fadvise`` calls of the paper's fadvise baselines.
 """
 
 from __future__ import annotations
@@ -9,7 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from pagesim.trace import Trace
+from pagesim.trace import FileAdvice, Trace
+from pagesim.trace.advice import POSIX_FADV_DONTNEED, hint_code
 from pagesim.workloads.cache_ext.keys import scrambled_zipfian
 from pagesim.workloads.cache_ext.leveldb import LevelDBLayout, _kv_ops
 from pagesim.workloads.cache_ext.ops import (
@@ -87,3 +89,70 @@ def build_get_scan(
 def get_scan(**params: Any) -> Trace:
     """:func:`build_get_scan`'s trace."""
     return build_get_scan(**params).trace
+
+
+def scan_fadvise(ops: OpTrace, hint: str, file_data_pages: int = LevelDBLayout.file_data_pages) -> FileAdvice:
+    """The scan threads' ``posix_fadvise`` calls for one of the paper's fadvise baselines.
+
+    cache_ext's harness sets ``ENABLE_SCAN_FADVISE`` (``bench_leveldb.py``, default policy's
+    cgroup only) for its LevelDB fork's scan thread; the fork's calls are not public. Read here
+    as: the scan's iterator hints each SSTable file it enters (SEQUENTIAL, NOREUSE, NORMAL,
+    RANDOM: one call before the scan's first read of the file), and with DONTNEED drops what it
+    has read of a file once it is done with it: one call, before the thread's next read, over
+    the data pages the scan read in that file (first to last; the index block is left alone:
+    LevelDB keeps an open table's index in memory, the two-level layout only reads it through
+    the page cache). A DONTNEED after the thread's last read is not made (the run ends there).
+
+    Parameters
+    ----------
+    ops : OpTrace
+        A :func:`build_get_scan` workload (``groups["scan"]`` names the scan threads).
+    hint : str
+        ``SEQUENTIAL``, ``NOREUSE``, ``DONTNEED``, ``NORMAL`` or ``RANDOM``.
+    file_data_pages : int
+        Data pages per SST file (the layout's; its index block follows them).
+
+    Returns
+    -------
+    FileAdvice
+
+    Raises
+    ------
+    ValueError
+        For an unknown hint, or a trace without scan threads.
+    """
+    code = hint_code(hint)
+    tr = ops.trace
+    tags = ops.groups.get("scan", [])
+    if not tags:
+        raise ValueError("scan_fadvise: the workload has no scan threads (groups['scan'])")
+    rows_out, first_out, last_out = [], [], []
+    for tag in tags:
+        rows = np.flatnonzero(tr.tag == tag)
+        if rows.size == 0:
+            continue
+        ids = np.asarray(tr.original_id, np.int64)[tr.page[rows]]
+        file_key = ids >> np.int64(26)
+        data = (ids & np.int64((1 << 26) - 1)) < file_data_pages
+        op = ops.op_of[rows]
+        new = np.r_[True, (op[1:] != op[:-1]) | (file_key[1:] != file_key[:-1])]
+        starts = np.flatnonzero(new)
+        lo = np.minimum.reduceat(np.where(data, ids, np.iinfo(np.int64).max), starts)
+        hi = np.maximum.reduceat(np.where(data, ids, -1), starts)
+        if code != POSIX_FADV_DONTNEED:
+            rows_out.append(rows[starts])
+            first_out.append(np.where(hi >= 0, lo, ids[starts]))
+            last_out.append(np.where(hi >= 0, hi, ids[starts]))
+            continue
+        nxt = np.r_[starts[1:], rows.size]  # the thread's next access after each span
+        keep = (hi >= 0) & (nxt < rows.size)
+        rows_out.append(rows[nxt[keep]])
+        first_out.append(lo[keep])
+        last_out.append(hi[keep])
+    row = np.concatenate(rows_out) if rows_out else np.zeros(0, np.int64)
+    return FileAdvice(
+        row=row,
+        hint=np.full(row.shape[0], code, np.int64),
+        first=np.concatenate(first_out) if first_out else row,
+        last=np.concatenate(last_out) if last_out else row,
+    )
