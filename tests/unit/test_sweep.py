@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -314,45 +315,66 @@ def test_one_pass_equals_simulation_with_warmup() -> None:
 
 # -------------------------------------------------------------- interrupted sweeps and Dask (done when)
 
-INTERRUPTED = ["workload:zipf?n_requests=600000&n_pages=20000", "--policy", "lru,fifo,clock",
-               "--size", "1%:40%:8"]  # fmt: skip
+# LRU's one pass (2 rows at once) and two runs of tests/unit/_gated.py's interpreted LRU, of which
+# the larger (8,000 pages) waits at a gate file while it is absent: a sweep started with the gate
+# closed stores 3 rows and then holds, so an interrupt sent then lands mid-way by construction.
+_GATED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_gated.py") + ":GatedLRU"
+INTERRUPTED = ["workload:zipf?n_requests=30000&n_pages=20000", "--policy", f"lru,{_GATED}",
+               "--size", "1%:40%:2"]  # fmt: skip
+GATE_ENV = "PAGESIM_TEST_GATE"  #: _gated.GATE: the gate file's variable
 
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):  # type: ignore[no-untyped-def]
-    """The uninterrupted sweep's final table."""
+    """The uninterrupted sweep's final table (no gate: the runs go straight through)."""
     db = str(tmp_path_factory.mktemp("ref") / "ref.db")
     assert invoke("sweep", *INTERRUPTED, "-o", db, "--workers", "2").exit_code == 0
     return db
 
 
+def _signal_state(pid: int) -> str:
+    """The process's blocked, ignored and caught signal masks (/proc), for a failure's message."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return " ".join(line.split()[0] + line.split()[1] for line in f if line.startswith("Sig"))
+    except OSError:
+        return "gone"
+
+
 def _interrupt(db: str, sig: int, *where: str) -> tuple[int, str]:
-    """Start the sweep (on 2 local workers, or ``where``) in a process group of its own, send
-    ``sig`` to the whole group (as Ctrl-C does) once some rows (not all) are stored; its exit
-    code and stderr."""
-    env = {**os.environ, "PYTHONPATH": SRC}
+    """Start the sweep (on 2 local workers, or ``where``) with its gate closed, in a process
+    group of its own; once it has stored the 3 rows the gate lets through, send ``sig`` to the
+    whole group (as Ctrl-C does). Its exit code and stderr."""
+    gate = db + ".gate"
+    env = {**os.environ, "PYTHONPATH": SRC, GATE_ENV: gate}
     command = [sys.executable, "-c", "from pagesim.cli import app; app()", "sweep", *INTERRUPTED]
     proc = subprocess.Popen(
         [*command, "-o", db, *(where or ("--workers", "2"))], env=env, stderr=subprocess.PIPE,
         text=True, start_new_session=True,
     )  # fmt: skip
-    stored = 0
-    deadline = time.monotonic() + 120
-    while proc.poll() is None and time.monotonic() < deadline:
+    stored, state = 0, ""
+    deadline = time.monotonic() + 180
+    while proc.poll() is None and time.monotonic() < deadline and stored < 3:
+        time.sleep(0.05)
         if os.path.exists(db):
             try:
-                with sqlite3.connect(db, timeout=0.1) as conn:
+                with contextlib.closing(sqlite3.connect(db, timeout=1.0)) as conn:
                     stored = conn.execute("SELECT count(*) FROM runs").fetchone()[0]
             except sqlite3.OperationalError:
                 stored = 0
-            if stored >= 2:
-                os.killpg(proc.pid, sig)
-                break
-        time.sleep(0.01)
-    _, err = proc.communicate(timeout=60)
-    with sqlite3.connect(db) as conn:
+    if stored == 3:
+        state = _signal_state(proc.pid)
+        os.killpg(proc.pid, sig)
+    try:
+        _, err = proc.communicate(timeout=90)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        _, err = proc.communicate()
+        pytest.fail(f"the sweep did not stop on signal {sig} (its signal masks then: {state}): {err}")
+    with contextlib.closing(sqlite3.connect(db)) as conn:
         left = conn.execute("SELECT count(*), count(DISTINCT key) FROM runs").fetchone()
-    assert left[0] == left[1] < 24, f"the sweep was not interrupted mid-way ({left[0]} of 24 rows): {err}"
+    assert stored == 3, f"not 3 rows before the sweep ended ({left[0]} rows, exit {proc.returncode}): {err}"
+    assert left == (3, 3), f"the gate should hold the sweep at 3 of 4 rows, got {left}: {err}"
     return proc.returncode, err
 
 
