@@ -1,4 +1,5 @@
-"""CAST's knobs as text: per-type values (``decay``, ``w_permille``) and the ``enabled`` schedule.
+"""CAST's knobs as text: per-type values (``decay``, ``w_permille``), the ``enabled`` schedule,
+``prefetch``'s two distances, and ``version``.
 
 :func:`per_type_knob` reads one value for both types (``6``), two for anon then file (``6 8``),
 or per type by name (``anon 6 file 8``); :func:`enabled_schedule` reads ``1``, ``0`` or
@@ -9,6 +10,10 @@ from __future__ import annotations
 
 import re
 from typing import Any
+
+VERSION = "0.2.6"  #: the seed's ``version`` knob (read-only): the release the model follows
+PREFETCH_AUTO = "by CPU"  #: prefetch's default: the distances the CPU's miss buffers allow
+PREFETCH_SYNTAX = "'by CPU', or two distances >= 0, toward L3 then toward L1 (e.g. '8 2'; '0 0' none)"
 
 ENABLED_SYNTAX = "1, 0, or a schedule STATE@ACCESSES,... (e.g. 0@100000,1@200000)"
 
@@ -127,3 +132,24 @@ def enabled_schedule(value: Any) -> list[tuple[int, bool]]:
             raise ValueError(f"cast: enabled={value!r}: the access counts must increase")
         out.append((int(at), state == "1"))
     return out
+
+
+def prefetch_distances(value: Any) -> tuple[int, int] | None:
+    """The ``prefetch`` knob: None for the CPU's own (``"by CPU"``), else (toward L3, toward L1).
+
+    The seed: "how far ahead the two prefetch stages reach (toward L3, toward L1); 0 0 = none".
+    The model has no memory hierarchy, so the distances are read and checked but change no cost
+    (costs.py).
+
+    Raises
+    ------
+    ValueError
+        If the text is neither ``"by CPU"`` nor two integers >= 0.
+    """
+    text = str(value).strip()
+    if text.lower() in (PREFETCH_AUTO.lower(), "auto", "by-cpu"):
+        return None
+    items = [t for t in re.split(r"[\s,]+", text) if t]
+    if len(items) != 2 or not all(t.isdigit() for t in items):
+        raise ValueError(f"cast: cannot read prefetch={value!r}; give {PREFETCH_SYNTAX}")
+    return int(items[0]), int(items[1])

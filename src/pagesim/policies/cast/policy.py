@@ -177,10 +177,12 @@ from pagesim.policies.cast.hooks import _accessed, _added, _evict, _init, _remov
 from pagesim.policies.cast.knobs import (
     DECAY_HINT,
     DECAY_MEASURED,
+    VERSION,
     W_MEASURED,
     _knob_text,
     enabled_schedule,
     per_type_knob,
+    prefetch_distances,
 )
 from pagesim.policies.cast.layout import (
     ANON_T,
@@ -205,6 +207,7 @@ class CAST(AsksKcompressd, Policy):
     """CAST's main cache: LRFU keys in W and M per lruvec and type; see the module docstring."""
 
     name = "cast"
+    version = VERSION  #: the seed's ``version`` knob: the release the model follows
     description = "CAST: LRFU by a 32-bit state word, window W vs main M, pressure clock, sweep (seed)"
     int_fields = STATE.int_fields
     float_fields = ()
@@ -285,6 +288,16 @@ class CAST(AsksKcompressd, Policy):
         s.gi[GI.enabled] = 1
         s.gi[GI.swp] = swp
         s.gi[GI.walker] = 1 if self.values["walker"] else 0
+        s.gi[GI.wmm] = 1 if self.values["walker_mm"] else 0
+        s.gi[GI.wpmd] = 1 if self.values["walker_pmd"] else 0
+        s.gi[GI.wbloom] = 1 if self.values["walker_bloom"] else 0
+        s.gi[GI.simd] = 1 if self.values["walker_simd"] else 0
+        for name, slot in (("walk_pte_ns", GI.ptens), ("walk_pmd_ns", GI.pmdns)):
+            ns = int(self.values[name])
+            if ns < 0:
+                raise ValueError(f"cast: {name} must be >= 0 ns, got {ns}")
+            s.gi[slot] = ns
+        prefetch_distances(self.values["prefetch"])
         s.gi[GI.history] = 1 if self.values["history"] else 0
         s.gi[GI.leave] = 1 if self.values["walker_leave"] else 0
         s.gi[GI.sfault] = 1 if self.values["sample_faults"] else 0

@@ -36,10 +36,14 @@ reads anon pages only.
 
 from __future__ import annotations
 
-from pagesim.core.state import ANON, FLAG_MASK, YOUNG
+from pagesim.core.state import ANON, FLAG_MASK, PMD_PAGES, PMD_SHIFT, WORK_CPU_NS, YOUNG
 from pagesim.policies.cast.core import cast_kernel, last_read, read_word
+from pagesim.policies.cast.costs import walk_cost_ns
 from pagesim.policies.cast.layout import (
     ANON_T,
+    BLOOM_SHIFT,
+    BLOOM_WORDS,
+    GF,
     GI,
     PM,
     SAMPLE_HELD,
@@ -52,7 +56,6 @@ from pagesim.policies.cast.sample import READ, REREAD
 from pagesim.policies.cast.tune import tune_feed
 
 LOOK_AROUND = 64  #: PTEs the look-around reads around a young candidate
-PTE_TABLE = 512  #: PTEs per page table (the look-around stays within one)
 
 
 @cast_kernel
@@ -106,32 +109,159 @@ def harvest_sample(s):  # type: ignore[no-untyped-def]
 
 
 @cast_kernel
-def walk(s):  # type: ignore[no-untyped-def]
-    """The walker: take every young bit of this lruvec's resident anon pages; returns how many."""
-    now = s.gi[GI.now]
-    found = 0
-    for p in range(s.resident.shape[0]):
+def _bloom_keys(b):  # type: ignore[no-untyped-def]
+    """get_item_key: two 15-bit keys from one hash of page table ``b`` (the PMD's address)."""
+    h = ((b + 1) * 2654435761) & 0xFFFFFFFF
+    h ^= h >> 16
+    h = (h * 2246822519) & 0xFFFFFFFF
+    h ^= h >> 13
+    return h & 0x7FFF, (h >> BLOOM_SHIFT) & 0x7FFF
+
+
+@cast_kernel
+def bloom_test(s, g, b):  # type: ignore[no-untyped-def]
+    """test_bloom_filter: True if filter ``g`` holds both keys of table ``b``."""
+    k0, k1 = _bloom_keys(b)
+    base = GI.bloom + g * BLOOM_WORDS
+    return (s.gi[base + (k0 >> 5)] >> (k0 & 31)) & 1 != 0 and (s.gi[base + (k1 >> 5)] >> (k1 & 31)) & 1 != 0
+
+
+@cast_kernel
+def bloom_add(s, g, b):  # type: ignore[no-untyped-def]
+    """update_bloom_filter: set both keys of table ``b`` in filter ``g``."""
+    k0, k1 = _bloom_keys(b)
+    base = GI.bloom + g * BLOOM_WORDS
+    s.gi[base + (k0 >> 5)] |= 1 << (k0 & 31)
+    s.gi[base + (k1 >> 5)] |= 1 << (k1 & 31)
+
+
+@cast_kernel
+def note_mm(s, p, tag):  # type: ignore[no-untyped-def]
+    """Anon page ``p`` mapped by task ``tag`` (kernel mode, ``added``): its mm joins the walker's
+    list the first time (the next walk is forced, as MGLRU's for an mm added since its last)."""
+    s.pm[p, PM.mm] = tag + 1
+    if 0 <= tag < s.pm.shape[0] and s.pm[tag, PM.mmrow] == 0:
+        s.pm[tag, PM.mmrow] = 1
+        s.gi[GI.force] = 1
+
+
+@cast_kernel
+def _mm_ran(s, p, last):  # type: ignore[no-untyped-def]
+    """True if ``p`` is mapped by one of this lruvec's mms, and a CPU ran that mm since ``last``
+    (always, with walker_mm off or before the first walk); 0 not ours, 1 ours and ran, -1 ours
+    and idle."""
+    m = s.pm[p, PM.mm]
+    if m == 0:
+        return 0
+    if s.gi[GI.wmm] == 0 or last < 0 or s.mm_seq[m - 1] >= last:
+        return 1
+    return -1
+
+
+@cast_kernel
+def _walk_table(s, lo, hi, last, now, leave):  # type: ignore[no-untyped-def]
+    """Read the PTEs of table [lo, hi) of the mms that ran: (PTEs read, young found, taken)."""
+    ptes = 0
+    young = 0
+    taken = 0
+    for p in range(lo, hi):
+        if _mm_ran(s, p, last) != 1:
+            continue
+        ptes += 1
         if s.resident[p] & YOUNG or s.pm[p, PM.sidx] >= SAMPLE_HELD:
-            if take_young(s, p, now, s.gi[GI.leave] != 0):
-                found += 1
+            young += 1
+            if take_young(s, p, now, leave):
+                taken += 1
+    return ptes, young, taken
+
+
+@cast_kernel
+def walk(s):  # type: ignore[no-untyped-def]
+    """The walker: take the young bits of this lruvec's mapped pages, skipping what cannot have
+    been read (module docstring); returns the bits taken. Its CPU goes to ``s.work[WORK_CPU_NS]``."""
+    now = s.gi[GI.now]
+    last = s.gi[GI.wseq]
+    leave = s.gi[GI.leave] != 0
+    n = s.resident.shape[0]
+    g = s.gi[GI.bloomg]
+    use_bloom = s.gi[GI.wbloom] != 0
+    filtered = use_bloom and s.gi[GI.force] == 0 and (s.gi[GI.bloomon] >> g) & 1 != 0
+    if use_bloom:
+        for i in range(BLOOM_WORDS):
+            s.gi[GI.bloom + (1 - g) * BLOOM_WORDS + i] = 0
+    found = 0
+    ptes = 0
+    pmds = 0
+    youngs = 0
+    for b in range((n + PMD_PAGES - 1) >> PMD_SHIFT):
+        lo = b << PMD_SHIFT
+        hi = min(lo + PMD_PAGES, n)
+        ours = 0
+        ran = False
+        for p in range(lo, hi):
+            r = _mm_ran(s, p, last)
+            if r != 0:
+                ours += 1
+                if r == 1:
+                    ran = True
+                    break
+        if ours == 0:
+            continue  # no PMD entry of this lruvec's mms maps here
+        if not ran:
+            s.gi[GI.skipmm] += 1
+            continue
+        pmds += 1
+        if s.gi[GI.wpmd] != 0 and last >= 0 and s.pmd_seq[b] < last:
+            s.gi[GI.skippmd] += 1  # the PMD accessed bit is clear: nothing here was read
+            continue
+        if filtered and not bloom_test(s, g, b):
+            s.gi[GI.skipbloom] += 1
+            continue
+        t_ptes, t_young, t_taken = _walk_table(s, lo, hi, last, now, leave)
+        s.gi[GI.wtables] += 1
+        ptes += t_ptes
+        youngs += t_young
+        found += t_taken
+        if use_bloom and t_young > 0:
+            bloom_add(s, 1 - g, b)  # found young: the next walk reads it
+    if use_bloom:
+        s.gi[GI.bloomon] |= 1 << (1 - g)
+        s.gi[GI.bloomg] = 1 - g
+    s.gi[GI.force] = 0
+    s.gi[GI.wseq] = s.gi[GI.aseq]
+    s.gi[GI.walks] += 1
+    s.gi[GI.wptes] += ptes
+    s.gi[GI.wpmds] += pmds
     s.gi[GI.young] += found
+    ns = walk_cost_ns(s, ptes, pmds, youngs)
+    s.gf[GF.walk_ns] += ns
+    s.work[WORK_CPU_NS] += int(round(ns))
     return found
 
 
 @cast_kernel
 def look_around(s, p):  # type: ignore[no-untyped-def]
-    """Reclaim found ``p`` young: take the young bits of the 64 pages around it (same table)."""
+    """Reclaim found ``p`` young: take the young bits of the 64 pages around it (same table), and
+    put the table in the Bloom filter the next walk reads (the seed's "rmap-fed bloom")."""
     now = s.gi[GI.now]
     n = s.resident.shape[0]
-    table = (p // PTE_TABLE) * PTE_TABLE
+    table = (p >> PMD_SHIFT) << PMD_SHIFT
     lo = max(table, p - LOOK_AROUND // 2)
-    hi = min(table + PTE_TABLE, lo + LOOK_AROUND, n)
+    hi = min(table + PMD_PAGES, lo + LOOK_AROUND, n)
     found = 0
+    young = 1
     for q in range(lo, hi):
         if q != p and (s.resident[q] & YOUNG or s.pm[q, PM.sidx] >= SAMPLE_HELD):
+            young += 1
             if take_young(s, q, now, False):
                 found += 1
     s.gi[GI.look] += found
+    s.gi[GI.lptes] += hi - lo
+    if s.gi[GI.wbloom] != 0:
+        bloom_add(s, s.gi[GI.bloomg], p >> PMD_SHIFT)
+    ns = walk_cost_ns(s, hi - lo, 0, young)
+    s.gf[GF.look_ns] += ns
+    s.work[WORK_CPU_NS] += int(round(ns))
     return found
 
 
