@@ -1,9 +1,12 @@
 """CAST's walker: what each of its skips saves, on stress-vm and stream-ws (kernel mode).
 
-Each workload runs under CAST with the walker reading every mapped page id (``none``), then with
-the seed's skips added one at a time (``mm``: an mm no CPU ran since the last walk; ``pmd``: a
-page table whose PMD accessed bit is clear; ``bloom``: a table not in the Bloom filter), all
-three (``all``, the default), and all three without SIMD (``all-scalar``). Per run: the walks,
+Each workload runs under CAST with the walker reading every mapped page id (``none``), with
+each skip alone (``mm``: an mm no CPU ran since the last walk; ``pmd``: a page table whose PMD
+accessed bit is clear; ``bloom``: a table not in the Bloom filter, read as the seed's fallback
+where there is no PMD accessed bit), as the seed has it (``seed``, the default: the mm and PMD
+skips), with MGLRU's use of the filter besides the PMD bit (``seed+bloom``:
+``walker_bloom=always``), without SIMD (``seed-scalar``), and reading every page id at no
+cost (``none-free``: the walker before its costs were modelled). Per run: the walks,
 PTEs and PMD entries the walker read, tables skipped by each rule, the walker's and the
 look-around's modelled CPU (costs.walk_cost_ns), young bits taken by the walker and by reclaim,
 swap-ins (``pswpin``) and anon refaults, and modelled throughput.
@@ -14,9 +17,8 @@ Usage::
     python bench/cast_walker.py --workload stress-vm --scale 4
     python bench/cast_walker.py --json
 
-``--scale N`` divides the node's memory (and so every region) by N: the default ``8`` runs
-stress-vm on a 4,096-page node (2 passes) and stream-ws on 8,192 pages in a minute or two
-once compiled.
+``--scale N`` divides the node's memory (and so every region) by N; the default, 1, is
+``pagesim run 'stress-vm?seed=0'`` and ``pagesim run stream-ws`` (the 32,768-page node).
 """
 
 from __future__ import annotations
@@ -33,12 +35,20 @@ from pagesim.workloads.kernel.common import SCALED_MEMORY_PAGES
 
 #: The walker's configurations: name -> CAST parameters.
 CONFIGS: dict[str, dict[str, Any]] = {
-    "none": {"walker_mm": False, "walker_pmd": False, "walker_bloom": False},
-    "mm": {"walker_mm": True, "walker_pmd": False, "walker_bloom": False},
-    "pmd": {"walker_mm": False, "walker_pmd": True, "walker_bloom": False},
-    "bloom": {"walker_mm": False, "walker_pmd": False, "walker_bloom": True},
-    "all": {},
-    "all-scalar": {"walker_simd": False},
+    "none": {"walker_mm": False, "walker_pmd": False, "walker_bloom": "off"},
+    "mm": {"walker_mm": True, "walker_pmd": False, "walker_bloom": "off"},
+    "pmd": {"walker_mm": False, "walker_pmd": True, "walker_bloom": "off"},
+    "bloom": {"walker_mm": False, "walker_pmd": False, "walker_bloom": "fallback"},
+    "seed": {},
+    "seed+bloom": {"walker_bloom": "always"},
+    "seed-scalar": {"walker_simd": False},
+    "none-free": {
+        "walker_mm": False,
+        "walker_pmd": False,
+        "walker_bloom": "off",
+        "walk_pte_ns": 0,
+        "walk_pmd_ns": 0,
+    },
 }
 
 COLUMNS = (
@@ -56,20 +66,22 @@ COLUMNS = (
 )
 
 
-def workload_params(name: str, scale: int) -> dict[str, Any]:
-    """The workload's parameters at 1/``scale`` of pagesim's scaled node."""
-    memory = SCALED_MEMORY_PAGES // scale
+def workload_params(name: str, scale: int, seed: int = 0) -> dict[str, Any]:
+    """The workload's parameters on 1/``scale`` of pagesim's scaled node (1: ``pagesim run``'s)."""
+    if name not in ("stress-vm", "stream-ws"):
+        raise ValueError(f"no walker measurement for {name!r}: stress-vm or stream-ws")
+    params: dict[str, Any] = {"memory_pages": SCALED_MEMORY_PAGES // scale}
     if name == "stress-vm":
-        return {"memory_pages": memory, "passes": 2, "seed": 0}
-    if name == "stream-ws":
-        return {"memory_pages": 2 * memory}
-    raise ValueError(f"no walker measurement for {name!r}: stress-vm or stream-ws")
+        params["seed"] = seed
+    return params
 
 
-def run_one(name: str, params: dict[str, Any], overrides: dict[str, Any]) -> dict[str, float]:
+def run_one(
+    name: str, params: dict[str, Any], overrides: dict[str, Any], schedule: str = "time"
+) -> dict[str, float]:
     """One CAST run; the walker's readouts, refaults and throughput."""
     trace = make_kernel_workload(name, **params)
-    config = KernelConfig(memory_pages=int(trace.source["memory_pages"]))
+    config = KernelConfig(memory_pages=int(trace.source["memory_pages"]), schedule=schedule)
     run = KernelRun(trace, make_policy("cast", **overrides), config)
     run.advance()
     res = run.result()
@@ -78,6 +90,7 @@ def run_one(name: str, params: dict[str, Any], overrides: dict[str, Any]) -> dic
     c = res.counters
     out["pswpin"] = float(c["pswpin"])
     out["refault_anon"] = float(c["workingset_refault_anon"])
+    out["ops"] = float(res.ops)
     out["ops_per_s"] = float(res.throughput_ops_per_s)
     return out
 
@@ -85,26 +98,40 @@ def run_one(name: str, params: dict[str, Any], overrides: dict[str, Any]) -> dic
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--workload", action="append", choices=("stress-vm", "stream-ws"))
-    ap.add_argument("--scale", type=int, default=8, help="divide the scaled node's memory by this")
+    ap.add_argument("--scale", type=int, default=1, help="divide the scaled node's memory by this")
     ap.add_argument("--config", action="append", choices=tuple(CONFIGS))
+    ap.add_argument("--seed", type=int, default=0, help="stress-vm's seed")
+    ap.add_argument(
+        "--schedule",
+        choices=("time", "trace"),
+        default="time",
+        help="tasks ordered by model time (pagesim run's) or in trace order (CPU costs move no access)",
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     rows: dict[str, dict[str, dict[str, float]]] = {}
     for name in args.workload or ("stress-vm", "stream-ws"):
-        params = workload_params(name, args.scale)
-        rows[name] = {c: run_one(name, params, CONFIGS[c]) for c in args.config or CONFIGS}
+        params = workload_params(name, args.scale, args.seed)
+        rows[name] = {c: run_one(name, params, CONFIGS[c], args.schedule) for c in args.config or CONFIGS}
     if args.json:
         print(json.dumps(rows, indent=1))
         return
-    head = ["config", *(h for h, _ in COLUMNS), "pswpin", "refault anon", "M ops/s"]
+    head = ["config", *(h for h, _ in COLUMNS), "pswpin", "per op", "refault anon", "M ops/s"]
     for name, by_config in rows.items():
-        print(f"{name} (scale 1/{args.scale})")
+        seed = f", seed {args.seed}" if name == "stress-vm" else ""
+        print(f"{name} (scale 1/{args.scale}{seed}, schedule {args.schedule})")
         print(" | ".join(head))
         for c, v in by_config.items():
             cells = [c]
             for h, key in COLUMNS:
                 cells.append(f"{v[key] / 1e6:,.2f}" if h.endswith("ms") else f"{v[key]:,.0f}")
-            cells += [f"{v['pswpin']:,.0f}", f"{v['refault_anon']:,.0f}", f"{v['ops_per_s'] / 1e6:.3f}"]
+            per_op = v["pswpin"] / max(v["ops"], 1.0)
+            cells += [
+                f"{v['pswpin']:,.0f}",
+                f"{per_op:.3f}",
+                f"{v['refault_anon']:,.0f}",
+                f"{v['ops_per_s'] / 1e6:.3f}",
+            ]
             print(" | ".join(cells))
         print()
 

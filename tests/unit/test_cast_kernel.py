@@ -126,18 +126,19 @@ def test_a_loop_larger_than_memory_keeps_a_part_of_itself() -> None:
     still mapped a tick after their fault have two reads; a page swapped back in has one, meets
     M's lowest at W's tail and goes; the rest stays, so each pass after the second swaps in at
     most 3/4 of the loop (at best 1,228 - 790). With the walker clearing bits that add nothing
-    and reading every young page table (no Bloom filter), no page of the loop reaches two reads
-    and every pass swaps in the whole loop; with the filter, a table the last walk found without
-    young bits (its pages evicted) is not read when they come back, so their bits wait for
-    reclaim's check, which takes them as reads, and part of the loop stays. Refaults as
+    (reading every page table the PMD accessed bits mark), no page of the loop reaches two reads
+    and every pass swaps in the whole loop; with MGLRU's use of the Bloom filter besides them
+    (``walker_bloom=always``), a table the last walk found without young bits (its pages
+    evicted) is not read when they come back, so their bits wait for reclaim's check, which
+    takes them as reads, and part of the loop stays. Refaults as
     newcomers (``history=False``): with their history (the default) a page
     swapped back in outranks M's pages not yet read this pass, and this loop swaps in 613-1,148
     a pass (docs/cast.md)."""
     kept = _loop_swapins(CAST(history=False), 1024, 1228, 10)
     assert kept[0] == 0 and all(x <= 0.75 * 1228 for x in kept[2:])
-    lost = _loop_swapins(CAST(walker_leave=False, walker_bloom=False, history=False), 1024, 1228, 10)
+    lost = _loop_swapins(CAST(walker_leave=False, history=False), 1024, 1228, 10)
     assert all(x == 1228 for x in lost[1:])
-    filtered = _loop_swapins(CAST(walker_leave=False, history=False), 1024, 1228, 10)
+    filtered = _loop_swapins(CAST(walker_leave=False, walker_bloom="always", history=False), 1024, 1228, 10)
     assert all(x < 1228 for x in filtered[1:])
 
 

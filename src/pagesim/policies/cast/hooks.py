@@ -110,6 +110,7 @@ def _init(s, a):  # type: ignore[no-untyped-def]
     for q in range(s.pm.shape[0]):
         s.pm[q, PM.mm] = 0
         s.pm[q, PM.mmrow] = 0
+        s.pm[q, PM.pmdleft] = 0
     s.gi[GI.rate] = sample_rate(s.gi[GI.mem], s.gi[GI.samplep])
     if s.gi[GI.dauto] != 0 or s.gi[GI.sauto] != 0:
         tune_init(s)

@@ -153,3 +153,26 @@ def prefetch_distances(value: Any) -> tuple[int, int] | None:
     if len(items) != 2 or not all(t.isdigit() for t in items):
         raise ValueError(f"cast: cannot read prefetch={value!r}; give {PREFETCH_SYNTAX}")
     return int(items[0]), int(items[1])
+
+
+BLOOM_SYNTAX = "fallback (read only where there is no PMD accessed bit), always (MGLRU's), or off"
+
+
+def bloom_mode(value: Any) -> int:
+    """The ``walker_bloom`` parameter as walk.py's mode: 0 off, 1 fallback, 2 always.
+
+    ``fallback`` (the default) reads the seed's "a PMD whose accessed bit is clear, or failing
+    that one reclaim's look-around did not find young": the filter is consulted only where the
+    walker has no PMD accessed bit (``walker_pmd`` off). ``always`` consults it besides the
+    bit, as MGLRU's ``walk_pmd_range``. ``0``/``false`` reads as off, ``1``/``true`` as fallback.
+
+    Raises
+    ------
+    ValueError
+        If the value is none of those.
+    """
+    text = str(value).strip().lower()
+    modes = {"off": 0, "0": 0, "false": 0, "fallback": 1, "1": 1, "true": 1, "always": 2}
+    if text not in modes:
+        raise ValueError(f"cast: cannot read walker_bloom={value!r}; give {BLOOM_SYNTAX}")
+    return modes[text]

@@ -134,6 +134,7 @@ STATE = Layout(
         ),
         field("mm", "tag + 1", "kernel mode, anon: the task (mm) that maps the page here; 0 none"),
         field("mmrow", "flag", "row = a task's tag: 1 once its mm is on the walker's list (scratch)"),
+        field("pmdleft", "flag", "row = a page table: 1 if the last walk left a young bit in it (scratch)"),
     ),
     gi=(
         field("cg", "cgroup", "this lruvec's cgroup"),
@@ -225,7 +226,7 @@ STATE = Layout(
         field("wseq", "event", "a[A_SEQ] of the last walk (-1: none yet)"),
         field("wmm", "flag", "parameter walker_mm: skip an mm no CPU ran since the last walk"),
         field("wpmd", "flag", "parameter walker_pmd: skip a page table whose PMD accessed bit is clear"),
-        field("wbloom", "flag", "parameter walker_bloom: walk only the page tables in the Bloom filter"),
+        field("wbloom", "mode", "parameter walker_bloom: 0 off, 1 fallback, 2 always (knobs.bloom_mode)"),
         field("simd", "flag", "parameter walker_simd: a page table's young bits read a cache line at once"),
         field("ptens", "ns", "parameter walk_pte_ns: one PTE read (and a young PTE's handling)"),
         field("pmdns", "ns", "parameter walk_pmd_ns: one PMD entry read"),

@@ -180,6 +180,7 @@ from pagesim.policies.cast.knobs import (
     VERSION,
     W_MEASURED,
     _knob_text,
+    bloom_mode,
     enabled_schedule,
     per_type_knob,
     prefetch_distances,
@@ -290,7 +291,7 @@ class CAST(AsksKcompressd, Policy):
         s.gi[GI.walker] = 1 if self.values["walker"] else 0
         s.gi[GI.wmm] = 1 if self.values["walker_mm"] else 0
         s.gi[GI.wpmd] = 1 if self.values["walker_pmd"] else 0
-        s.gi[GI.wbloom] = 1 if self.values["walker_bloom"] else 0
+        s.gi[GI.wbloom] = bloom_mode(self.values["walker_bloom"])
         s.gi[GI.simd] = 1 if self.values["walker_simd"] else 0
         for name, slot in (("walk_pte_ns", GI.ptens), ("walk_pmd_ns", GI.pmdns)):
             ns = int(self.values[name])

@@ -56,6 +56,9 @@ from pagesim.policies.cast.sample import READ, REREAD
 from pagesim.policies.cast.tune import tune_feed
 
 LOOK_AROUND = 64  #: PTEs the look-around reads around a young candidate
+BLOOM_OFF = 0  #: walker_bloom "off": no filter
+BLOOM_FALLBACK = 1  #: "fallback": the filter is read only where there is no PMD accessed bit (the seed)
+BLOOM_ALWAYS = 2  #: "always": the filter is read besides the PMD accessed bit (MGLRU's walk_pmd_range)
 
 
 @cast_kernel
@@ -159,8 +162,10 @@ def _mm_ran(s, p, last):  # type: ignore[no-untyped-def]
 
 
 @cast_kernel
-def _walk_table(s, lo, hi, last, now, leave):  # type: ignore[no-untyped-def]
-    """Read the PTEs of table [lo, hi) of the mms that ran: (PTEs read, young found, taken)."""
+def _walk_table(s, b, lo, hi, last, now, leave):  # type: ignore[no-untyped-def]
+    """Read the PTEs of table ``b`` = [lo, hi) of the mms that ran: (PTEs read, young found,
+    taken). A young bit left set (a read that would add nothing) keeps the table's PMD accessed
+    bit set for the next walk (``PM.pmdleft``, in the table's row)."""
     ptes = 0
     young = 0
     taken = 0
@@ -172,7 +177,17 @@ def _walk_table(s, lo, hi, last, now, leave):  # type: ignore[no-untyped-def]
             young += 1
             if take_young(s, p, now, leave):
                 taken += 1
+    s.pm[b, PM.pmdleft] = 1 if young > taken else 0
     return ptes, young, taken
+
+
+@cast_kernel
+def _pmd_young(s, b, last):  # type: ignore[no-untyped-def]
+    """The PMD accessed bit of table ``b``: an anon page in it accessed since the last walk, or
+    a young bit the last walk left in it (always, with walker_pmd off or before a first walk)."""
+    if s.gi[GI.wpmd] == 0 or last < 0:
+        return True
+    return s.pmd_seq[b] >= last or s.pm[b, PM.pmdleft] != 0
 
 
 @cast_kernel
@@ -184,8 +199,9 @@ def walk(s):  # type: ignore[no-untyped-def]
     leave = s.gi[GI.leave] != 0
     n = s.resident.shape[0]
     g = s.gi[GI.bloomg]
-    use_bloom = s.gi[GI.wbloom] != 0
-    filtered = use_bloom and s.gi[GI.force] == 0 and (s.gi[GI.bloomon] >> g) & 1 != 0
+    use_bloom = s.gi[GI.wbloom] != BLOOM_OFF
+    consult = s.gi[GI.wbloom] == BLOOM_ALWAYS or (s.gi[GI.wbloom] == BLOOM_FALLBACK and s.gi[GI.wpmd] == 0)
+    filtered = consult and s.gi[GI.force] == 0 and (s.gi[GI.bloomon] >> g) & 1 != 0
     if use_bloom:
         for i in range(BLOOM_WORDS):
             s.gi[GI.bloom + (1 - g) * BLOOM_WORDS + i] = 0
@@ -211,13 +227,13 @@ def walk(s):  # type: ignore[no-untyped-def]
             s.gi[GI.skipmm] += 1
             continue
         pmds += 1
-        if s.gi[GI.wpmd] != 0 and last >= 0 and s.pmd_seq[b] < last:
+        if not _pmd_young(s, b, last):
             s.gi[GI.skippmd] += 1  # the PMD accessed bit is clear: nothing here was read
             continue
         if filtered and not bloom_test(s, g, b):
             s.gi[GI.skipbloom] += 1
             continue
-        t_ptes, t_young, t_taken = _walk_table(s, lo, hi, last, now, leave)
+        t_ptes, t_young, t_taken = _walk_table(s, b, lo, hi, last, now, leave)
         s.gi[GI.wtables] += 1
         ptes += t_ptes
         youngs += t_young
