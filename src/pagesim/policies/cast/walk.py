@@ -3,20 +3,59 @@
 In kernel mode a read of a mapped (anon) page only sets its young bit (``YOUNG`` in
 ``s.resident``); no hook runs. CAST learns of such reads three ways:
 
-* the walker: once a tick, just before the clock ticks, every resident anon page of this lruvec
-  with its young bit set has the bit cleared and a read recorded at the ending tick, unless its
-  last read already is that tick: the seed's walker "takes no bit that would add nothing (a page
-  already read this tick)", so such a bit is left set (parameter ``walker_leave``, default on;
-  off, it is cleared with nothing recorded) and the next walk or reclaim's check takes it as a
-  read at its own tick -- a fault's bit included, which the walker cannot tell from a later
-  access's. The kernel walks page tables and skips what cannot have been read (an mm no CPU
-  ran, a PMD whose accessed bit is clear, the Bloom filter); here every page id is looked at;
+* the walker: once a tick, just before the clock ticks, it takes the young bits of this
+  lruvec's mapped pages: each bit taken is cleared and a read recorded at the ending tick,
+  unless the page's last read already is that tick: the seed's walker "takes no bit that would
+  add nothing (a page already read this tick)", so such a bit is left set (parameter
+  ``walker_leave``, default on; off, it is cleared with nothing recorded) and the next walk or
+  reclaim's check takes it as a read at its own tick -- a fault's bit included, which the walker
+  cannot tell from a later access's;
 * reclaim: a candidate (M's lowest or W's tail) is checked against its page before it is taken,
   and a young bit found there counts as a read;
 * the look-around: when reclaim finds a candidate young, the young bits of its neighbours are
-  taken too: the 64 page ids centred on it, within its aligned block of 512 (one page table;
-  MGLRU's ``lru_gen_look_around`` takes up to 64 PTEs of the PMD around the address). Page ids
-  stand for virtual addresses here (dense ids in first-touch order).
+  taken too: the 64 page ids centred on it, within its page table (MGLRU's
+  ``lru_gen_look_around`` takes up to 64 PTEs of the PMD around the address), and the table
+  goes into the Bloom filter the next walk reads (the seed's "rmap-fed bloom").
+
+What the walker reads. The seed: it "reads every process's page tables for young bits -- a
+whole table at once with AVX-512, AVX2 or SSE2 -- skips what cannot have been read (an mm no
+CPU ran, a PMD whose accessed bit is clear, or failing that one reclaim's look-around did not
+find young)". Here page ids stand for virtual addresses (dense ids in first-touch order): page
+table ``b`` is page ids ``512b .. 512b + 511`` (``PMD_PAGES``), and a page's mm is the task that
+took it in (``PM.mm``, set in ``added``; cleared when its owner frees it; an evicted page keeps
+it: its PTE is a swap entry, still read). A walk goes table by table:
+
+1. an mm no CPU ran (``walker_mm``): a page is read only if its task has run since the last
+   walk (``s.mm_seq``: the engine stamps each task's last access, the model's
+   ``lru_gen_use_mm``); a table none of whose pages' tasks ran is not reached
+   (``walker_skip_mm``). Tables mix tasks' pages where their ids interleave (stress-vm's
+   workers, 64 pages a slice), so a table of a running task reads only that task's pages;
+2. the PMD accessed bit (``walker_pmd``): set when an anon page of the table is accessed
+   (``s.pmd_seq``, stamped by the engine), cleared by a walk; a table whose bit is clear is
+   skipped (``walker_skip_pmd``), one PMD entry read. A table where the walk left a young bit
+   keeps its bit set, so that the next walk takes it, as ``walker_leave`` means (a walker that
+   cleared it would leave the bit to reclaim instead);
+3. the Bloom filter (``walker_bloom``): two filters of 2^15 bits, two hashes of the table's
+   number each (MGLRU's ``get_item_key``/``test_bloom_filter``/``update_bloom_filter``). A walk
+   reads one and builds the other from the tables it finds young (a bit taken or left); the
+   look-around adds its table to the one the next walk reads. ``fallback`` (the default) is the
+   seed's "or failing that": the filter is read only where there is no PMD accessed bit
+   (``walker_pmd`` off); ``always`` reads it besides the bit, as MGLRU's ``walk_pmd_range``
+   does; a walk after a new mm joined (or the first) reads no filter (MGLRU's ``force_scan``
+   for an mm added since the last iteration). A real Bloom filter, so false positives: with
+   ``k`` tables in it a table never added is read with probability about
+   ``(1 - e^(-2k / 32768))^2`` (0.0037 % at k = 100, 0.35 % at k = 1,000; the 32,768-page node
+   has 64 tables); no false negatives;
+4. the PTEs of the table's running tasks' pages: each young one taken or left as above.
+
+With the walker's costs set to 0 (no model time moves), the mm and PMD skips leave every
+counter as the walker reading every mapped page id does: they skip only what cannot have been
+read (tests/unit/test_cast_walker.py). The filter is not exact: a table accessed since the last
+walk but not found young by it is skipped, its bits left to reclaim's check.
+
+The walker's CPU is modelled (costs.walk_cost_ns: per PMD entry, per PTE, ``walker_simd`` a
+cache line of 8 PTEs a step) and charged to the task whose page-in ends the tick
+(``s.work[WORK_CPU_NS]``); the look-around's to the reclaimer. ``prefetch`` changes no cost.
 
 The sample (sample.py). The seed makes sampled mapped pages PROT_NONE so that every read of them
 faults and is seen; so does CAST here (``sample_faults``, the default: each access a hinting
