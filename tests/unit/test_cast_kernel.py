@@ -132,8 +132,8 @@ def test_a_loop_larger_than_memory_keeps_a_part_of_itself() -> None:
     evicted) is not read when they come back, so their bits wait for reclaim's check, which
     takes them as reads, and part of the loop stays. Refaults as
     newcomers (``history=False``): with their history (the default) a page
-    swapped back in outranks M's pages not yet read this pass, and this loop swaps in 613-1,148
-    a pass (docs/cast.md)."""
+    swapped back in outranks M's pages not yet read this pass, and this loop swaps in 702-1,050
+    a pass after the first."""
     kept = _loop_swapins(CAST(history=False), 1024, 1228, 10)
     assert kept[0] == 0 and all(x <= 0.75 * 1228 for x in kept[2:])
     lost = _loop_swapins(CAST(walker_leave=False, history=False), 1024, 1228, 10)
