@@ -1,4 +1,4 @@
-"""CAST's walker: what each of its skips saves, on stress-vm and stream-ws (kernel mode).
+"""CAST's walker: what each of its skips saves, on stress-vm and stream-ws (and mix), kernel mode.
 
 Each workload runs under CAST with the walker reading every mapped page id (``none``), with
 each skip alone (``mm``: an mm no CPU ran since the last walk; ``pmd``: a page table whose PMD
@@ -15,6 +15,7 @@ Usage::
 
     python bench/cast_walker.py                      # stress-vm and stream-ws, the scales below
     python bench/cast_walker.py --workload stress-vm --scale 4
+    python bench/cast_walker.py --workload mix --config none --config seed
     python bench/cast_walker.py --json
 
 ``--scale N`` divides the node's memory (and so every region) by N; the default, 1, is
@@ -51,6 +52,8 @@ CONFIGS: dict[str, dict[str, Any]] = {
     },
 }
 
+WORKLOADS = ("stress-vm", "stream-ws", "mix")  #: mix: cold anon of a task that reads a file
+
 COLUMNS = (
     ("walks", "walker_walks"),
     ("PTEs", "walker_ptes"),
@@ -68,8 +71,8 @@ COLUMNS = (
 
 def workload_params(name: str, scale: int, seed: int = 0) -> dict[str, Any]:
     """The workload's parameters on 1/``scale`` of pagesim's scaled node (1: ``pagesim run``'s)."""
-    if name not in ("stress-vm", "stream-ws"):
-        raise ValueError(f"no walker measurement for {name!r}: stress-vm or stream-ws")
+    if name not in WORKLOADS:
+        raise ValueError(f"no walker measurement for {name!r}: one of {', '.join(WORKLOADS)}")
     params: dict[str, Any] = {"memory_pages": SCALED_MEMORY_PAGES // scale}
     if name == "stress-vm":
         params["seed"] = seed
@@ -97,7 +100,7 @@ def run_one(
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--workload", action="append", choices=("stress-vm", "stream-ws"))
+    ap.add_argument("--workload", action="append", choices=WORKLOADS)
     ap.add_argument("--scale", type=int, default=1, help="divide the scaled node's memory by this")
     ap.add_argument("--config", action="append", choices=tuple(CONFIGS))
     ap.add_argument("--seed", type=int, default=0, help="stress-vm's seed")
