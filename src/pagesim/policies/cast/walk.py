@@ -230,6 +230,35 @@ def _pmd_young(s, b, last):  # type: ignore[no-untyped-def]
 
 
 @cast_kernel
+def _table_ran(s, lo, hi, last):  # type: ignore[no-untyped-def]
+    """Table [lo, hi) for this lruvec's walker: 0 no page of its mms maps here (no PMD entry of
+    theirs), 1 a page's mm ran since ``last``, -1 its mms' pages only, none of whose ran."""
+    ours = 0
+    for p in range(lo, hi):
+        r = _mm_ran(s, p, last)
+        if r == 1:
+            return 1
+        ours -= r
+    return -1 if ours > 0 else 0
+
+
+@cast_kernel
+def _bloom_clear(s, g):  # type: ignore[no-untyped-def]
+    """Empty filter ``g`` (a walk builds it afresh)."""
+    for i in range(BLOOM_WORDS):
+        s.gi[GI.bloom + g * BLOOM_WORDS + i] = 0
+
+
+@cast_kernel
+def _filtered(s):  # type: ignore[no-untyped-def]
+    """True if this walk reads the Bloom filter: ``always``, or ``fallback`` without PMD bits;
+    not after a new mm joined, nor before a walk built the filter (MGLRU's force_scan)."""
+    mode = s.gi[GI.wbloom]
+    consult = mode == BLOOM_ALWAYS or (mode == BLOOM_FALLBACK and s.gi[GI.wpmd] == 0)
+    return consult and s.gi[GI.force] == 0 and (s.gi[GI.bloomon] >> s.gi[GI.bloomg]) & 1 != 0
+
+
+@cast_kernel
 def walk(s):  # type: ignore[no-untyped-def]
     """The walker: take the young bits of this lruvec's mapped pages, skipping what cannot have
     been read (module docstring); returns the bits taken. Its CPU goes to ``s.work[WORK_CPU_NS]``."""
@@ -239,11 +268,9 @@ def walk(s):  # type: ignore[no-untyped-def]
     n = s.resident.shape[0]
     g = s.gi[GI.bloomg]
     use_bloom = s.gi[GI.wbloom] != BLOOM_OFF
-    consult = s.gi[GI.wbloom] == BLOOM_ALWAYS or (s.gi[GI.wbloom] == BLOOM_FALLBACK and s.gi[GI.wpmd] == 0)
-    filtered = consult and s.gi[GI.force] == 0 and (s.gi[GI.bloomon] >> g) & 1 != 0
+    filtered = _filtered(s)
     if use_bloom:
-        for i in range(BLOOM_WORDS):
-            s.gi[GI.bloom + (1 - g) * BLOOM_WORDS + i] = 0
+        _bloom_clear(s, 1 - g)
     found = 0
     ptes = 0
     pmds = 0
@@ -251,19 +278,9 @@ def walk(s):  # type: ignore[no-untyped-def]
     for b in range((n + PMD_PAGES - 1) >> PMD_SHIFT):
         lo = b << PMD_SHIFT
         hi = min(lo + PMD_PAGES, n)
-        ours = 0
-        ran = False
-        for p in range(lo, hi):
-            r = _mm_ran(s, p, last)
-            if r != 0:
-                ours += 1
-                if r == 1:
-                    ran = True
-                    break
-        if ours == 0:
-            continue  # no PMD entry of this lruvec's mms maps here
-        if not ran:
-            s.gi[GI.skipmm] += 1
+        ran = _table_ran(s, lo, hi, last)
+        if ran <= 0:
+            s.gi[GI.skipmm] -= ran  # counted when its mms' pages are here but none ran
             continue
         pmds += 1
         if not _pmd_young(s, b, last):
@@ -312,7 +329,7 @@ def look_around(s, p):  # type: ignore[no-untyped-def]
                 found += 1
     s.gi[GI.look] += found
     s.gi[GI.lptes] += hi - lo
-    if s.gi[GI.wbloom] != 0:
+    if s.gi[GI.wbloom] != BLOOM_OFF:
         bloom_add(s, s.gi[GI.bloomg], p >> PMD_SHIFT)
     ns = walk_cost_ns(s, hi - lo, 0, young)
     s.gf[GF.look_ns] += ns
