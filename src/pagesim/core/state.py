@@ -49,7 +49,18 @@ stat : int64, shape (N_STAT,)
 work : int64, shape (N_WORK,)
     Shared by every cgroup's state: young-bit tests through the reverse map (``WORK_RMAP``) and by
     a page-table walker (``WORK_PTES``), counted by :mod:`pagesim.core.pageflags`; kernel mode
-    charges their time to whoever is reclaiming.
+    charges their time to whoever is reclaiming. ``WORK_CPU_NS``: CPU time, ns, a policy's own
+    work took as the policy models it (CAST's walker and look-around), charged to whoever runs
+    the hook (reclaim, or the task whose page the hook ``added`` is about).
+pmd_seq : int64, shape (n_pages // PMD_PAGES + 1,)
+    Kernel mode, shared by every cgroup's state: per aligned block of ``PMD_PAGES`` page ids (a
+    page table; page ids stand for virtual addresses), ``a[A_SEQ]`` of the last access to an
+    anon page in it, -1 never: the PMD's accessed bit is "set since event ``q``" when
+    ``pmd_seq[b] >= q``. Written by the engine, read-only for policies.
+mm_seq : int64, shape (n_tags,)
+    Kernel mode, shared: per task (tag, the model's process), ``a[A_SEQ]`` of its last access,
+    -1 never: a CPU ran the task's mm since event ``q`` when ``mm_seq[tag] >= q``
+    (``lru_gen_use_mm`` at a context switch). Written by the engine, read-only for policies.
 cgroup_of : int32, shape (n_pages,)
     Owning cgroup of each resident page (the one that faulted it in); 0 for every page when
     the run has one cgroup. Read-only for policies.
@@ -189,7 +200,11 @@ N_STAT = 16
 #: Slots of ``State.work``, shared by every cgroup's state: work whose time kernel mode charges.
 WORK_RMAP = 0  #: young bits tested through the reverse map (``folio_referenced``)
 WORK_PTES = 1  #: young bits tested by a page-table walker (MGLRU aging, look-around)
+WORK_CPU_NS = 2  #: ns of CPU a policy's own work took, as it models it (CAST's walker)
 N_WORK = 4
+
+PMD_SHIFT = 9  #: log2 of the page ids per page table (``State.pmd_seq``)
+PMD_PAGES = 1 << PMD_SHIFT  #: page ids per page table: a PMD entry maps 512 PTEs (x86-64, 4 KiB)
 
 
 CACHE_LINE = 64  #: bytes (x86-64, arm64)
@@ -236,6 +251,8 @@ class State(NamedTuple):
     shadow: np.ndarray
     stat: np.ndarray
     work: np.ndarray
+    pmd_seq: np.ndarray
+    mm_seq: np.ndarray
 
 
 def make_state(
@@ -245,6 +262,7 @@ def make_state(
     n_float_fields: int = 1,
     n_int_globals: int = 16,
     n_float_globals: int = 16,
+    n_tags: int = 1,
 ) -> State:
     """Allocate a zeroed :class:`State` with every list empty.
 
@@ -258,6 +276,8 @@ def make_state(
         Columns of per-page metadata (at least one of each is allocated).
     n_int_globals, n_float_globals : int
         Global slots; ``n_int_globals`` is raised to at least ``GI_USER + 1``.
+    n_tags : int
+        Tasks (kernel mode: the trace's largest tag + 1), the length of ``mm_seq``.
 
     Returns
     -------
@@ -268,7 +288,7 @@ def make_state(
     ValueError
         If a count is negative.
     """
-    if min(n_pages, n_cgroups, n_int_fields, n_float_fields, n_int_globals, n_float_globals) < 0:
+    if min(n_pages, n_cgroups, n_int_fields, n_float_fields, n_int_globals, n_float_globals, n_tags) < 0:
         raise ValueError("state sizes must be non-negative")
     n = max(n_pages, 1)
     if n_pages >= 2**31 - 1:
@@ -292,6 +312,8 @@ def make_state(
         shadow=np.zeros(n, dtype=np.int64),
         stat=np.zeros(N_STAT, dtype=np.int64),
         work=np.zeros(N_WORK, dtype=np.int64),
+        pmd_seq=np.full(n // PMD_PAGES + 1, -1, dtype=np.int64),
+        mm_seq=np.full(max(n_tags, 1), -1, dtype=np.int64),
     )
 
 
@@ -304,9 +326,10 @@ def state_sharing_lists(
 ) -> State:
     """A State for another cgroup's policy: its own metadata and globals, ``base``'s lists.
 
-    The list nodes and headers, the residency flags, the owners and the candidate and sampling
-    scratch arrays are the same objects as in ``base`` (one node per page, whoever owns it, as
-    cache_ext's registry); ``pm``, ``pf``, ``gi`` and ``gf`` are fresh zeroed arrays.
+    The list nodes and headers, the residency flags, the owners, the candidate and sampling
+    scratch arrays, the work counters and the accessed-bit stamps (``pmd_seq``, ``mm_seq``) are
+    the same objects as in ``base`` (one node per page, whoever owns it, as cache_ext's
+    registry); ``pm``, ``pf``, ``gi`` and ``gf`` are fresh zeroed arrays.
     """
     n = base.lst.shape[0]
     return base._replace(

@@ -157,7 +157,7 @@ class KernelRun(Stepper):
         self.n = int(self.page.shape[0])
         n_pages = max(int(trace.n_pages), 1)
         n_tags = int(self.tag.max()) + 1 if self.n else 1
-        first = make_state(n_pages, n_cgroups, **self.policies[0].state_shape())
+        first = make_state(n_pages, n_cgroups, n_tags=n_tags, **self.policies[0].state_shape())
         others = tuple(state_sharing_lists(first, **p.state_shape()) for p in self.policies[1:])
         self.states = (first, *others)
         self.state = first

@@ -35,6 +35,7 @@ from pagesim.core.state import (
     DIRTY,
     FLAG_MASK,
     MODE_KERNEL,
+    PMD_SHIFT,
     PROT_NONE,
     RA_MARK,
     REASON_FREED,
@@ -42,6 +43,7 @@ from pagesim.core.state import (
     REFERENCED,
     RESIDENT,
     SWAPCACHE,
+    WORK_CPU_NS,
     YOUNG,
 )
 from pagesim.engine import counters as C
@@ -210,6 +212,10 @@ def run_kernel(  # type: ignore[no-untyped-def]
         a[A_WAIT_NS] = 0
         consumed += 1
         ra_max = fw.tag_ra[tg, RA_MAX]  # the task's files' readahead maximum (fadvise SEQUENTIAL)
+        s.mm_seq[tg] = a[A_SEQ]  # a CPU ran the task's mm (lru_gen_use_mm)
+        if is_anon:  # the access sets its page table's PMD accessed bit
+            s.pmd_seq[p >> PMD_SHIFT] = a[A_SEQ]
+        cpu0 = s.work[WORK_CPU_NS]
         has_next = fw.node[N_HAS_NEXT] != 0
         if has_next:
             fw.upcoming[p] = fw.next_use[t]
@@ -381,7 +387,8 @@ def run_kernel(  # type: ignore[no-untyped-def]
         if o == 1 and not is_anon and fw.node[N_DIRTY_BG] > 0:
             if fw.node[N_DIRTY] > fw.node[N_DIRTY_BG] or fw.dirty_cg[cg] > fw.dirty_bg_cg[cg]:
                 _flush(s, fw, out, cg)
-        _finish_access(fw, tg, cpu_ns, stall, fault, major)
+        # the policy's own work in its hooks (CAST's walker, in added): the task's CPU
+        _finish_access(fw, tg, cpu_ns + (s.work[WORK_CPU_NS] - cpu0), stall, fault, major)
         _wake_kswapd(fw, out, fw.clock[tg])
         _next_task_access(fw, tg, release)
     cfg[CFG_START] = cfg[CFG_START] + consumed

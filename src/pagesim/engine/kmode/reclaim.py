@@ -25,6 +25,7 @@ from pagesim.core.state import (
     RECLAIM_DIRECT,
     RECLAIM_KSWAPD,
     RECLAIM_LIMIT,
+    WORK_CPU_NS,
     WORK_PTES,
     WORK_RMAP,
 )
@@ -95,6 +96,7 @@ def _reclaim(ss, fw, a, r, out, evict, removed, cg, request, prio, reclaimer, t)
             out[C.EVICT_CALLS] += 1
             rmap0 = s.work[WORK_RMAP]
             ptes0 = s.work[WORK_PTES]
+            cpu0 = s.work[WORK_CPU_NS]
             nv = collect_candidates(s, out, cg, evict(ss, cg, a), True, fw.victims)
             if a[A_SCANNED] < 0:
                 fw.node[N_LAST_SCANNED] = -1
@@ -105,6 +107,7 @@ def _reclaim(ss, fw, a, r, out, evict, removed, cg, request, prio, reclaimer, t)
                 scanned * fw.f[F_SCAN_NS]
                 + (s.work[WORK_RMAP] - rmap0) * fw.f[F_RMAP_NS]
                 + (s.work[WORK_PTES] - ptes0) * fw.f[F_PTE_NS]
+                + float(s.work[WORK_CPU_NS] - cpu0)
             )
             if reclaimer == RECLAIM_KSWAPD:
                 out[C.PGSCAN_KSWAPD] += nv

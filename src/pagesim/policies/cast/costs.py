@@ -25,6 +25,16 @@ reclaim's stalls included; kswapd's and kcompressd's work not) is more: on study
 swap-ins, 11.3 us each, of which 13.0 ms was the file reader's direct reclaim (5.2 us per
 swap-out it wrote) and 4.5 us per swap-in the anon task's own wait; CAST weighs anon's miss at
 3.7 + 2.5 = 6.2 us. Reclaim's work beyond writing the page out is not in the seed's cost.
+
+The walker's CPU (:func:`walk_cost_ns`, walk.py): each PMD entry read costs ``walk_pmd_ns`` and
+each PTE read ``walk_pte_ns`` (both 10 ns by default: the engine's ``walk_ns_per_pte``, what
+MGLRU's walker is charged per PTE, a PMD entry being the same 64-bit read). With
+``walker_simd`` (the seed: "a whole table at once with AVX-512, AVX2 or SSE2") the young bits
+of a cache line of 8 PTEs are tested in one step, one PTE read's cost per line, and each young
+PTE found then costs a PTE read's handling (its page's word); without, every PTE costs one.
+``prefetch`` (the seed's two prefetch distances) has no modelled effect: the model charges fixed
+per-operation costs with no memory hierarchy, so what a prefetch hides (a cache miss's latency)
+is not in it.
 """
 
 from __future__ import annotations
@@ -149,3 +159,18 @@ def estimate_swappiness(s):  # type: ignore[no-untyped-def]
     if ca + cf <= 0.0:
         return float(node_swappiness(s))
     return MAX_SWAPPINESS * cf / (ca + cf)
+
+
+PTES_PER_LINE = 8  #: 64-bit PTEs in a 64-byte cache line: what one SIMD step tests
+
+
+@cast_kernel
+def walk_cost_ns(s, ptes, pmds, young):  # type: ignore[no-untyped-def]
+    """The modelled CPU, ns, of reading ``pmds`` PMD entries and ``ptes`` PTEs of which ``young``
+    had their young bit set (walker_simd: a line of 8 PTEs per step, then each young one)."""
+    pte = float(s.gi[GI.ptens])
+    if s.gi[GI.simd] != 0:
+        steps = (ptes + PTES_PER_LINE - 1) // PTES_PER_LINE + young
+    else:
+        steps = ptes
+    return pmds * float(s.gi[GI.pmdns]) + steps * pte

@@ -17,7 +17,9 @@ from pagesim.core.state import (
     A_REFAULT,
     A_REQUEST,
     A_SCANNED,
+    A_SEQ,
     A_SWAP_FREE,
+    A_TAG,
     A_WAIT_NS,
     ANON,
     DIRTY,
@@ -55,6 +57,7 @@ from pagesim.policies.cast.mrc import note_stream
 from pagesim.policies.cast.sample import PREFETCH, READ, sample_rate, type_pages
 from pagesim.policies.cast.take import _choose, _putback, take
 from pagesim.policies.cast.tune import tune_feed, tune_free, tune_init
+from pagesim.policies.cast.walk import note_mm
 
 
 @cast_kernel
@@ -98,6 +101,16 @@ def _init(s, a):  # type: ignore[no-untyped-def]
         s.gi[GI.sauto] = 0  # one type: no split
     for g in (GI.floor, GI.bal_anon, GI.bal_file, GI.bal_none, GI.bal_both):
         s.gi[g] = 0
+    for g in range(GI.force, GI.bloom):
+        s.gi[g] = 0
+    for g in range(GI.walks, GI.lptes + 1):
+        s.gi[g] = 0
+    s.gi[GI.wseq] = -1
+    s.gi[GI.aseq] = 0
+    for q in range(s.pm.shape[0]):
+        s.pm[q, PM.mm] = 0
+        s.pm[q, PM.mmrow] = 0
+        s.pm[q, PM.pmdleft] = 0
     s.gi[GI.rate] = sample_rate(s.gi[GI.mem], s.gi[GI.samplep])
     if s.gi[GI.dauto] != 0 or s.gi[GI.sauto] != 0:
         tune_init(s)
@@ -108,10 +121,14 @@ def _init(s, a):  # type: ignore[no-untyped-def]
 def _added(s, a):  # type: ignore[no-untyped-def]
     p = a[A_PAGE]
     _update_memory(s, a)
+    kmode = a[A_MODE] == MODE_KERNEL
+    if kmode:
+        s.gi[GI.aseq] = a[A_SEQ]
+        if (s.resident[p] & ANON) != 0:
+            note_mm(s, p, a[A_TAG])
     clock_in(s)
     now = s.gi[GI.now]
     t = _type_of(s, p)
-    kmode = a[A_MODE] == MODE_KERNEL
     sh = s.shadow[p]
     refault = (sh & SHADOW_MARK) != 0 and (not kmode or a[A_REFAULT] != 0)
     restore = refault and s.gi[GI.history] != 0
@@ -237,6 +254,7 @@ def _removed(s, r):  # type: ignore[no-untyped-def]
     if s.pm[p, PM.sidx] >= 0:
         s.pm[p, PM.sidx] &= SLOT_MASK
     if r[A_REASON] == REASON_FREED:
+        s.pm[p, PM.mm] = 0  # unmapped: no PTE left to walk
         clock_free(s)
         s.shadow[p] = 0
         tune_free(s, p, _type_of(s, p))

@@ -1,4 +1,5 @@
-"""CAST's knobs as text: per-type values (``decay``, ``w_permille``) and the ``enabled`` schedule.
+"""CAST's knobs as text: per-type values (``decay``, ``w_permille``), the ``enabled`` schedule,
+``prefetch``'s two distances, and ``version``.
 
 :func:`per_type_knob` reads one value for both types (``6``), two for anon then file (``6 8``),
 or per type by name (``anon 6 file 8``); :func:`enabled_schedule` reads ``1``, ``0`` or
@@ -9,6 +10,10 @@ from __future__ import annotations
 
 import re
 from typing import Any
+
+VERSION = "0.2.6"  #: the seed's ``version`` knob (read-only): the release the model follows
+PREFETCH_AUTO = "by CPU"  #: prefetch's default: the distances the CPU's miss buffers allow
+PREFETCH_SYNTAX = "'by CPU', or two distances >= 0, toward L3 then toward L1 (e.g. '8 2'; '0 0' none)"
 
 ENABLED_SYNTAX = "1, 0, or a schedule STATE@ACCESSES,... (e.g. 0@100000,1@200000)"
 
@@ -127,3 +132,47 @@ def enabled_schedule(value: Any) -> list[tuple[int, bool]]:
             raise ValueError(f"cast: enabled={value!r}: the access counts must increase")
         out.append((int(at), state == "1"))
     return out
+
+
+def prefetch_distances(value: Any) -> tuple[int, int] | None:
+    """The ``prefetch`` knob: None for the CPU's own (``"by CPU"``), else (toward L3, toward L1).
+
+    The seed: "how far ahead the two prefetch stages reach (toward L3, toward L1); 0 0 = none".
+    The model has no memory hierarchy, so the distances are read and checked but change no cost
+    (costs.py).
+
+    Raises
+    ------
+    ValueError
+        If the text is neither ``"by CPU"`` nor two integers >= 0.
+    """
+    text = str(value).strip()
+    if text.lower() in (PREFETCH_AUTO.lower(), "auto", "by-cpu"):
+        return None
+    items = [t for t in re.split(r"[\s,]+", text) if t]
+    if len(items) != 2 or not all(t.isdigit() for t in items):
+        raise ValueError(f"cast: cannot read prefetch={value!r}; give {PREFETCH_SYNTAX}")
+    return int(items[0]), int(items[1])
+
+
+BLOOM_SYNTAX = "fallback (read only where there is no PMD accessed bit), always (MGLRU's), or off"
+
+
+def bloom_mode(value: Any) -> int:
+    """The ``walker_bloom`` parameter as walk.py's mode: 0 off, 1 fallback, 2 always.
+
+    ``fallback`` (the default) reads the seed's "a PMD whose accessed bit is clear, or failing
+    that one reclaim's look-around did not find young": the filter is consulted only where the
+    walker has no PMD accessed bit (``walker_pmd`` off). ``always`` consults it besides the
+    bit, as MGLRU's ``walk_pmd_range``. ``0``/``false`` reads as off, ``1``/``true`` as fallback.
+
+    Raises
+    ------
+    ValueError
+        If the value is none of those.
+    """
+    text = str(value).strip().lower()
+    modes = {"off": 0, "0": 0, "false": 0, "fallback": 1, "1": 1, "true": 1, "always": 2}
+    if text not in modes:
+        raise ValueError(f"cast: cannot read walker_bloom={value!r}; give {BLOOM_SYNTAX}")
+    return modes[text]

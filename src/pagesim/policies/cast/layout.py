@@ -48,6 +48,10 @@ BUF_CAP = 2 * N_CAND
 ENOUGH_MAX = 32  #: the sweep stops once it holds this many keys below the quantile (or fewer, below)
 QUANTILE_DIV = 16  #: the 1/16 quantile of the last pass
 
+# ---- the walker's Bloom filter of page tables (walk.py): MGLRU's size, two hashes
+BLOOM_SHIFT = 15  #: bits per filter: 1 << 15, as MGLRU's BLOOM_FILTER_SHIFT
+BLOOM_WORDS = (1 << BLOOM_SHIFT) // 32  #: 32 bits a slot
+
 # ---- the controllers' simulated caches and sample (sample.py, sims.py, mrc.py)
 N_SIM_T = 11  #: simulated caches per type: 9 decays (offsets 0, -1, +1, -2, +2, -4, +4, -8, +8), W-, W+
 N_SIMS = 2 * N_SIM_T
@@ -128,6 +132,9 @@ STATE = Layout(
             "slot",
             "the page's slot in the sample: -1 not sampled, -2 sampled (no slot yet); flags SAMPLE_*",
         ),
+        field("mm", "tag + 1", "kernel mode, anon: the task (mm) that maps the page here; 0 none"),
+        field("mmrow", "flag", "row = a task's tag: 1 once its mm is on the walker's list (scratch)"),
+        field("pmdleft", "flag", "row = a page table: 1 if the last walk left a young bit in it (scratch)"),
     ),
     gi=(
         field("cg", "cgroup", "this lruvec's cgroup"),
@@ -215,6 +222,28 @@ STATE = Layout(
         field("big", "SIM_ARRAYS", "each simulated cache's arrays", shape=(N_SIMS, SIM_SIZE)),
         field("typebig", "TYPE_ARRAYS", "per type: the sample's arrays", shape=(2, TYPE_SIZE)),
         field("zram", "pages", "kernel mode: memory zram holds compressed, as the last event told"),
+        field("aseq", "event", "a[A_SEQ] of the event being handled (kernel mode)"),
+        field("wseq", "event", "a[A_SEQ] of the last walk (-1: none yet)"),
+        field("wmm", "flag", "parameter walker_mm: skip an mm no CPU ran since the last walk"),
+        field("wpmd", "flag", "parameter walker_pmd: skip a page table whose PMD accessed bit is clear"),
+        field("wbloom", "mode", "parameter walker_bloom: 0 off, 1 fallback, 2 always (knobs.bloom_mode)"),
+        field("simd", "flag", "parameter walker_simd: a page table's young bits read a cache line at once"),
+        field("ptens", "ns", "parameter walk_pte_ns: one PTE read (and a young PTE's handling)"),
+        field("pmdns", "ns", "parameter walk_pmd_ns: one PMD entry read"),
+        field("force", "flag", "1 when an mm joined since the last walk: the next walk is not filtered"),
+        field("bloomg", "filter", "the filter the next walk reads (0 or 1); the other is built by it"),
+        field("bloomon", "bits", "bit g: filter g was built by a walk"),
+        field(
+            "bloom", "bits", "the two Bloom filters of page tables, 32 bits a slot", shape=(2, BLOOM_WORDS)
+        ),
+        field("walks", "walks", "readout: walks run"),
+        field("wptes", "PTEs", "readout: PTEs the walker read"),
+        field("wpmds", "entries", "readout: PMD entries the walker read"),
+        field("wtables", "tables", "readout: page tables the walker read"),
+        field("skipmm", "tables", "readout: page tables not reached: no mm with PTEs there ran"),
+        field("skippmd", "tables", "readout: page tables skipped: the PMD accessed bit clear"),
+        field("skipbloom", "tables", "readout: page tables skipped: not in the Bloom filter"),
+        field("lptes", "PTEs", "readout: PTEs the look-around read"),
     ),
     gf=(
         field("credit", "1", "per type: the type-choice credits", count=2),
@@ -247,6 +276,8 @@ STATE = Layout(
             count=3,
         ),
         field("all_n", "samples", "... and number", count=3),
+        field("walk_ns", "ns", "readout: the walker's modelled CPU (costs.walk_cost_ns)"),
+        field("look_ns", "ns", "readout: the look-around's modelled CPU (costs.walk_cost_ns)"),
         field(
             "keytab",
             "log2",

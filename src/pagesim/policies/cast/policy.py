@@ -110,7 +110,14 @@ Parameters  (the seed's knobs, tune.py for the controllers)
             those measured: each anon page the engine writes out tells ``removed`` what it cost
             its writer, ``r[A_WAIT_NS]``; the mean is added to anon's miss cost, costs.miss_cost);
             sample_pages = 0 (the rule in sample.py); swappiness_override = -1 (the node's
-            vm.swappiness); walker = True;
+            vm.swappiness); walker = True; walker_mm = True, walker_pmd = True,
+            walker_bloom = "fallback" (the walker's skips: an mm no CPU ran, a page table whose
+            PMD accessed bit is clear, the Bloom filter where there is no PMD bit -- "always":
+            besides it, as MGLRU; "off"; walk.py); walker_simd = True (the young bits of a cache
+            line of 8 PTEs a step); prefetch = "by CPU" (or two distances; no modelled effect:
+            the model has no memory hierarchy); walk_pte_ns = 10, walk_pmd_ns = 10 (the
+            walker's cost per PTE and PMD entry read, costs.walk_cost_ns); the seed's
+            ``version`` is ``CAST.version`` (0.2.6, printed by describe());
             history = True (Choice 6); walker_leave = True (Choice 10); sample_faults = True
             (sampled anon pages PROT_NONE, every access seen; False: harvested young bits);
             curve_memory = 1 (the split's curves halve once they hold this many sample
@@ -126,7 +133,9 @@ Promises    vm.swappiness 0: anon is never taken (file only, and at the floor no
             then file. Any other value is the prior of the cost estimate and the press until the
             split controller sets a split. A type that gives nothing (take() finds no page)
             keeps its pages and the other gives in its place.
-Complexity  O(1) per read and per page taken in, plus the walker once a tick (O(pages));
+Complexity  O(1) per read and per page taken in, plus the walker once a tick (O(page ids):
+            the model looks at every page id to know a table's tasks; what it charges is what the
+            walker reads);
             per eviction the candidate checks and, when the candidates run out, a sweep
             (O(pages of the blocks it reads) per 32 or so candidates). Five int64 per page, one
             shadow int64 per evicted page.
@@ -148,8 +157,11 @@ Deviations  1. One clock per lruvec (instances share nothing); it ticks on the n
             3. The sweep reads page ids 0..n-1 of the trace, not the node's PFNs; the bitmap's
                256 blocks cover them. Every word it reads is charged as a page reclaim looks
                at (``reclaim_ns_per_page``), page ids not in memory included.
-            4. The walker reads every page id for young bits (no mm list, no Bloom filter,
-               no PMD accessed bits).
+            4. The walker's page tables are aligned blocks of 512 page ids, a page's mm the
+               task that took it in (walk.py); its CPU is charged to the task whose page-in ends
+               the tick. No cgroup is taken offline in kernel mode, so the seed's reparenting
+               (an offline memcg's folios spliced onto its parent's and retagged) has nothing
+               to act on.
             5. Candidates proposed and not evicted (swap full) are isolated until the next call,
                as the kernel's isolation lists; W's go back to its tail.
 Peers       none (no source of CAST is public); hand-worked tests in tests/unit/test_cast_*.py.
@@ -177,10 +189,13 @@ from pagesim.policies.cast.hooks import _accessed, _added, _evict, _init, _remov
 from pagesim.policies.cast.knobs import (
     DECAY_HINT,
     DECAY_MEASURED,
+    VERSION,
     W_MEASURED,
     _knob_text,
+    bloom_mode,
     enabled_schedule,
     per_type_knob,
+    prefetch_distances,
 )
 from pagesim.policies.cast.layout import (
     ANON_T,
@@ -205,6 +220,7 @@ class CAST(AsksKcompressd, Policy):
     """CAST's main cache: LRFU keys in W and M per lruvec and type; see the module docstring."""
 
     name = "cast"
+    version = VERSION  #: the seed's ``version`` knob: the release the model follows
     description = "CAST: LRFU by a 32-bit state word, window W vs main M, pressure clock, sweep (seed)"
     int_fields = STATE.int_fields
     float_fields = ()
@@ -285,6 +301,16 @@ class CAST(AsksKcompressd, Policy):
         s.gi[GI.enabled] = 1
         s.gi[GI.swp] = swp
         s.gi[GI.walker] = 1 if self.values["walker"] else 0
+        s.gi[GI.wmm] = 1 if self.values["walker_mm"] else 0
+        s.gi[GI.wpmd] = 1 if self.values["walker_pmd"] else 0
+        s.gi[GI.wbloom] = bloom_mode(self.values["walker_bloom"])
+        s.gi[GI.simd] = 1 if self.values["walker_simd"] else 0
+        for name, slot in (("walk_pte_ns", GI.ptens), ("walk_pmd_ns", GI.pmdns)):
+            ns = int(self.values[name])
+            if ns < 0:
+                raise ValueError(f"cast: {name} must be >= 0 ns, got {ns}")
+            s.gi[slot] = ns
+        prefetch_distances(self.values["prefetch"])
         s.gi[GI.history] = 1 if self.values["history"] else 0
         s.gi[GI.leave] = 1 if self.values["walker_leave"] else 0
         s.gi[GI.sfault] = 1 if self.values["sample_faults"] else 0

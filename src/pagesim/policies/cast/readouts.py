@@ -1,5 +1,6 @@
 """CAST's readouts: the seed's figures as numbers (:func:`cast_readouts`) and its ``estimate`` and
-``tune`` blocks as text (:func:`describe_text`, :func:`queue_lines`).
+``tune`` blocks as text (:func:`describe_text`, :func:`queue_lines`), then the walker's counts
+and the ``version`` knob.
 
 What each readout means: docs/cast.md, "Readouts".
 """
@@ -15,6 +16,7 @@ from pagesim.core.state import (
     QUEUE_CPU,
 )
 from pagesim.policies.cast.costs import anon_share, estimate_swappiness, miss_cost, refault_cost
+from pagesim.policies.cast.knobs import VERSION
 from pagesim.policies.cast.layout import (
     ANON_T,
     FILE_T,
@@ -56,6 +58,16 @@ def cast_readouts(s: Any) -> dict[str, float]:
         sweep_passes=float(gi[GI.passes] + gi[GI.passes + 1]),
         walker_young=float(gi[GI.young]),
         lookaround_young=float(gi[GI.look]),
+        walker_walks=float(gi[GI.walks]),
+        walker_ptes=float(gi[GI.wptes]),
+        walker_pmds=float(gi[GI.wpmds]),
+        walker_tables=float(gi[GI.wtables]),
+        walker_skip_mm=float(gi[GI.skipmm]),
+        walker_skip_pmd=float(gi[GI.skippmd]),
+        walker_skip_bloom=float(gi[GI.skipbloom]),
+        walker_cpu_ns=float(s.gf[GF.walk_ns]),
+        lookaround_ptes=float(gi[GI.lptes]),
+        lookaround_cpu_ns=float(s.gf[GF.look_ns]),
         w_promoted=float(gi[GI.wwin]),
         w_evicted=float(gi[GI.wlost]),
         cost_anon_ns=float(refault_cost.py_func(s, ANON_T)),
@@ -85,6 +97,7 @@ def cast_readouts(s: Any) -> dict[str, float]:
         balance_none=float(gi[GI.bal_none]),
         balance_both=float(gi[GI.bal_both]),
         walker=float(gi[GI.walker]),
+        walker_simd=float(gi[GI.simd]),
         kcompressd=float(gi[GI.kcomp]),
         sample_rate=float(gi[GI.rate]) / 65536.0,
         tune_ticks=float(gi[GI.ticks]),
@@ -157,6 +170,17 @@ def describe_text(s: Any) -> str:
             f"{name} decay {int(gi[GI.le + t])} w_permille {int(gi[GI.wpm + t])} "
             f"sample {int(gi[GI.nsamp + t])} cap {int(gi[GI.scap + t])} | " + _sims_text(gi, t)
         )
+    lines += [
+        "walker:",
+        f"walks {int(r['walker_walks'])} tables {int(r['walker_tables'])} "
+        f"PTEs {int(r['walker_ptes'])} PMDs {int(r['walker_pmds'])} young {int(r['walker_young'])} "
+        f"cpu {round(r['walker_cpu_ns'])} ns",
+        f"skipped tables: mm {int(r['walker_skip_mm'])} pmd {int(r['walker_skip_pmd'])} "
+        f"bloom {int(r['walker_skip_bloom'])}",
+        f"look-around PTEs {int(r['lookaround_ptes'])} young {int(r['lookaround_young'])} "
+        f"cpu {round(r['lookaround_cpu_ns'])} ns",
+        f"version {VERSION}",
+    ]
     return "\n".join(lines)
 
 
