@@ -43,6 +43,7 @@ from pagesim.engine.kmode.framework import (
     N_WLOW,
     N_WMIN,
     N_ZRAM_SCALE,
+    RA_ASYNC,
     RA_BYP_LEFT,
     RA_LEN,
     RA_MAX,
@@ -152,6 +153,7 @@ def make_kframework(
         node[N_DIRTY_BG] = max(int(c.memory_pages * c.dirty_background_ratio / 100), 1)
     tag_ra = np.full((n_tags, RA_LEN), -1, dtype=np.int64)
     tag_ra[:, RA_SIZE] = 0
+    tag_ra[:, RA_ASYNC] = 0
     tag_ra[:, RA_BYP_LEFT] = 0
     tag_ra[:, RA_MAX] = node[N_RA_MAX]
     tag_ra[:, RA_MODE] = 0

@@ -80,14 +80,15 @@ F_QUEUED = 17  #: requests a task waited for that queued behind others
 F_LEN = 18
 
 # per-tag readahead state
-RA_LAST = 0  #: last file page the tag read
-RA_SIZE = 1  #: current window size
-RA_END = 2  #: first page after the current window (-1 none)
+RA_LAST = 0  #: last file page the tag read (``prev_pos``; -1 none)
+RA_SIZE = 1  #: its window's size (``file_ra_state.size``; 0: no window yet)
+RA_START = 2  #: its window's first page as a file index, a source id (``start``; -1 none)
 RA_BYP_NEXT = 3  #: next page of the task's last bypassed request it has not read yet (-1 none)
 RA_BYP_LEFT = 4  #: pages of that request still to be read
 RA_MAX = 5  #: the task's readahead maximum, pages (``file->f_ra.ra_pages``; SEQUENTIAL doubles it)
 RA_MODE = 6  #: the task's file mode bits set by fadvise (FMODE_RANDOM, FMODE_NOREUSE)
-RA_LEN = 7
+RA_ASYNC = 7  #: its window's ``async_size``: the page ``start + size - async_size`` has PG_readahead
+RA_LEN = 8
 
 FMODE_RANDOM = 1  #: POSIX_FADV_RANDOM: a miss reads only the page asked for
 FMODE_NOREUSE = 2  #: POSIX_FADV_NOREUSE: read only for mapped accesses in Linux 6.6 (no effect here)

@@ -71,21 +71,20 @@ from pagesim.engine.kmode.framework import (
     N_TOTAL,
     N_WHIGH,
     N_WLOW,
-    RA_END,
     RA_LAST,
     RA_MAX,
-    RA_SIZE,
     SWAP_DEV,
     _free_pages,
     _zram_pages_of,
 )
 from pagesim.engine.kmode.readahead import (
+    _async_plan,
     _bypassed_read,
-    _next_window,
+    _commit,
+    _page_at,
     _pages_needed,
     _plan_window,
-    _sequential,
-    _sync_window,
+    _sync_plan,
 )
 from pagesim.engine.kmode.reclaim import _reclaim_step, _room_needed, _wake_kswapd
 from pagesim.engine.kmode.scheduler import _finish_access, _next_task_access, _start_schedule, _stop_all
@@ -273,17 +272,18 @@ def run_kernel(  # type: ignore[no-untyped-def]
                     mark_accessed = True
                     stall += fw.f[F_HINT_NS]
                     out[C.HINT_FAULTS] += 1
+            elif o == 1:  # a buffered write: not marked accessed, no readahead, prev_pos kept
+                s.resident[p] = v
             else:
                 s.resident[p] = v & (FLAG_MASK ^ RA_MARK)
-                mark_accessed = o == 0  # a buffered write does not mark the folio accessed
-                if v & RA_MARK:  # PG_readahead hit: the next window, asynchronously
-                    size = _next_window(max(fw.tag_ra[tg, RA_SIZE], 1), ra_max)
-                    fw.tag_ra[tg, RA_SIZE] = size
-                    start = fw.tag_ra[tg, RA_END]
-                    if start < 0:
-                        start = fw.ra_next[p]
-                    k = _plan_window(s, fw, tg, start, size, 0)
-                    if k > 0 and _queued(fw, FILE_DEV):  # nobody waits for it
+                mark_accessed = True
+                if v & RA_MARK:  # PG_readahead hit: page_cache_async_ra, nobody waits for it
+                    start, size, asz = _async_plan(s, fw, p, tg, ra_max)
+                    if size > 0:
+                        _commit(fw, tg, start, size, asz)
+                        first = _page_at(fw, p, start - fw.addr[p])
+                        k = _plan_window(s, fw, first, size, asz, -1, 0)
+                    if k > 0 and _queued(fw, FILE_DEV):
                         _occupy(fw, FILE_DEV, fw.clock[tg], _read_ns(fw, FILE_DEV, fw.fill[0], k), k)
                 fw.tag_ra[tg, RA_LAST] = p
         else:
@@ -321,15 +321,20 @@ def run_kernel(  # type: ignore[no-untyped-def]
                 if o == 1:  # a whole-page write: the page is created in memory, nothing is read
                     wait_read = 0
                 else:
-                    seq = _sequential(fw, p, tg)
-                    size = _sync_window(s, fw, p, tg, ra_max)
-                    fw.tag_ra[tg, RA_SIZE] = size
-                    if size > 1:
-                        k = _plan_window(s, fw, tg, fw.ra_next[p], size - 1, 1, seq)
-                    wait_read = k
+                    start, size, asz = _sync_plan(s, fw, p, tg, ra_max)
+                    wait_read = 1
+                    if size > 0:
+                        _commit(fw, tg, start, size, asz)
+                        first = _page_at(fw, p, start - fw.addr[p])
+                        k = _plan_window(s, fw, first, size, asz, p, 1)
+                        if first == p:
+                            wait_read = k
+                        elif k > 1 and _queued(fw, FILE_DEV):  # a window past p: nobody waits for it
+                            ra_ns = _read_ns(fw, FILE_DEV, fw.fill[1], k - 1)
+                            _occupy(fw, FILE_DEV, fw.clock[tg], ra_ns, k - 1)
                     major = True
+                    fw.tag_ra[tg, RA_LAST] = p
                 mark_accessed = o == 0
-                fw.tag_ra[tg, RA_LAST] = p
         if k > 0:
             read_ns = 0.0
             if wait_read > 0:
