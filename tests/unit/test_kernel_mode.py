@@ -14,7 +14,10 @@ import pytest
 
 from pagesim.core.state import DIRTY
 from pagesim.engine.kernel import KernelRun, file_successors, simulate_kernel
-from pagesim.engine.kernel_loop import N_DIRTY, N_RESIDENT, N_SWAP_USED, N_ZRAM_STORED, _free_pages
+from pagesim.engine.kernel_loop import (
+    N,
+    _free_pages,
+)
 from pagesim.engine.memory import KernelConfig, watermarks
 from pagesim.policies.registry import make_policy
 from pagesim.trace import KIND_ANON, KIND_FILE, OP_FREE, OP_READ, OP_WRITE, Trace
@@ -55,8 +58,8 @@ def test_anon_loop_larger_than_memory_swaps_every_page_back() -> None:
         run.advance(97)
         fw = run.framework
         free = int(_free_pages(fw))
-        zram = math.ceil(fw.node[N_ZRAM_STORED] / 3)
-        assert fw.node[N_RESIDENT] + zram + free == 1000
+        zram = math.ceil(fw.node[N.zram_stored] / 3)
+        assert fw.node[N.resident] + zram + free == 1000
         assert free >= 63
     c = run.counters
     assert c["zero_fill"] == 2000 and c["misses"] == 4000 and c["hits"] == 0
@@ -65,7 +68,7 @@ def test_anon_loop_larger_than_memory_swaps_every_page_back() -> None:
     assert c["oom_kill"] == 0 and c["swap_full"] == 0
     # every page is written again after its swap-in, which frees its slot: what is in swap now
     # is exactly what is not resident
-    assert int(run.framework.node[N_SWAP_USED]) == 2000 - int(run.framework.node[N_RESIDENT])
+    assert int(run.framework.node[N.swap_used]) == 2000 - int(run.framework.node[N.resident])
     r = run.result()
     assert r.latency_ns["max"] == pytest.approx(3700 + 100)  # a zram swap-in plus the access
 
@@ -381,10 +384,10 @@ def test_the_flusher_writes_back_the_pages_dirtied_first_over_the_background_thr
     run = KernelRun(_trace(list(range(15)) + [0], KIND_FILE, OP_WRITE), make_policy("lru"), cfg)
     run.advance(15)
     assert run.counters["flusher_writeback"] == 5 and run.counters["pgpgout"] == 5
-    assert int(run.framework.node[N_DIRTY]) == 10 and run.result().node["resident_file"] == 15
+    assert int(run.framework.node[N.dirty]) == 10 and run.result().node["resident_file"] == 15
     assert [int(run.states[0].resident[p]) & DIRTY for p in range(6)] == [0] * 5 + [DIRTY]
     run.advance()  # page 0 again: 11 dirty, the flusher takes page 5
-    assert run.counters["flusher_writeback"] == 6 and int(run.framework.node[N_DIRTY]) == 10
+    assert run.counters["flusher_writeback"] == 6 and int(run.framework.node[N.dirty]) == 10
     assert int(run.states[0].resident[0]) & DIRTY and not int(run.states[0].resident[5]) & DIRTY
     off = KernelConfig(memory_pages=1000, readahead_pages=0, dirty_background_ratio=0)
     quiet = simulate_kernel(_trace(list(range(15)), KIND_FILE, OP_WRITE), make_policy("lru"), off)
@@ -408,19 +411,23 @@ def test_kcompressd_takes_swap_writes_off_kswapd_until_its_queue_is_full() -> No
     2,500 finds one page left in the queue: its page is queued (busy until 7,500). Direct
     reclaim always writes its own pages."""
     from pagesim.core.state import RECLAIM_DIRECT, RECLAIM_KSWAPD
-    from pagesim.engine.kernel_loop import F_BATCH_T0, F_KC_BUSY, N_RECLAIMER, _swap_out_ns
+    from pagesim.engine.kernel_loop import (
+        F,
+        N,
+        _swap_out_ns,
+    )
 
     run = KernelRun(
         _trace([0], KIND_ANON, OP_WRITE), make_policy("lru"), KernelConfig(memory_pages=1000, kcompressd=2)
     )
     fw, out = run.framework, run.out
-    fw.node[N_RECLAIMER] = RECLAIM_KSWAPD
-    fw.f[F_BATCH_T0] = 0.0
+    fw.node[N.reclaimer] = RECLAIM_KSWAPD
+    fw.f[F.batch_t0] = 0.0
     assert [_swap_out_ns.py_func(fw, out) for _ in range(3)] == [0.0, 0.0, 2500.0]
-    assert fw.f[F_KC_BUSY] == 5000.0 and run.counters["kcompressd_pages"] == 2
-    fw.f[F_BATCH_T0] = 2500.0
-    assert _swap_out_ns.py_func(fw, out) == 0.0 and fw.f[F_KC_BUSY] == 7500.0
-    fw.node[N_RECLAIMER] = RECLAIM_DIRECT
+    assert fw.f[F.kc_busy] == 5000.0 and run.counters["kcompressd_pages"] == 2
+    fw.f[F.batch_t0] = 2500.0
+    assert _swap_out_ns.py_func(fw, out) == 0.0 and fw.f[F.kc_busy] == 7500.0
+    fw.node[N.reclaimer] = RECLAIM_DIRECT
     assert _swap_out_ns.py_func(fw, out) == 2500.0
 
 

@@ -10,7 +10,9 @@ import numpy as np
 
 from pagesim.core.state import RA_MARK
 from pagesim.engine.kernel import KernelRun
-from pagesim.engine.kernel_loop import RA_ASYNC, RA_SIZE, RA_START
+from pagesim.engine.kernel_loop import (
+    RA,
+)
 from pagesim.engine.memory import KernelConfig
 from pagesim.policies.registry import make_policy
 from pagesim.trace import KIND_FILE, OP_READ, OP_WRITE, FileAdvice, Trace, hint_code
@@ -35,7 +37,7 @@ def _run(trace: Trace, advice: FileAdvice | None = None, config: KernelConfig = 
 def _window(run: KernelRun, tag: int = 0) -> tuple[int, int, int]:
     """The task's ``(start, size, async_size)``; ``start`` is a source id."""
     ra = run.framework.tag_ra[tag]
-    return int(ra[RA_START]), int(ra[RA_SIZE]), int(ra[RA_ASYNC])
+    return int(ra[RA.start]), int(ra[RA.size]), int(ra[RA.async_size])
 
 
 def _resident(run: KernelRun, trace: Trace) -> dict[int, int]:

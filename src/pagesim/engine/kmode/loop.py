@@ -51,29 +51,11 @@ from pagesim.engine.kmode.devices import _occupy, _queued, _read_ns, _read_wait
 from pagesim.engine.kmode.eviction import _kremove
 from pagesim.engine.kmode.fadvise import _fadvise
 from pagesim.engine.kmode.framework import (
-    F_CPU_NS,
-    F_HINT_NS,
-    F_NOW,
-    F_ZERO_NS,
     FILE_DEV,
-    N_DIRTY,
-    N_DIRTY_BG,
-    N_HAS_NEXT,
-    N_HAS_SWAP,
-    N_HEAP_N,
-    N_RES_ANON,
-    N_RES_FILE,
-    N_RESIDENT,
-    N_STOP,
-    N_SWAP_TOTAL,
-    N_SWAP_USED,
-    N_TIMED,
-    N_TOTAL,
-    N_WHIGH,
-    N_WLOW,
-    RA_LAST,
-    RA_MAX,
+    RA,
     SWAP_DEV,
+    F,
+    N,
     _free_pages,
     _zram_pages_of,
 )
@@ -131,9 +113,9 @@ def run_kernel(  # type: ignore[no-untyped-def]
     r[A_N_PAGES] = n_pages
     a[A_MODE] = MODE_KERNEL
     r[A_MODE] = MODE_KERNEL
-    a[A_MEMORY] = fw.node[N_TOTAL]
-    a[A_WMARK_LOW] = fw.node[N_WLOW]
-    a[A_WMARK_HIGH] = fw.node[N_WHIGH]
+    a[A_MEMORY] = fw.node[N.total]
+    a[A_WMARK_LOW] = fw.node[N.wlow]
+    a[A_WMARK_HIGH] = fw.node[N.whigh]
     release = fw.release
     if cfg[CFG_INITED] == 0:
         for k in range(fw.cap.shape[0]):
@@ -144,17 +126,17 @@ def run_kernel(  # type: ignore[no-untyped-def]
         cfg[CFG_INITED] = 1
         _start_schedule(fw, release)
     warmup = cfg[CFG_WARMUP]
-    cpu_ns = fw.f[F_CPU_NS]
+    cpu_ns = fw.f[F.cpu_ns]
     budget = cfg[CFG_END] - cfg[CFG_START]
     consumed = 0
     kswapd_id = fw.clock.shape[0] - 1
     has_admit = cfg[CFG_HAS_ADMIT] != 0
-    while fw.node[N_HEAP_N] > 0:
-        if fw.node[N_STOP] == 2:
+    while fw.node[N.heap_n] > 0:
+        if fw.node[N.stop] == 2:
             consumed += _stop_all(fw, out)
             break
         x = fw.heap[0]
-        if consumed >= budget and (fw.node[N_TIMED] != 0 or x != kswapd_id):
+        if consumed >= budget and (fw.node[N.timed] != 0 or x != kswapd_id):
             break  # (in trace order kswapd finishes before the call returns, as it would)
         tg = x
         t = 0
@@ -180,12 +162,12 @@ def run_kernel(  # type: ignore[no-untyped-def]
             if fw.tag_admit[tg] == 0:
                 k = 0  # a bypassed read brings nothing into memory
             else:
-                k = _pages_needed(s, fw, p, tg, kind[t] == 1, op[t], fw.tag_ra[tg, RA_MAX])
+                k = _pages_needed(s, fw, p, tg, kind[t] == 1, op[t], fw.tag_ra[tg, RA.max])
             reclaimer = _room_needed(fw, cg, k)
             if reclaimer < 0 and k > 0 and fw.tag_reclaimer[tg] >= 0:
                 reclaimer = fw.tag_reclaimer[tg]  # an episode goes on until it has freed 32
             if reclaimer == RECLAIM_DIRECT:
-                if fw.node[N_TIMED] != 0:  # (trace order keeps kswapd to its own wake-ups)
+                if fw.node[N.timed] != 0:  # (trace order keeps kswapd to its own wake-ups)
                     _wake_kswapd(fw, out, fw.clock[tg])
         if x == kswapd_id or reclaimer >= 0:
             a[A_TIME] = t
@@ -196,7 +178,7 @@ def run_kernel(  # type: ignore[no-untyped-def]
         p = page[t]
         o = op[t]
         is_anon = kind[t] == 1
-        fw.f[F_NOW] = fw.clock[tg]
+        fw.f[F.now] = fw.clock[tg]
         a[A_TIME] = t
         a[A_SEQ] = cfg[CFG_START] + consumed
         a[A_NOW_NS] = int(fw.clock[tg])
@@ -210,12 +192,12 @@ def run_kernel(  # type: ignore[no-untyped-def]
         a[A_REFAULT] = 0
         a[A_WAIT_NS] = 0
         consumed += 1
-        ra_max = fw.tag_ra[tg, RA_MAX]  # the task's files' readahead maximum (fadvise SEQUENTIAL)
+        ra_max = fw.tag_ra[tg, RA.max]  # the task's files' readahead maximum (fadvise SEQUENTIAL)
         s.mm_seq[tg] = a[A_SEQ]  # a CPU ran the task's mm (lru_gen_use_mm)
         if is_anon:  # the access sets its page table's PMD accessed bit
             s.pmd_seq[p >> PMD_SHIFT] = a[A_SEQ]
         cpu0 = s.work[WORK_CPU_NS]
-        has_next = fw.node[N_HAS_NEXT] != 0
+        has_next = fw.node[N.has_next] != 0
         if has_next:
             fw.upcoming[p] = fw.next_use[t]
             a[A_NEXT] = fw.next_use[t]
@@ -270,7 +252,7 @@ def run_kernel(  # type: ignore[no-untyped-def]
                 s.resident[p] = v | YOUNG
                 if v & PROT_NONE:  # the policy asked to see this page's accesses: a hinting fault
                     mark_accessed = True
-                    stall += fw.f[F_HINT_NS]
+                    stall += fw.f[F.hint_ns]
                     out[C.HINT_FAULTS] += 1
             elif o == 1:  # a buffered write: not marked accessed, no readahead, prev_pos kept
                 s.resident[p] = v
@@ -285,7 +267,7 @@ def run_kernel(  # type: ignore[no-untyped-def]
                         k = _plan_window(s, fw, first, size, asz, -1, 0)
                     if k > 0 and _queued(fw, FILE_DEV):
                         _occupy(fw, FILE_DEV, fw.clock[tg], _read_ns(fw, FILE_DEV, fw.fill[0], k), k)
-                fw.tag_ra[tg, RA_LAST] = p
+                fw.tag_ra[tg, RA.last] = p
         else:
             a[A_HIT] = 0
             fault = True
@@ -310,7 +292,7 @@ def run_kernel(  # type: ignore[no-untyped-def]
                     out[C.ZERO_FILL] += 1
                     if counted and fw.owner_tag[p] < 0 and fw.shadowed[p] == 0:
                         out[C.COMPULSORY] += 1
-                    stall += fw.f[F_ZERO_NS]
+                    stall += fw.f[F.zero_ns]
                     flags = RESIDENT | ANON | YOUNG | REFERENCED | DIRTY
                     fw.tag_anon[tg] += 1
                 fw.fill_flags[0] = flags
@@ -333,7 +315,7 @@ def run_kernel(  # type: ignore[no-untyped-def]
                             ra_ns = _read_ns(fw, FILE_DEV, fw.fill[1], k - 1)
                             _occupy(fw, FILE_DEV, fw.clock[tg], ra_ns, k - 1)
                     major = True
-                    fw.tag_ra[tg, RA_LAST] = p
+                    fw.tag_ra[tg, RA.last] = p
                 mark_accessed = o == 0
         if k > 0:
             read_ns = 0.0
@@ -346,13 +328,13 @@ def run_kernel(  # type: ignore[no-untyped-def]
                 if s.resident[q] != 0:
                     continue
                 if flags & ANON:
-                    fw.node[N_RES_ANON] += 1
+                    fw.node[N.res_anon] += 1
                     if fw.shadowed[q]:
                         out[C.WS_REFAULT_ANON] += 1
                     if (flags & SWAPCACHE) == 0:
                         _release_swap(fw, q)
                 else:
-                    fw.node[N_RES_FILE] += 1
+                    fw.node[N.res_file] += 1
                     if flags & DIRTY:
                         _dirtied(fw, q, cg)
                     if q != p or o != 1:
@@ -364,7 +346,7 @@ def run_kernel(  # type: ignore[no-untyped-def]
                 s.resident[q] = flags
                 s.cgroup_of[q] = cg
                 fw.used[cg] += 1
-                fw.node[N_RESIDENT] += 1
+                fw.node[N.resident] += 1
                 if fw.owner_tag[q] < 0:
                     fw.owner_tag[q] = tg
                 a[A_PAGE] = q
@@ -376,7 +358,7 @@ def run_kernel(  # type: ignore[no-untyped-def]
                     a[A_WAIT_NS] = 0
                 a[A_FREE] = _free_pages(fw)
                 a[A_ZRAM_PAGES] = _zram_pages_of(fw, cg)
-                a[A_SWAP_FREE] = fw.node[N_SWAP_TOTAL] - fw.node[N_SWAP_USED] if fw.node[N_HAS_SWAP] else 0
+                a[A_SWAP_FREE] = fw.node[N.swap_total] - fw.node[N.swap_used] if fw.node[N.has_swap] else 0
                 added(ss, cg, a)
                 fw.shadowed[q] = 0
             stall += read_ns
@@ -389,8 +371,8 @@ def run_kernel(  # type: ignore[no-untyped-def]
         # (a mapped hit too), so its next-use keys stay exact.
         if (mark_accessed or has_next) and s.resident[p] != 0:
             accessed(ss, s.cgroup_of[p], a)
-        if o == 1 and not is_anon and fw.node[N_DIRTY_BG] > 0:
-            if fw.node[N_DIRTY] > fw.node[N_DIRTY_BG] or fw.dirty_cg[cg] > fw.dirty_bg_cg[cg]:
+        if o == 1 and not is_anon and fw.node[N.dirty_bg] > 0:
+            if fw.node[N.dirty] > fw.node[N.dirty_bg] or fw.dirty_cg[cg] > fw.dirty_bg_cg[cg]:
                 _flush(s, fw, out, cg)
         # the policy's own work in its hooks (CAST's walker, in added): the task's CPU
         _finish_access(fw, tg, cpu_ns + (s.work[WORK_CPU_NS] - cpu0), stall, fault, major)

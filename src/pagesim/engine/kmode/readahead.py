@@ -4,10 +4,10 @@
 ``filemap_readahead``, ``filemap_read``), and reads the policy's ``admit`` bypasses
 (:func:`_bypassed_read`).
 
-A task's ``struct file_ra_state`` is ``fw.tag_ra[tag]``: ``RA_START``, ``RA_SIZE``,
-``RA_ASYNC`` (``start``, ``size``, ``async_size``; ``start`` is a file index, pagesim's source id
-``fw.addr``), ``RA_LAST`` (the page the task's last read asked for: ``prev_pos``, which
-``filemap_read`` sets to the byte after the read) and ``RA_MAX`` (``ra_pages``; fadvise
+A task's ``struct file_ra_state`` is ``fw.tag_ra[tag]``: ``RA.start``, ``RA.size``,
+``RA.async_size`` (``start``, ``size``, ``async_size``; ``start`` is a file index, pagesim's source id
+``fw.addr``), ``RA.last`` (the page the task's last read asked for: ``prev_pos``, which
+``filemap_read`` sets to the byte after the read) and ``RA.max`` (``ra_pages``; fadvise
 SEQUENTIAL doubles it). A window ``[start, start + size)`` reads its pages not in memory and
 gives PG_readahead (``RA_MARK``) to the page at ``start + size - async_size`` if it reads it.
 
@@ -41,14 +41,8 @@ from pagesim.engine.kmode.devices import _read_wait
 from pagesim.engine.kmode.framework import (
     FILE_DEV,
     FMODE_RANDOM,
-    N_CTX_RA,
-    RA_ASYNC,
-    RA_BYP_LEFT,
-    RA_BYP_NEXT,
-    RA_LAST,
-    RA_MODE,
-    RA_SIZE,
-    RA_START,
+    RA,
+    N,
 )
 
 
@@ -92,19 +86,19 @@ def _readit(a, start, size, asz, ra_max):  # type: ignore[no-untyped-def]
 def _expected(fw, p, tg):  # type: ignore[no-untyped-def]
     """Whether ``p`` is at the task's expected index: ``start + size - async_size`` (the marked
     page) or ``start + size``."""
-    size = fw.tag_ra[tg, RA_SIZE]
+    size = fw.tag_ra[tg, RA.size]
     if size <= 0:
         return False
-    end = fw.tag_ra[tg, RA_START] + size
+    end = fw.tag_ra[tg, RA.start] + size
     a = fw.addr[p]
-    return a == end or a == end - fw.tag_ra[tg, RA_ASYNC]
+    return a == end or a == end - fw.tag_ra[tg, RA.async_size]
 
 
 @kernel
 def _sequential(fw, p, tg):  # type: ignore[no-untyped-def]
     """``index - prev_index <= 1UL``: ``p`` is the page after the task's last read or the one
     after that (``prev_pos`` is the byte after the last read: its page is the next page)."""
-    last = fw.tag_ra[tg, RA_LAST]
+    last = fw.tag_ra[tg, RA.last]
     if last < 0:
         return False
     d = fw.addr[p] - fw.addr[last] - 1
@@ -116,7 +110,7 @@ def _context_window(s, fw, p, ra_max):  # type: ignore[no-untyped-def]
     """``try_context_readahead`` for a one-page request (0: none, or off): ``h`` resident pages
     just before ``p`` (``count_history_pages``, at most ``ra_max``); more than one gives
     ``min(h + 1, ra_max)``."""
-    if fw.node[N_CTX_RA] == 0:
+    if fw.node[N.ctx_ra] == 0:
         return 0
     h = 0
     q = fw.ra_prev[p]
@@ -132,12 +126,12 @@ def _context_window(s, fw, p, ra_max):  # type: ignore[no-untyped-def]
 def _sync_plan(s, fw, p, tg, ra_max):  # type: ignore[no-untyped-def]
     """``page_cache_sync_ra`` for a one-page read miss of ``p``: ``(start, size, async_size)``
     of the window it reads (size 0: the page alone, the task's state untouched)."""
-    if fw.tag_ra[tg, RA_MODE] & FMODE_RANDOM:
+    if fw.tag_ra[tg, RA.mode] & FMODE_RANDOM:
         return -1, 0, 0
     a = fw.addr[p]
     if _expected(fw, p, tg):
-        start = fw.tag_ra[tg, RA_START] + fw.tag_ra[tg, RA_SIZE]
-        size = _next_window(fw.tag_ra[tg, RA_SIZE], ra_max)
+        start = fw.tag_ra[tg, RA.start] + fw.tag_ra[tg, RA.size]
+        size = _next_window(fw.tag_ra[tg, RA.size], ra_max)
         asz = size
     elif _sequential(fw, p, tg):
         start = a
@@ -159,8 +153,8 @@ def _async_plan(s, fw, p, tg, ra_max):  # type: ignore[no-untyped-def]
     async_size)`` of the next window (size 0: none)."""
     a = fw.addr[p]
     if _expected(fw, p, tg):
-        start = fw.tag_ra[tg, RA_START] + fw.tag_ra[tg, RA_SIZE]
-        size = _next_window(fw.tag_ra[tg, RA_SIZE], ra_max)
+        start = fw.tag_ra[tg, RA.start] + fw.tag_ra[tg, RA.size]
+        size = _next_window(fw.tag_ra[tg, RA.size], ra_max)
     else:  # page_cache_next_miss from p + 1, at most ra_max pages
         n = 1
         q = fw.ra_next[p]
@@ -178,9 +172,9 @@ def _async_plan(s, fw, p, tg, ra_max):  # type: ignore[no-untyped-def]
 @kernel
 def _commit(fw, tg, start, size, asz):  # type: ignore[no-untyped-def]
     """Store a window as the task's readahead state."""
-    fw.tag_ra[tg, RA_START] = start
-    fw.tag_ra[tg, RA_SIZE] = size
-    fw.tag_ra[tg, RA_ASYNC] = asz
+    fw.tag_ra[tg, RA.start] = start
+    fw.tag_ra[tg, RA.size] = size
+    fw.tag_ra[tg, RA.async_size] = asz
 
 
 @kernel
@@ -259,13 +253,13 @@ def _bypassed_read(s, fw, out, p, tg, ra_max):  # type: ignore[no-untyped-def]
     readahead state moves on as for a miss) from the file device, and none of it enters the
     cache.
     """
-    q = fw.tag_ra[tg, RA_BYP_NEXT]
-    left = fw.tag_ra[tg, RA_BYP_LEFT]
+    q = fw.tag_ra[tg, RA.byp_next]
+    left = fw.tag_ra[tg, RA.byp_left]
     while left > 0 and q >= 0:
         if q == p:
-            fw.tag_ra[tg, RA_BYP_LEFT] = left - 1
-            fw.tag_ra[tg, RA_BYP_NEXT] = fw.ra_next[p]
-            fw.tag_ra[tg, RA_LAST] = p
+            fw.tag_ra[tg, RA.byp_left] = left - 1
+            fw.tag_ra[tg, RA.byp_next] = fw.ra_next[p]
+            fw.tag_ra[tg, RA.last] = p
             return 0.0
         q = fw.ra_next[q]
         left -= 1
@@ -274,7 +268,7 @@ def _bypassed_read(s, fw, out, p, tg, ra_max):  # type: ignore[no-untyped-def]
     if size > 0:
         _commit(fw, tg, start, size, asz)
         end = start + size - fw.addr[p]
-    fw.tag_ra[tg, RA_LAST] = p
+    fw.tag_ra[tg, RA.last] = p
     n = 1
     span = 1
     q = fw.ra_next[p]
@@ -283,8 +277,8 @@ def _bypassed_read(s, fw, out, p, tg, ra_max):  # type: ignore[no-untyped-def]
         if s.resident[q] == 0:
             n += 1
         q = fw.ra_next[q]
-    fw.tag_ra[tg, RA_BYP_NEXT] = fw.ra_next[p]
-    fw.tag_ra[tg, RA_BYP_LEFT] = span - 1
+    fw.tag_ra[tg, RA.byp_next] = fw.ra_next[p]
+    fw.tag_ra[tg, RA.byp_left] = span - 1
     out[C.PGPGIN] += n
     wait, _ = _read_wait(fw, FILE_DEV, fw.clock[tg], p, n)
     return wait
