@@ -1,63 +1,34 @@
-"""A test policy whose large runs wait at a gate: LRU in a Python dict (interpreted, as
-examples/python_only.py), whose ``configure`` waits, for a cache of more than ``GATE_ABOVE``
-pages, while the file named by ``PAGESIM_TEST_GATE`` is absent. An interrupted sweep's test holds
-one run there while the others finish, so the interrupt lands mid-way by construction, whatever
-the machine's load. Smaller runs (the sweep's compile check has 4 pages) and any process without
+"""A test policy whose large runs wait at a gate: ``examples/python_only.py``'s LRU in a Python
+dict (interpreted), whose ``configure`` waits, for a cache of more than ``GATE_ABOVE`` pages,
+while the file named by ``PAGESIM_TEST_GATE`` is absent. An interrupted sweep's test holds one
+run there while the others finish, so the interrupt lands mid-way by construction, whatever the
+machine's load. Smaller runs (the sweep's compile check has 4 pages) and any process without
 the variable pass straight through.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import time
+from pathlib import Path
 from typing import Any
-
-from pagesim.core.state import A_PAGE
-from pagesim.policies import Policy
 
 GATE = "PAGESIM_TEST_GATE"  #: environment variable naming the gate file
 GATE_ABOVE = 1000  #: pages: larger caches wait at the gate
 
-_order: dict[int, None] = {}  # resident pages, least recently used first
+_EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "python_only.py"
+_spec = importlib.util.spec_from_file_location("pagesim_example_python_only", _EXAMPLE)
+assert _spec is not None and _spec.loader is not None, _EXAMPLE
+_example = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_example)
 
 
-def init(s, a):  # type: ignore[no-untyped-def]  # noqa: ARG001
-    _order.clear()
-    return 0
-
-
-def added(s, a):  # type: ignore[no-untyped-def]  # noqa: ARG001
-    _order[int(a[A_PAGE])] = None
-    return 0
-
-
-def accessed(s, a):  # type: ignore[no-untyped-def]  # noqa: ARG001
-    page = int(a[A_PAGE])
-    del _order[page]
-    _order[page] = None
-    return 0
-
-
-def evict(s, a):  # type: ignore[no-untyped-def]  # noqa: ARG001
-    s.cand[0] = next(iter(_order))
-    return 1
-
-
-def removed(s, a):  # type: ignore[no-untyped-def]  # noqa: ARG001
-    _order.pop(int(a[A_PAGE]), None)
-    return 0
-
-
-class GatedLRU(Policy):
+class GatedLRU(_example.DictLRU):  # type: ignore[misc,name-defined]
     """LRU (same misses as ``lru``) whose runs above ``GATE_ABOVE`` pages wait for the gate file."""
 
     name = "gated-lru"
     description = "LRU in a Python dict that waits for $PAGESIM_TEST_GATE (tests only)"
-    init = staticmethod(init)
-    added = staticmethod(added)
-    accessed = staticmethod(accessed)
-    evict = staticmethod(evict)
-    removed = staticmethod(removed)
 
     def configure(self, s: Any, capacity: int) -> None:
         """Wait while the gate file is absent (runs of more than ``GATE_ABOVE`` pages only)."""

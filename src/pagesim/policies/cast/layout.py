@@ -17,6 +17,7 @@ simulated cache's arrays, in ``GI.big``), ``TYPE_ARRAYS`` (a type's sample array
 
 from __future__ import annotations
 
+from pagesim.core.bloom import BLOOM_FILTER_SHIFT
 from pagesim.core.layout import Layout, Record, field
 
 ANON_T = 0
@@ -49,7 +50,7 @@ ENOUGH_MAX = 32  #: the sweep stops once it holds this many keys below the quant
 QUANTILE_DIV = 16  #: the 1/16 quantile of the last pass
 
 # ---- the walker's Bloom filter of page tables (walk.py): MGLRU's size, two hashes
-BLOOM_SHIFT = 15  #: bits per filter: 1 << 15, as MGLRU's BLOOM_FILTER_SHIFT
+BLOOM_SHIFT = BLOOM_FILTER_SHIFT  #: bits per filter: 1 << 15 (core.bloom, MGLRU's)
 BLOOM_WORDS = (1 << BLOOM_SHIFT) // 32  #: 32 bits a slot
 
 # ---- the controllers' simulated caches and sample (sample.py, sims.py, mrc.py)

@@ -75,12 +75,12 @@ reads anon pages only.
 
 from __future__ import annotations
 
+from pagesim.core.bloom import bloom_keys
 from pagesim.core.state import ANON, FLAG_MASK, PMD_PAGES, PMD_SHIFT, WORK_CPU_NS, YOUNG
 from pagesim.policies.cast.core import cast_kernel, last_read, read_word
 from pagesim.policies.cast.costs import walk_cost_ns
 from pagesim.policies.cast.layout import (
     ANON_T,
-    BLOOM_SHIFT,
     BLOOM_WORDS,
     GF,
     GI,
@@ -151,19 +151,9 @@ def harvest_sample(s):  # type: ignore[no-untyped-def]
 
 
 @cast_kernel
-def _bloom_keys(b):  # type: ignore[no-untyped-def]
-    """get_item_key: two 15-bit keys from one hash of page table ``b`` (the PMD's address)."""
-    h = ((b + 1) * 2654435761) & 0xFFFFFFFF
-    h ^= h >> 16
-    h = (h * 2246822519) & 0xFFFFFFFF
-    h ^= h >> 13
-    return h & 0x7FFF, (h >> BLOOM_SHIFT) & 0x7FFF
-
-
-@cast_kernel
 def bloom_test(s, g, b):  # type: ignore[no-untyped-def]
     """test_bloom_filter: True if filter ``g`` holds both keys of table ``b``."""
-    k0, k1 = _bloom_keys(b)
+    k0, k1 = bloom_keys(b)
     base = GI.bloom + g * BLOOM_WORDS
     return (s.gi[base + (k0 >> 5)] >> (k0 & 31)) & 1 != 0 and (s.gi[base + (k1 >> 5)] >> (k1 & 31)) & 1 != 0
 
@@ -171,7 +161,7 @@ def bloom_test(s, g, b):  # type: ignore[no-untyped-def]
 @cast_kernel
 def bloom_add(s, g, b):  # type: ignore[no-untyped-def]
     """update_bloom_filter: set both keys of table ``b`` in filter ``g``."""
-    k0, k1 = _bloom_keys(b)
+    k0, k1 = bloom_keys(b)
     base = GI.bloom + g * BLOOM_WORDS
     s.gi[base + (k0 >> 5)] |= 1 << (k0 & 31)
     s.gi[base + (k1 >> 5)] |= 1 << (k1 & 31)

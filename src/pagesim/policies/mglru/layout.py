@@ -4,6 +4,7 @@ per-page columns of ``s.pm`` and globals of ``s.gi``. The rules are in :mod:`.po
 
 from __future__ import annotations
 
+from pagesim.core.bloom import BLOOM_FILTER_SHIFT
 from pagesim.core.layout import Layout, field
 from pagesim.core.state import (
     GI_USER,
@@ -25,7 +26,6 @@ FILE_T = 1  #: LRU_GEN_FILE
 MMF_LISTED = 1  #: on the mm_list
 MMF_NEW = 2  #: added since the last iteration: the next walk force-scans it
 PMD_PAGES = 512  #: PTEs per PTE table (x86-64, 4 KiB pages)
-BLOOM_FILTER_SHIFT = 15
 BLOOM_WORDS = (1 << BLOOM_FILTER_SHIFT) // 32  #: 32 bits per int64 slot (no sign bit trouble)
 
 

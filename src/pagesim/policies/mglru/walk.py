@@ -6,13 +6,13 @@ tables worth walking (``get_item_key``, ``test_bloom_filter``, ``update_bloom_fi
 
 from __future__ import annotations
 
+from pagesim.core.bloom import bloom_keys
 from pagesim.core.jit import kernel
 from pagesim.core.state import (
     WORK_PTES,
     YOUNG,
 )
 from pagesim.policies.mglru.layout import (
-    BLOOM_FILTER_SHIFT,
     BLOOM_WORDS,
     GI,
     MAX_NR_GENS,
@@ -76,21 +76,6 @@ def _map_anon(s, p, tag):  # type: ignore[no-untyped-def]
 
 
 @kernel
-def _bloom_key(r):  # type: ignore[no-untyped-def]
-    """get_item_key: two 15-bit keys from one 30-bit hash of the PTE table (region ``r``).
-
-    The kernel hashes the PMD entry's address (hash_ptr); a region id stands for it. The hash is
-    a 32-bit multiply-xorshift whose products keep their low 32 bits whether they wrap (compiled)
-    or not (plain Python).
-    """
-    h = ((r + 1) * 2654435761) & 0xFFFFFFFF
-    h ^= h >> 16
-    h = (h * 2246822519) & 0xFFFFFFFF
-    h ^= h >> 13
-    return h & 0x7FFF, (h >> BLOOM_FILTER_SHIFT) & 0x7FFF
-
-
-@kernel
 def _bloom_bit(s, g, key):  # type: ignore[no-untyped-def]
     return (s.gi[GI.bloom + g * BLOOM_WORDS + (key >> 5)] >> (key & 31)) & 1
 
@@ -101,7 +86,7 @@ def _test_bloom(s, seq, r):  # type: ignore[no-untyped-def]
     g = seq % 2
     if (s.gi[GI.filter_on] >> g) & 1 == 0:
         return True
-    k0, k1 = _bloom_key(r)
+    k0, k1 = bloom_keys(r)
     return _bloom_bit(s, g, k0) != 0 and _bloom_bit(s, g, k1) != 0
 
 
@@ -111,7 +96,7 @@ def _update_bloom(s, seq, r):  # type: ignore[no-untyped-def]
     g = seq % 2
     if (s.gi[GI.filter_on] >> g) & 1 == 0:
         return
-    k0, k1 = _bloom_key(r)
+    k0, k1 = bloom_keys(r)
     base = GI.bloom + g * BLOOM_WORDS
     s.gi[base + (k0 >> 5)] |= 1 << (k0 & 31)
     s.gi[base + (k1 >> 5)] |= 1 << (k1 & 31)
