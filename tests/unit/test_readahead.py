@@ -189,3 +189,17 @@ def test_a_mark_another_task_left_starts_a_window_after_the_cached_pages() -> No
     res = _resident(run, trace)
     assert [i for i in range(30) if res[i]] == list(range(13))
     assert [i for i in range(30) if res[i] & RA_MARK] == [5]
+
+
+def test_a_window_larger_than_the_free_memory_is_cut_not_retried_forever() -> None:
+    """``readit`` can merge two windows and the page into 65 pages, more than a 64-page node can
+    ever free. Readahead pages are ``__GFP_NORETRY`` allocations: once the access's reclaim
+    episode ends short, the window gets the room there is (``page_cache_ra_unbounded`` stops at
+    the first failed allocation) and the read goes on."""
+    trace = _trace(list(range(80)) * 2)
+    run = _run(trace, config=KernelConfig(memory_pages=64, schedule="trace"))
+    assert run.advance() == len(trace)
+    c = run.counters
+    assert c["oom_kill"] == 0
+    assert c["pgpgin"] == c["misses"] + c["readahead_pages"]
+    assert int((run.state.resident != 0).sum()) <= 64

@@ -131,6 +131,7 @@ def make_kframework(
     tag_ra[:, RA.byp_left] = 0
     tag_ra[:, RA.max] = node[N.ra_max]
     tag_ra[:, RA.mode] = 0
+    tag_ra[:, RA.noretry] = 0
     channels = max([d.channels for d in (swap, file_dev) if d is not None] + [0])
     entries = compression_entries(trace.source)
     zram_cost, node[N.zram_scale] = zram_costs(page, kind, tag, n_pages, c.zram_ratio_of(swap), entries)

@@ -105,6 +105,12 @@ READAHEAD = Record(
         "pages",
         "its window's ``async_size``: page ``start + size - async_size`` has PG_readahead",
     ),
+    field(
+        "noretry",
+        "0/1",
+        "1 once a reclaim episode of the pending access ended short of its target: its readahead "
+        "pages (``__GFP_NORETRY``) get only the room there is",
+    ),
 )
 N, F, RA = NODE.at, FLOATS.at, READAHEAD.at
 

@@ -63,6 +63,7 @@ from pagesim.engine.kmode.readahead import (
     _async_plan,
     _bypassed_read,
     _commit,
+    _noretry_fill,
     _page_at,
     _pages_needed,
     _plan_window,
@@ -141,6 +142,7 @@ def run_kernel(  # type: ignore[no-untyped-def]
         tg = x
         t = 0
         reclaimer = -1
+        fill_limit = -1  # pages the access may bring in (-1: its whole readahead window)
         cg = 0
         if x != kswapd_id:
             t = fw.order[fw.task_pos[tg]]
@@ -163,6 +165,10 @@ def run_kernel(  # type: ignore[no-untyped-def]
                 k = 0  # a bypassed read brings nothing into memory
             else:
                 k = _pages_needed(s, fw, p, tg, kind[t] == 1, op[t], fw.tag_ra[tg, RA.max])
+                demand = 1 if s.resident[p] == 0 and op[t] != 2 else 0
+                if k > demand and fw.tag_ra[tg, RA.noretry] != 0:
+                    k = _noretry_fill(fw, cg, k, demand)
+                    fill_limit = k
             reclaimer = _room_needed(fw, cg, k)
             if reclaimer < 0 and k > 0 and fw.tag_reclaimer[tg] >= 0:
                 reclaimer = fw.tag_reclaimer[tg]  # an episode goes on until it has freed 32
@@ -192,6 +198,7 @@ def run_kernel(  # type: ignore[no-untyped-def]
         a[A_REFAULT] = 0
         a[A_WAIT_NS] = 0
         consumed += 1
+        fw.tag_ra[tg, RA.noretry] = 0
         ra_max = fw.tag_ra[tg, RA.max]  # the task's files' readahead maximum (fadvise SEQUENTIAL)
         s.mm_seq[tg] = a[A_SEQ]  # a CPU ran the task's mm (lru_gen_use_mm)
         if is_anon:  # the access sets its page table's PMD accessed bit
@@ -264,7 +271,7 @@ def run_kernel(  # type: ignore[no-untyped-def]
                     if size > 0:
                         _commit(fw, tg, start, size, asz)
                         first = _page_at(fw, p, start - fw.addr[p])
-                        k = _plan_window(s, fw, first, size, asz, -1, 0)
+                        k = _plan_window(s, fw, first, size, asz, -1, 0, fill_limit)
                     if k > 0 and _queued(fw, FILE_DEV):
                         _occupy(fw, FILE_DEV, fw.clock[tg], _read_ns(fw, FILE_DEV, fw.fill[0], k), k)
                 fw.tag_ra[tg, RA.last] = p
@@ -308,7 +315,7 @@ def run_kernel(  # type: ignore[no-untyped-def]
                     if size > 0:
                         _commit(fw, tg, start, size, asz)
                         first = _page_at(fw, p, start - fw.addr[p])
-                        k = _plan_window(s, fw, first, size, asz, p, 1)
+                        k = _plan_window(s, fw, first, size, asz, p, 1, fill_limit)
                         if first == p:
                             wait_read = k
                         elif k > 1 and _queued(fw, FILE_DEV):  # a window past p: nobody waits for it

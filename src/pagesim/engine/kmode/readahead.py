@@ -43,6 +43,7 @@ from pagesim.engine.kmode.framework import (
     FMODE_RANDOM,
     RA,
     N,
+    _free_pages,
 )
 
 
@@ -189,14 +190,16 @@ def _page_at(fw, p, off):  # type: ignore[no-untyped-def]
 
 
 @kernel
-def _plan_window(s, fw, first, size, asz, skip, k):  # type: ignore[no-untyped-def]
+def _plan_window(s, fw, first, size, asz, skip, k, limit):  # type: ignore[no-untyped-def]
     """Queue the non-resident pages of the window of ``size`` pages from ``first`` (but
-    ``skip``, queued already) after ``k`` queued pages; the page ``size - asz`` from its start
-    gets PG_readahead if queued. Returns the new count."""
+    ``skip``, queued already) after ``k`` queued pages, ``limit`` queued at most (-1: as many as
+    ``fw.fill`` holds); the page ``size - asz`` from its start gets PG_readahead if queued.
+    Returns the new count."""
     page = first
     mark = size - asz
+    most = fw.fill.shape[0] if limit < 0 else min(limit, fw.fill.shape[0])
     for i in range(size):
-        if page < 0 or k >= fw.fill.shape[0]:
+        if page < 0 or k >= most:
             break
         if page != skip and s.resident[page] == 0:
             fw.fill[k] = page
@@ -240,6 +243,17 @@ def _pages_needed(s, fw, p, tg, is_anon, o, ra_max):  # type: ignore[no-untyped-
     if size == 0:
         return 1
     return 1 + _count_window(s, fw, _page_at(fw, p, start - fw.addr[p]), size, p)
+
+
+@kernel
+def _noretry_fill(fw, cg, k, demand):  # type: ignore[no-untyped-def]
+    """Pages an access that wants ``k`` (``demand`` of them its own page, 0 or 1) may bring in
+    once its reclaim episode ended short of its target: the readahead pages are allocated with
+    ``__GFP_NORETRY`` (``readahead_gfp_mask``), so they get the room there is, and
+    ``page_cache_ra_unbounded`` reads the window's pages it allocated before the first failure;
+    the demand page's own allocation retries (``filemap_create_folio``)."""
+    room = min(fw.cap[cg] - fw.used[cg], _free_pages(fw) - fw.node[N.wmin])
+    return max(demand, min(k, room))
 
 
 @kernel

@@ -35,6 +35,7 @@ from pagesim.engine.kmode.eviction import _evict_page, _kremove, _pick_fallback
 from pagesim.engine.kmode.framework import (
     MAX_FRUITLESS_BATCHES,
     MAX_RECLAIM_RETRIES,
+    RA,
     SWAP_CLUSTER_MAX,
     F,
     N,
@@ -212,8 +213,11 @@ def _reclaim_step(ss, fw, a, r, out, evict, removed, actor, cg, reclaimer, t):  
     idle = 0
     if not kswapd:
         fw.tag_reclaimed[actor] += freed
-        if fw.tag_reclaimed[actor] >= SWAP_CLUSTER_MAX or (prio == 0 and freed < request):
+        if fw.tag_reclaimed[actor] >= SWAP_CLUSTER_MAX:
             fw.tag_reclaimer[actor] = -1  # the episode is over: the allocation is retried
+        elif prio == 0 and freed < request:
+            fw.tag_reclaimer[actor] = -1
+            fw.tag_ra[actor, RA.noretry] = 1  # its readahead allocations fail now
     if freed < request and not want_oom and prio > floor:
         prio -= 1
     elif freed == 0 and not want_oom:
