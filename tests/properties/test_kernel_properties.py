@@ -16,7 +16,10 @@ from hypothesis import strategies as st
 
 from pagesim.core.lists import check_lists
 from pagesim.engine.kernel import KernelRun
-from pagesim.engine.kernel_loop import N_RESIDENT, N_ZRAM_STORED, _free_pages
+from pagesim.engine.kernel_loop import (
+    N,
+    _free_pages,
+)
 from pagesim.engine.memory import KernelConfig
 from pagesim.policies.registry import make_policy
 from pagesim.trace import Trace
@@ -52,8 +55,8 @@ def test_kernel_invariants_hold_after_every_step(rows: list[tuple[int, int, int,
         fw, s = run.framework, run.state
         free = int(_free_pages(fw))
         assert free >= 0
-        assert int(fw.node[N_RESIDENT]) + math.ceil(fw.node[N_ZRAM_STORED] / 3) + free == 128
-        assert int(np.count_nonzero(s.resident)) == int(fw.node[N_RESIDENT])
+        assert int(fw.node[N.resident]) + math.ceil(fw.node[N.zram_stored] / 3) + free == 128
+        assert int(np.count_nonzero(s.resident)) == int(fw.node[N.resident])
         assert int(check_lists(s)) == 0
         assert fw.used[0] <= 100
         c = run.counters

@@ -124,14 +124,16 @@ def test_ycsb_a_log_pages_do_not_pile_up_in_kernel_mode() -> None:
 
 def test_ycsb_e_mru_skip_rule_stops_readahead_thrashing() -> None:
     # YCSB E's scans read ahead; plain MRU evicts the window's pages (at the head of its list)
-    # before the scan reads them, so the stream misses and reads the window again. The
-    # experiments' ce-mru skips pages still under I/O or off the LRU, as cache_ext's does.
+    # before the scan reads them, so the scan misses where its window was (and, by 6.6's
+    # rules, starts again with a window of 4 pages). The experiments' ce-mru skips pages still
+    # under I/O or off the LRU, as cache_ext's does, so the scans find their windows: measured
+    # at this scale, 180,142 misses against 316,925 and 1.76x the throughput.
     o = build_ycsb(workload="E", scale=SCALE)
     plain = E.measure(o, make_policy("ce-mru"), label="plain", workload="E", latency_window=0)
     modelled = E.measure(o, _policy("ce-mru", o), label="model", workload="E", latency_window=0)
     assert _policy("ce-mru", o).values["inflight"] == E.LRU_ADD_BATCH * 8
-    assert modelled.counters["readahead_pages"] < plain.counters["readahead_pages"] / 2
-    assert modelled.throughput["all"] > plain.throughput["all"]
+    assert modelled.counters["misses"] < plain.counters["misses"] * 2 / 3
+    assert modelled.throughput["all"] > plain.throughput["all"] * 1.5
 
 
 def test_ycsb_c_table_and_json(ycsb_c: E.Experiment) -> None:

@@ -14,7 +14,10 @@ from pagesim.analysis.experiments.get_scan import FADVISE_BASELINES
 from pagesim.cli import app
 from pagesim.core.state import DIRTY, LIST
 from pagesim.engine.kernel import KernelRun
-from pagesim.engine.kernel_loop import N_RESIDENT, RA_MAX, RA_SIZE
+from pagesim.engine.kernel_loop import (
+    RA,
+    N,
+)
 from pagesim.engine.memory import KernelConfig
 from pagesim.policies.registry import make_policy
 from pagesim.report.experiments import experiment_table
@@ -45,8 +48,8 @@ def _window_sizes(trace: Trace, advice: FileAdvice | None) -> tuple[list[int], l
     sizes, ahead = [], []
     while run.done < run.n:
         run.advance(1)
-        sizes.append(int(run.framework.tag_ra[0, RA_SIZE]))
-        ahead.append(int(run.framework.node[N_RESIDENT]) - run.done)
+        sizes.append(int(run.framework.tag_ra[0, RA.size]))
+        ahead.append(int(run.framework.node[N.resident]) - run.done)
     return sizes, ahead, run
 
 
@@ -58,7 +61,7 @@ def test_sequential_doubles_the_readahead_window() -> None:
     plain, plain_ahead, r0 = _window_sizes(trace, None)
     hinted, hinted_ahead, r1 = _window_sizes(trace, _advice([(0, "SEQUENTIAL", 0, 599)]))
     assert max(plain) == 32 and max(hinted) == 64
-    assert int(r1.framework.tag_ra[0, RA_MAX]) == 2 * int(r0.framework.tag_ra[0, RA_MAX]) == 64
+    assert int(r1.framework.tag_ra[0, RA.max]) == 2 * int(r0.framework.tag_ra[0, RA.max]) == 64
     assert max(hinted_ahead) > max(plain_ahead) >= 32
     for run in (r0, r1):
         assert run.counters["pgpgin"] == 600 and run.counters["misses"] == 2
@@ -77,7 +80,7 @@ def test_random_reads_only_the_page_asked_for_and_normal_undoes_it() -> None:
     run.advance()
     c = run.counters
     assert c["readahead_pages"] == 49 and c["misses"] == 51  # page 50 on: read ahead again
-    assert int(run.framework.tag_ra[0, RA_MAX]) == 32
+    assert int(run.framework.tag_ra[0, RA.max]) == 32
     assert run.fadvise["calls"] == 3
 
 
@@ -109,7 +112,7 @@ def test_dontneed_drops_the_clean_pages_of_the_range_and_writes_back_the_dirty()
     assert plain.counters["misses"] == before["misses"]  # without the hint the re-read hits
     # no page lost or counted twice: charges, the node's count and the policy's lists agree
     resident = int((s.resident != 0).sum())
-    assert int(fw.used[0]) == int(fw.node[N_RESIDENT]) == resident == 100 - 59 + 1
+    assert int(fw.used[0]) == int(fw.node[N.resident]) == resident == 100 - 59 + 1
     assert int((s.lst[:, LIST] >= 0).sum()) == resident
 
 

@@ -100,29 +100,31 @@ def test_the_flushers_write_back_delays_a_later_read() -> None:
 def test_a_bypassed_sequential_read_fetches_its_readahead_window_in_one_request() -> None:
     """admit-compaction with compaction tag 0 reads pages 0..99 of one file (readahead up to
     32): nothing enters the cache, but each miss reads the window a miss would have read, in
-    one request, and the next reads of that window are served from it: requests of 1, 4, 8, 16,
-    32, 32 and 7 pages (the file ends): 100 pages read in 7 waits of 80 us + 4 us a further page,
-    7 * 80 + 4 * 93 = 932 us."""
+    one request, and the next reads of that window are served from it. With 6.6's rules
+    (``ondemand_readahead``): page 0 alone (no state), 1-4 (``get_init_ra_size``: 4), 5-28 (8
+    pushed on, and ``readit`` takes in the next 16 since the mark would fall on page 5), 29-60
+    and 61-92 (32, the maximum), 93-99 (the file ends): 100 pages read in 6 waits of 80 us + 4 us
+    a further page, 6 * 80 + 4 * 94 = 856 us."""
     cfg = KernelConfig(memory_pages=1000, readahead_pages=32)
     policy = make_policy("admit-compaction", compaction_tags="0")
     r = simulate_kernel(_reads(range(100), [0] * 100), policy, cfg)
     c = r.counters
     assert c["bypassed"] == 100 and c["pgpgin"] == 100 and r.node["resident_file"] == 0
-    assert r.tasks["waits"] == [7]
-    assert r.tasks["time_ns"] == [pytest.approx(100 * 100 + 7 * 80_000 + 93 * 4_000)]
+    assert r.tasks["waits"] == [6]
+    assert r.tasks["time_ns"] == [pytest.approx(100 * 100 + 6 * 80_000 + 94 * 4_000)]
 
 
 def test_a_cached_page_inside_a_bypassed_window_is_not_read_again() -> None:
-    """As above, but task 0 reads page 50 into the cache first. Task 1's fifth request (pages
+    """As above, but task 0 reads page 50 into the cache first. Task 1's fourth request (pages
     29..60) reads 31 pages, not page 50; page 50 is a cache hit (no admit, no bypass) and page
-    51 is still served from the request: 99 bypassed reads, 7 waits, 92 further pages."""
+    51 is still served from the request: 99 bypassed reads, 6 waits, 93 further pages."""
     cfg = KernelConfig(memory_pages=1000, readahead_pages=32)
     trace = _reads([50, *range(100)], [0] + [1] * 100)
     r = simulate_kernel(trace, make_policy("admit-compaction", compaction_tags="1"), cfg)
     c = r.counters
     assert c["bypassed"] == 99 and c["pgpgin"] == 1 + 99 and r.node["resident_file"] == 1
-    assert r.tasks["waits"] == [1, 7]
-    assert r.tasks["time_ns"][1] == pytest.approx(100 * 100 + 7 * 80_000 + 92 * 4_000)
+    assert r.tasks["waits"] == [1, 6]
+    assert r.tasks["time_ns"][1] == pytest.approx(100 * 100 + 6 * 80_000 + 93 * 4_000)
 
 
 def test_a_refault_tells_the_policy_the_reads_service_not_its_queueing() -> None:

@@ -14,7 +14,10 @@ import pytest
 
 from pagesim.core.state import DIRTY
 from pagesim.engine.kernel import KernelRun, file_successors, simulate_kernel
-from pagesim.engine.kernel_loop import N_DIRTY, N_RESIDENT, N_SWAP_USED, N_ZRAM_STORED, _free_pages
+from pagesim.engine.kernel_loop import (
+    N,
+    _free_pages,
+)
 from pagesim.engine.memory import KernelConfig, watermarks
 from pagesim.policies.registry import make_policy
 from pagesim.trace import KIND_ANON, KIND_FILE, OP_FREE, OP_READ, OP_WRITE, Trace
@@ -55,8 +58,8 @@ def test_anon_loop_larger_than_memory_swaps_every_page_back() -> None:
         run.advance(97)
         fw = run.framework
         free = int(_free_pages(fw))
-        zram = math.ceil(fw.node[N_ZRAM_STORED] / 3)
-        assert fw.node[N_RESIDENT] + zram + free == 1000
+        zram = math.ceil(fw.node[N.zram_stored] / 3)
+        assert fw.node[N.resident] + zram + free == 1000
         assert free >= 63
     c = run.counters
     assert c["zero_fill"] == 2000 and c["misses"] == 4000 and c["hits"] == 0
@@ -65,14 +68,14 @@ def test_anon_loop_larger_than_memory_swaps_every_page_back() -> None:
     assert c["oom_kill"] == 0 and c["swap_full"] == 0
     # every page is written again after its swap-in, which frees its slot: what is in swap now
     # is exactly what is not resident
-    assert int(run.framework.node[N_SWAP_USED]) == 2000 - int(run.framework.node[N_RESIDENT])
+    assert int(run.framework.node[N.swap_used]) == 2000 - int(run.framework.node[N.resident])
     r = run.result()
     assert r.latency_ns["max"] == pytest.approx(3700 + 100)  # a zram swap-in plus the access
 
 
 def test_sequential_file_read_is_read_ahead() -> None:
     """Pages 0..99 of one file read in order. p0: no history, read alone (1 page). p1 follows
-    p0: synchronous readahead of 4 pages (p1 and 3 ahead, PG_readahead on p3). p3's hit starts
+    p0: synchronous readahead of 4 pages (p1 and 3 ahead, PG_readahead on p2). p2's hit starts
     the next window asynchronously: 8 pages (x2), and so on. Only p0 and p1 miss; the other 98
     pages come in by readahead; 100 pages read in all."""
     run = KernelRun(
@@ -85,28 +88,31 @@ def test_sequential_file_read_is_read_ahead() -> None:
 
 
 def test_reads_that_never_follow_each_other_are_not_read_ahead() -> None:
-    """Even pages, then odd pages: no read continues the previous one, so no readahead."""
-    ids = list(range(0, 200, 2)) + list(range(1, 200, 2))
+    """Every third page, three passes (0, 3, 6, ..., then 1, 4, ..., then 2, 5, ...): each read
+    is three pages past the last, past prev_index + 1 (``index - prev_index <= 1UL`` in
+    ondemand_readahead), so none reads ahead."""
+    ids = list(range(0, 300, 3)) + list(range(1, 300, 3)) + list(range(2, 300, 3))
     cfg = KernelConfig(memory_pages=4096)
     c = simulate_kernel(_trace(ids, KIND_FILE, OP_READ), make_policy("lru"), cfg).counters
-    assert c["readahead_pages"] == 0 and c["misses"] == 200 and c["pgpgin"] == 200
+    assert c["readahead_pages"] == 0 and c["misses"] == 300 and c["pgpgin"] == 300
 
 
 def test_context_readahead_reads_ahead_of_a_random_miss_after_cached_pages() -> None:
-    """Linux 6.6's try_context_readahead: even pages, then odd ones. Page 1 has one cached page
-    before it (page 0): no readahead. Page 3 has three (0, 1, 2): a window of 4 from 3 brings
-    5, 7 and 9 (the even ones are in memory already), so 5-9 hit; 11 has all 11 pages before it
-    cached: a window of 12, and so on. Every page is still read once."""
-    ids = list(range(0, 200, 2)) + list(range(1, 200, 2))
-    off = simulate_kernel(
-        _trace(ids, KIND_FILE, OP_READ), make_policy("lru"), KernelConfig(memory_pages=4096)
-    )
-    cfg = KernelConfig(memory_pages=4096, context_readahead=True)
-    c = simulate_kernel(_trace(ids, KIND_FILE, OP_READ), make_policy("lru"), cfg).counters
-    assert off.counters["readahead_pages"] == 0
-    assert c["pgpgin"] == 200 and c["misses"] + c["readahead_pages"] == 200
-    # misses: 100 even pages, then 1, 3, 11 and the start of each later window of 32
-    assert c["readahead_pages"] >= 3 + 11 and c["misses"] < 110
+    """Linux 6.6's try_context_readahead: pages 109 down to 100 read one by one (each a random
+    read: no readahead), then 110..150 in order. 110 is far from the last read (100), but the
+    10 pages before it are cached: a window of 10 + 1 from 110, async_size 1 (mark on 120),
+    whose hit starts the next. Without it, 110 is read alone and 111 starts a window of 4."""
+    ids = list(range(109, 99, -1)) + list(range(110, 151))
+    trace = _trace(ids, KIND_FILE, OP_READ)
+    off = KernelRun(trace, make_policy("lru"), KernelConfig(memory_pages=4096))
+    on = KernelRun(trace, make_policy("lru"), KernelConfig(memory_pages=4096, context_readahead=True))
+    for run in (off, on):
+        run.advance(11)
+    assert on.counters["readahead_pages"] == 10 and off.counters["readahead_pages"] == 0
+    for run in (off, on):
+        run.advance()
+        assert run.counters["pgpgin"] == 51
+    assert on.counters["misses"] == 11 and off.counters["misses"] == 12
 
 
 def test_file_successors_follow_source_ids_within_files() -> None:
@@ -378,10 +384,10 @@ def test_the_flusher_writes_back_the_pages_dirtied_first_over_the_background_thr
     run = KernelRun(_trace(list(range(15)) + [0], KIND_FILE, OP_WRITE), make_policy("lru"), cfg)
     run.advance(15)
     assert run.counters["flusher_writeback"] == 5 and run.counters["pgpgout"] == 5
-    assert int(run.framework.node[N_DIRTY]) == 10 and run.result().node["resident_file"] == 15
+    assert int(run.framework.node[N.dirty]) == 10 and run.result().node["resident_file"] == 15
     assert [int(run.states[0].resident[p]) & DIRTY for p in range(6)] == [0] * 5 + [DIRTY]
     run.advance()  # page 0 again: 11 dirty, the flusher takes page 5
-    assert run.counters["flusher_writeback"] == 6 and int(run.framework.node[N_DIRTY]) == 10
+    assert run.counters["flusher_writeback"] == 6 and int(run.framework.node[N.dirty]) == 10
     assert int(run.states[0].resident[0]) & DIRTY and not int(run.states[0].resident[5]) & DIRTY
     off = KernelConfig(memory_pages=1000, readahead_pages=0, dirty_background_ratio=0)
     quiet = simulate_kernel(_trace(list(range(15)), KIND_FILE, OP_WRITE), make_policy("lru"), off)
@@ -405,19 +411,23 @@ def test_kcompressd_takes_swap_writes_off_kswapd_until_its_queue_is_full() -> No
     2,500 finds one page left in the queue: its page is queued (busy until 7,500). Direct
     reclaim always writes its own pages."""
     from pagesim.core.state import RECLAIM_DIRECT, RECLAIM_KSWAPD
-    from pagesim.engine.kernel_loop import F_BATCH_T0, F_KC_BUSY, N_RECLAIMER, _swap_out_ns
+    from pagesim.engine.kernel_loop import (
+        F,
+        N,
+        _swap_out_ns,
+    )
 
     run = KernelRun(
         _trace([0], KIND_ANON, OP_WRITE), make_policy("lru"), KernelConfig(memory_pages=1000, kcompressd=2)
     )
     fw, out = run.framework, run.out
-    fw.node[N_RECLAIMER] = RECLAIM_KSWAPD
-    fw.f[F_BATCH_T0] = 0.0
+    fw.node[N.reclaimer] = RECLAIM_KSWAPD
+    fw.f[F.batch_t0] = 0.0
     assert [_swap_out_ns.py_func(fw, out) for _ in range(3)] == [0.0, 0.0, 2500.0]
-    assert fw.f[F_KC_BUSY] == 5000.0 and run.counters["kcompressd_pages"] == 2
-    fw.f[F_BATCH_T0] = 2500.0
-    assert _swap_out_ns.py_func(fw, out) == 0.0 and fw.f[F_KC_BUSY] == 7500.0
-    fw.node[N_RECLAIMER] = RECLAIM_DIRECT
+    assert fw.f[F.kc_busy] == 5000.0 and run.counters["kcompressd_pages"] == 2
+    fw.f[F.batch_t0] = 2500.0
+    assert _swap_out_ns.py_func(fw, out) == 0.0 and fw.f[F.kc_busy] == 7500.0
+    fw.node[N.reclaimer] = RECLAIM_DIRECT
     assert _swap_out_ns.py_func(fw, out) == 2500.0
 
 

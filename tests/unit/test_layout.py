@@ -102,3 +102,21 @@ def test_no_policy_module_lays_out_globals_by_hand() -> None:
         if re.match(r"^[A-Z_][A-Z0-9_]* = GI_USER( \+ \d+)?\s*(#.*)?$", line)
     ]
     assert not by_hand, by_hand
+
+
+def test_kernel_mode_slots_come_from_declarations() -> None:
+    """Kernel mode's node scalars, float totals and readahead slots are declared (``NODE``,
+    ``FLOATS``, ``READAHEAD``), each with a unit, not numbered by hand."""
+    from pagesim.engine.kmode import framework
+
+    source = Path(framework.__file__).read_text()
+    by_hand = re.findall(r"^(?:N|F|RA)_[A-Z0-9_]+ = \d+", source, re.M)
+    assert by_hand == ["N_LAT_BUCKETS = 64"], by_hand  # a histogram's size, not a slot
+    for record, ns in (
+        (framework.NODE, framework.N),
+        (framework.FLOATS, framework.F),
+        (framework.READAHEAD, framework.RA),
+    ):
+        assert ns.SIZE == record.size == len(record.fields)
+        assert [getattr(ns, f.name) for f in record.fields] == list(range(record.size))
+        assert all(f.unit and f.meaning for f in record.fields)

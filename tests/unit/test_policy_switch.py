@@ -17,7 +17,9 @@ import pytest
 from pagesim.core.lists import check_lists
 from pagesim.core.state import PROT_NONE
 from pagesim.engine.kernel import KernelRun, simulate_kernel
-from pagesim.engine.kernel_loop import N_KC_DEPTH
+from pagesim.engine.kernel_loop import (
+    N,
+)
 from pagesim.engine.memory import KernelConfig
 from pagesim.engine.simulate import simulate
 from pagesim.engine.switch import switch_order
@@ -159,13 +161,13 @@ def test_kcompressd_sign_while_off() -> None:
     """kcompressd above 0 runs only while CAST is on, below 0 whatever runs (the seed)."""
     for knob, off_depth in ((24, 0), (-24, 24)):
         run = KernelRun(_trace(), CAST(enabled="0@100,1@200", kcompressd=knob), _config())
-        assert run.framework.node[N_KC_DEPTH] == 24
+        assert run.framework.node[N.kc_depth] == 24
         run.advance(100)
         run.advance(0)
-        assert run.framework.node[N_KC_DEPTH] == off_depth
+        assert run.framework.node[N.kc_depth] == off_depth
         run.advance(100)
         run.advance(0)
-        assert run.framework.node[N_KC_DEPTH] == 24
+        assert run.framework.node[N.kc_depth] == 24
 
 
 def test_refused_with_mglru_and_outside_kernel_mode() -> None:

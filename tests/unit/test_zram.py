@@ -15,7 +15,12 @@ import numpy as np
 import pytest
 
 from pagesim.engine.kernel import KernelRun
-from pagesim.engine.kernel_loop import N_RESIDENT, _free_pages, _zram_pages, _zram_pages_of
+from pagesim.engine.kernel_loop import (
+    N,
+    _free_pages,
+    _zram_pages,
+    _zram_pages_of,
+)
 from pagesim.engine.memory import KernelConfig
 from pagesim.engine.zram import compression_entries, ratio_fraction, same_filled_mask, zram_costs
 from pagesim.policies.registry import make_policy
@@ -127,7 +132,7 @@ def test_zram_holds_each_stored_page_at_its_own_ratio() -> None:
             s0, s1 = _stored(run)
             zram = math.ceil(s0 * per_page + s1 * Fraction(1, 8))
             assert int(_zram_pages(run.framework)) == zram
-            assert int(run.framework.node[N_RESIDENT]) + zram + int(_free_pages(run.framework)) == 1000
+            assert int(run.framework.node[N.resident]) + zram + int(_free_pages(run.framework)) == 1000
             seen = max(seen, s0 + s1)
         assert seen > 100  # reclaim did swap
         assert run.result().node["zram_pages"] == zram

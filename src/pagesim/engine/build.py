@@ -54,7 +54,7 @@ from pagesim.engine.build import _policy_class
 from pagesim.engine.loop import prefetch_list_links as _prefetch_list_links
 from pagesim.engine.loop import prefetch_pm_link as _prefetch_pm_link
 from pagesim.engine.loop import run_cache as _run_cache
-from pagesim.engine.kernel_loop import run_kernel as _run_kernel
+from pagesim.engine.kernel_loop import (run_kernel as _run_kernel,)
 '''
 
 _RUNNER_FOOTER = """
@@ -439,7 +439,9 @@ def interpreted_runner(
 ) -> Callable[..., int]:
     """The runner for ``classes`` (one per cgroup) as plain Python (slow, debuggable)."""
     from pagesim.core.hookret import as_int
-    from pagesim.engine.kernel_loop import run_kernel
+    from pagesim.engine.kernel_loop import (
+        run_kernel,
+    )
     from pagesim.engine.loop import run_cache
 
     if not isinstance(classes, tuple):

@@ -192,11 +192,10 @@ class KernelConfig:
         Linux 6.6's ``try_context_readahead`` (mm/readahead.c, ``ondemand_readahead``; dropped
         in 6.10): a read miss that does not follow the task's last read still reads ahead when
         the pages just before it are in memory: with ``h`` > 1 of them (the request being one
-        page), the window is ``min(h + 1, readahead_pages)`` pages from the missed one. False
-        (default): only sequential misses read ahead. Deviations: history pages count only
-        if they occur in the trace (``ra_next``), the window is not doubled when the history
-        reaches the file's start, and it carries no PG_readahead mark (the kernel's
-        ``async_size`` 1 marks its last page).
+        page), the window is ``min(h + 1, readahead_pages)`` pages from the missed one, its
+        last page marked (``async_size`` 1). False (default): only sequential misses read
+        ahead. Deviations: history pages count only if they occur in the trace (``ra_next``),
+        and the window is not doubled when the history reaches the file's start.
     cpu_ns_per_access, zero_fill_ns, reclaim_ns_per_page : float
         CPU costs in ns: per access, per zero-filled page, per page reclaim isolates or looks at.
     rmap_ns_per_page : float

@@ -18,38 +18,13 @@ from pagesim.core.state import (
 )
 from pagesim.engine.kernel.inputs import _first_access, device_addresses, file_successors, release_times
 from pagesim.engine.kmode.framework import (
-    F_CPU_NS,
-    F_HINT_NS,
-    F_LEN,
-    F_PTE_NS,
-    F_RMAP_NS,
-    F_SCAN_NS,
-    F_ZERO_NS,
     FILE_DEV,
-    N_CTX_RA,
-    N_DIRTY_BG,
-    N_HAS_NEXT,
-    N_HAS_SWAP,
-    N_KC_DEPTH,
-    N_LAST_OOM_TAG,
     N_LAT_BUCKETS,
-    N_LEN,
-    N_RA_MAX,
-    N_STOP,
-    N_SWAP_TOTAL,
-    N_TIMED,
-    N_TOTAL,
-    N_WHIGH,
-    N_WLOW,
-    N_WMIN,
-    N_ZRAM_SCALE,
-    RA_BYP_LEFT,
-    RA_LEN,
-    RA_MAX,
-    RA_MODE,
-    RA_SIZE,
+    RA,
     SWAP_DEV,
+    F,
     KFramework,
+    N,
 )
 from pagesim.engine.memory import D_LEN, KernelConfig, watermarks
 from pagesim.engine.zram import compression_entries, zram_costs
@@ -112,52 +87,54 @@ def make_kframework(
     page, kind, tag = columns
     c = config
     wmin, wlow, whigh = watermarks(c.memory_pages)
-    node = np.zeros(N_LEN, dtype=np.int64)
-    node[N_TOTAL] = c.memory_pages
-    node[N_WMIN], node[N_WLOW], node[N_WHIGH] = wmin, wlow, whigh
-    node[N_RA_MAX] = max(c.readahead_pages, 1)
-    node[N_CTX_RA] = 1 if c.context_readahead else 0
+    node = np.zeros(N.SIZE, dtype=np.int64)
+    node[N.total] = c.memory_pages
+    node[N.wmin], node[N.wlow], node[N.whigh] = wmin, wlow, whigh
+    node[N.ra_max] = max(c.readahead_pages, 1)
+    node[N.ctx_ra] = 1 if c.context_readahead else 0
     swap = c.device(c.swap)
-    node[N_HAS_SWAP] = 0 if swap is None else 1
-    node[N_SWAP_TOTAL] = c.swap_pages or 0
-    node[N_LAST_OOM_TAG] = -1
+    node[N.has_swap] = 0 if swap is None else 1
+    node[N.swap_total] = c.swap_pages or 0
+    node[N.last_oom_tag] = -1
     dev = np.zeros((2, D_LEN))
     if swap is not None:
         dev[SWAP_DEV] = swap.row()
     file_dev = c.device(c.file_device)
     if file_dev is not None:
         dev[FILE_DEV] = file_dev.row()
-    f = np.zeros(F_LEN)
-    f[F_CPU_NS] = c.cpu_ns_per_access
-    f[F_ZERO_NS] = c.zero_fill_ns
-    f[F_SCAN_NS] = c.reclaim_ns_per_page
-    f[F_RMAP_NS] = c.rmap_ns_per_page
-    f[F_PTE_NS] = c.walk_ns_per_pte
-    f[F_HINT_NS] = c.hint_fault_ns
-    node[N_TIMED] = 1 if c.schedule == "time" else 0
+    f = np.zeros(F.SIZE)
+    f[F.cpu_ns] = c.cpu_ns_per_access
+    f[F.zero_ns] = c.zero_fill_ns
+    f[F.scan_ns] = c.reclaim_ns_per_page
+    f[F.rmap_ns] = c.rmap_ns_per_page
+    f[F.pte_ns] = c.walk_ns_per_pte
+    f[F.hint_ns] = c.hint_fault_ns
+    node[N.timed] = 1 if c.schedule == "time" else 0
     stop = trace.source.get("stop", "all") if c.stop == "auto" else c.stop
     if stop not in ("all", "first"):
         raise ValueError(f"the trace's source['stop'] must be 'all' or 'first', got {stop!r}")
-    node[N_STOP] = 1 if stop == "first" else 0
+    node[N.stop] = 1 if stop == "first" else 0
     if any(cls.needs_next_access for cls in classes):
-        node[N_HAS_NEXT] = 1
+        node[N.has_next] = 1
         next_use = np.ascontiguousarray(trace.next_access(), dtype=np.int64)
         upcoming = _first_access(page, n_pages)
     else:
         next_use = np.zeros(0, dtype=np.int64)
         upcoming = np.zeros(0, dtype=np.int64)
     depth = c.kcompressd if c.kcompressd is not None else kcompressd_depth(first_policy)
-    node[N_KC_DEPTH] = max(int(depth), 0)
+    node[N.kc_depth] = max(int(depth), 0)
     if c.dirty_background_ratio > 0:
-        node[N_DIRTY_BG] = max(int(c.memory_pages * c.dirty_background_ratio / 100), 1)
-    tag_ra = np.full((n_tags, RA_LEN), -1, dtype=np.int64)
-    tag_ra[:, RA_SIZE] = 0
-    tag_ra[:, RA_BYP_LEFT] = 0
-    tag_ra[:, RA_MAX] = node[N_RA_MAX]
-    tag_ra[:, RA_MODE] = 0
+        node[N.dirty_bg] = max(int(c.memory_pages * c.dirty_background_ratio / 100), 1)
+    tag_ra = np.full((n_tags, RA.SIZE), -1, dtype=np.int64)
+    tag_ra[:, RA.size] = 0
+    tag_ra[:, RA.async_size] = 0
+    tag_ra[:, RA.byp_left] = 0
+    tag_ra[:, RA.max] = node[N.ra_max]
+    tag_ra[:, RA.mode] = 0
+    tag_ra[:, RA.noretry] = 0
     channels = max([d.channels for d in (swap, file_dev) if d is not None] + [0])
     entries = compression_entries(trace.source)
-    zram_cost, node[N_ZRAM_SCALE] = zram_costs(page, kind, tag, n_pages, c.zram_ratio_of(swap), entries)
+    zram_cost, node[N.zram_scale] = zram_costs(page, kind, tag, n_pages, c.zram_ratio_of(swap), entries)
     order = np.argsort(tag, kind="stable").astype(np.int64)
     counts = np.bincount(tag, minlength=n_tags) if page.shape[0] else np.zeros(n_tags, np.int64)
     task_first = np.zeros(n_tags + 1, dtype=np.int64)

@@ -51,27 +51,8 @@ from pagesim.engine.build import interpreted, interpreted_runner, runner_for
 from pagesim.engine.kernel.node import _node_slots, make_kframework
 from pagesim.engine.kernel.result import KernelResult, _latency_summary
 from pagesim.engine.kmode.framework import (
-    F_DIRECT_NS,
-    F_KC_NS,
-    F_KSWAPD_NS,
-    F_MAX_FAULT,
-    F_MAX_LAT,
-    F_NOW,
-    F_QUEUE_NS,
-    F_QUEUED,
-    F_TOTAL_NS,
-    N_ADV_CALLS,
-    N_ADV_DROPPED,
-    N_ADV_WRITTEN,
-    N_HAS_SWAP,
-    N_KC_DEPTH,
-    N_LAST_OOM_TAG,
-    N_RES_ANON,
-    N_RES_FILE,
-    N_SWAP_TOTAL,
-    N_SWAP_USED,
-    N_TOTAL,
-    N_ZRAM_STORED,
+    F,
+    N,
     _free_pages,
     _zram_pages,
     _zram_pages_of,
@@ -292,7 +273,7 @@ class KernelRun(Stepper):
             depth = (
                 kcompressd_depth(own) if new is own else max(kcompressd_depth(new), kcompressd_while_off(own))
             )
-            fw.node[N_KC_DEPTH] = max(int(depth), 0)
+            fw.node[N.kc_depth] = max(int(depth), 0)
         self._run = (
             interpreted_runner(self.classes, "kernel")
             if self.mode == "interpreted"
@@ -308,12 +289,12 @@ class KernelRun(Stepper):
         a[A_MODE] = MODE_KERNEL
         a[A_CGROUP] = cg
         a[A_TIME] = self.done
-        a[A_MEMORY] = fw.node[N_TOTAL]
+        a[A_MEMORY] = fw.node[N.total]
         a[A_CAPACITY] = fw.cap[cg]
         a[A_USED] = fw.used[cg]
         a[A_FREE] = _free_pages(fw)
         a[A_ZRAM_PAGES] = _zram_pages_of(fw, cg)
-        a[A_SWAP_FREE] = fw.node[N_SWAP_TOTAL] - fw.node[N_SWAP_USED] if fw.node[N_HAS_SWAP] else 0
+        a[A_SWAP_FREE] = fw.node[N.swap_total] - fw.node[N.swap_used] if fw.node[N.has_swap] else 0
         a[A_OP] = 0
         a[A_HIT] = 1
         a[A_READAHEAD] = 0
@@ -330,8 +311,8 @@ class KernelRun(Stepper):
     def fadvise(self) -> dict[str, int]:
         """fadvise so far: ``calls`` made, pages DONTNEED ``dropped`` and ``written`` back."""
         fw = self.framework
-        return {"calls": int(fw.node[N_ADV_CALLS]), "dropped": int(fw.node[N_ADV_DROPPED]),
-                "written": int(fw.node[N_ADV_WRITTEN])}  # fmt: skip
+        return {"calls": int(fw.node[N.adv_calls]), "dropped": int(fw.node[N.adv_dropped]),
+                "written": int(fw.node[N.adv_written])}  # fmt: skip
 
     def _fresh_cfg(self) -> np.ndarray:
         return new_cfg(self.warmup, any(c.has_admit() for c in self.classes), False, False, True)
@@ -357,11 +338,11 @@ class KernelRun(Stepper):
         fw = self.framework
         row = {
             "access": float(self.done - self.out[C.STOPPED]),  # run, not skipped by stop=first
-            "time_ns": float(fw.f[F_NOW]),
-            "resident_anon": float(fw.node[N_RES_ANON]),
-            "resident_file": float(fw.node[N_RES_FILE]),
+            "time_ns": float(fw.f[F.now]),
+            "resident_anon": float(fw.node[N.res_anon]),
+            "resident_file": float(fw.node[N.res_file]),
             "free": float(_free_pages(fw)),
-            "swap_used": float(fw.node[N_SWAP_USED]),
+            "swap_used": float(fw.node[N.swap_used]),
             "pswpin": float(self.out[C.PSWPIN]),
             "pswpout": float(self.out[C.PSWPOUT]),
         }
@@ -382,25 +363,25 @@ class KernelRun(Stepper):
             counters=self.counters,
             ops=ops,
             throughput_ops_per_s=throughput,
-            latency_ns=_latency_summary(fw.lat, float(fw.f[F_MAX_LAT])),
-            longest_fault_ns=float(fw.f[F_MAX_FAULT]),
-            kswapd_ns=float(fw.f[F_KSWAPD_NS]),
-            direct_reclaim_ns=float(fw.f[F_DIRECT_NS]),
+            latency_ns=_latency_summary(fw.lat, float(fw.f[F.max_lat])),
+            longest_fault_ns=float(fw.f[F.max_fault]),
+            kswapd_ns=float(fw.f[F.kswapd_ns]),
+            direct_reclaim_ns=float(fw.f[F.direct_ns]),
             node={
-                "resident_anon": int(fw.node[N_RES_ANON]),
-                "resident_file": int(fw.node[N_RES_FILE]),
-                "swap_used": int(fw.node[N_SWAP_USED]),
+                "resident_anon": int(fw.node[N.res_anon]),
+                "resident_file": int(fw.node[N.res_file]),
+                "swap_used": int(fw.node[N.swap_used]),
                 # zram's figures only where swap is zram: another device has no such store
                 **(
-                    {"zram_stored": int(fw.node[N_ZRAM_STORED]), "zram_pages": int(_zram_pages(fw))}
+                    {"zram_stored": int(fw.node[N.zram_stored]), "zram_pages": int(_zram_pages(fw))}
                     if self.config.swap == "zram"
                     else {}
                 ),
-                "oom_victim_tag": int(fw.node[N_LAST_OOM_TAG]),
-                "total_ns": int(fw.f[F_TOTAL_NS]),
-                "kcompressd_ns": int(fw.f[F_KC_NS]),
-                "device_queue_ns": int(fw.f[F_QUEUE_NS]),
-                "device_queued": int(fw.f[F_QUEUED]),
+                "oom_victim_tag": int(fw.node[N.last_oom_tag]),
+                "total_ns": int(fw.f[F.total_ns]),
+                "kcompressd_ns": int(fw.f[F.kc_ns]),
+                "device_queue_ns": int(fw.f[F.queue_ns]),
+                "device_queued": int(fw.f[F.queued]),
             },
             tasks={
                 "ops": fw.tag_ops.tolist(),

@@ -66,7 +66,7 @@ bypasses reads its readahead window in one request, the pages going to the reade
 the cache; the reader's next reads of that window are served from it (``RA_BYP_*``).
 
 Modules (one per subsystem, each compiled function at module level):
-:mod:`.framework` (``KFramework``, ``N_*``/``F_*``/``RA_*`` slots, free memory),
+:mod:`.framework` (``KFramework``, its declared ``N``/``F``/``RA`` slots, free memory),
 :mod:`.devices` (service and queueing), :mod:`.swapout` (swap-out, kcompressd),
 :mod:`.scheduler` (the heap of actors, an access's charges), :mod:`.oom` (the OOM killer),
 :mod:`.writeback` (dirty pages, the flusher), :mod:`.eviction` (removal, candidates, the

@@ -8,7 +8,9 @@ Figures per device come from ``fw.dev`` (:mod:`pagesim.engine.memory`, ``D_*`` c
 from __future__ import annotations
 
 from pagesim.core.jit import kernel
-from pagesim.engine.kmode.framework import F_QUEUE_NS, F_QUEUED
+from pagesim.engine.kmode.framework import (
+    F,
+)
 from pagesim.engine.memory import (
     D_BUSY_WRITE_NS,
     D_BUSY_WRITE_PAGE_NS,
@@ -92,15 +94,15 @@ def _service_ns(fw, d, work, n):  # type: ignore[no-untyped-def]
 def _read_wait(fw, d, now, first_page, n):  # type: ignore[no-untyped-def]
     """``(wait, service)`` of a read of ``n`` pages a task issues at ``now`` and waits for: its
     queueing plus service, and its service alone (what the device did for it); counts the
-    queueing in ``F_QUEUE_NS``/``F_QUEUED``."""
+    queueing in ``F.queue_ns``/``F.queued``."""
     work = _read_ns(fw, d, first_page, n)
     if work <= 0.0 or not _queued(fw, d):
         return work, work
     wait = _occupy(fw, d, now, work, n)
     service = _service_ns(fw, d, work, n)
     if wait > service:
-        fw.f[F_QUEUE_NS] += wait - service
-        fw.f[F_QUEUED] += 1.0
+        fw.f[F.queue_ns] += wait - service
+        fw.f[F.queued] += 1.0
     return wait, service
 
 

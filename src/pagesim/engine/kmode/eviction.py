@@ -20,20 +20,10 @@ from pagesim.engine import counters as C
 from pagesim.engine.candidates import proposed_before, release_page, removal_event
 from pagesim.engine.kmode.devices import _write_busy, _write_ns
 from pagesim.engine.kmode.framework import (
-    F_BATCH_T0,
-    F_COST,
     FILE_DEV,
-    N_DIRTY,
-    N_HAS_SWAP,
-    N_NEXT_SLOT,
-    N_RES_ANON,
-    N_RES_FILE,
-    N_RESIDENT,
-    N_SWAP_TOTAL,
-    N_SWAP_USED,
-    N_ZRAM_STORED,
-    N_ZRAM_UNITS,
     SWAP_DEV,
+    F,
+    N,
 )
 from pagesim.engine.kmode.swapout import _swap_out_ns
 
@@ -50,15 +40,15 @@ def _kremove(ss, fw, r, out, removed, page, reason, t, written_ns):  # type: ign
     removed(ss, cg, r)
     v = s.resident[page]
     if v & ANON:
-        fw.node[N_RES_ANON] -= 1
+        fw.node[N.res_anon] -= 1
     else:
-        fw.node[N_RES_FILE] -= 1
+        fw.node[N.res_file] -= 1
         if v & DIRTY:
-            fw.node[N_DIRTY] -= 1
+            fw.node[N.dirty] -= 1
             fw.dirty_cg[cg] -= 1
     release_page(s, page, True)
     fw.used[cg] -= 1
-    fw.node[N_RESIDENT] -= 1
+    fw.node[N.resident] -= 1
 
 
 @kernel_inline
@@ -71,27 +61,27 @@ def _evict_page(ss, fw, r, out, removed, page, reason, t):  # type: ignore[no-un
     written = -1.0
     if v & ANON:
         if (v & SWAPCACHE) == 0 or (v & DIRTY) != 0:
-            if fw.node[N_HAS_SWAP] == 0 or fw.node[N_SWAP_USED] >= fw.node[N_SWAP_TOTAL]:
+            if fw.node[N.has_swap] == 0 or fw.node[N.swap_used] >= fw.node[N.swap_total]:
                 out[C.SWAP_FULL] += 1
                 return 0
             if fw.swapped[page] == 0:
-                fw.node[N_SWAP_USED] += 1
-                fw.node[N_ZRAM_STORED] += 1
-                fw.node[N_ZRAM_UNITS] += fw.zram_cost[page]
+                fw.node[N.swap_used] += 1
+                fw.node[N.zram_stored] += 1
+                fw.node[N.zram_units] += fw.zram_cost[page]
                 cg = s.cgroup_of[page]
                 fw.zram_cg[cg] += fw.zram_cost[page]
                 fw.swap_cg[page] = cg
-                fw.addr[page] = fw.node[N_NEXT_SLOT]  # slots are handed out in order
-                fw.node[N_NEXT_SLOT] += 1
+                fw.addr[page] = fw.node[N.next_slot]  # slots are handed out in order
+                fw.node[N.next_slot] += 1
             fw.swapped[page] = 1
             written = _write_ns(fw, SWAP_DEV, 1)
-            fw.f[F_COST] += _swap_out_ns(fw, out)
-            _write_busy(fw, SWAP_DEV, fw.f[F_BATCH_T0], 1)
+            fw.f[F.cost] += _swap_out_ns(fw, out)
+            _write_busy(fw, SWAP_DEV, fw.f[F.batch_t0], 1)
             out[C.PSWPOUT] += 1
     elif v & DIRTY:
         written = _write_ns(fw, FILE_DEV, 1)
-        fw.f[F_COST] += written
-        _write_busy(fw, FILE_DEV, fw.f[F_BATCH_T0], 1)
+        fw.f[F.cost] += written
+        _write_busy(fw, FILE_DEV, fw.f[F.batch_t0], 1)
         out[C.PGPGOUT] += 1
         out[C.DIRTY_WRITEBACK] += 1
     fw.shadowed[page] = 1
@@ -106,7 +96,7 @@ def _evictable(s, fw, page):  # type: ignore[no-untyped-def]
     v = s.resident[page]
     if (v & ANON) == 0 or ((v & SWAPCACHE) != 0 and (v & DIRTY) == 0):
         return True
-    return fw.node[N_HAS_SWAP] != 0 and fw.node[N_SWAP_USED] < fw.node[N_SWAP_TOTAL]
+    return fw.node[N.has_swap] != 0 and fw.node[N.swap_used] < fw.node[N.swap_total]
 
 
 @kernel

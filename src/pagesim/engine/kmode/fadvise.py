@@ -35,8 +35,8 @@ that hints some of its files only is not.
   modelled (it concerns only the dirty pages here).
 * WILLNEED is not modelled (refused when the calls are given).
 
-A call takes no model time (its CPU is not charged); counts: ``N_ADV_CALLS``, ``N_ADV_DROPPED``,
-``N_ADV_WRITTEN`` in ``fw.node``.
+A call takes no model time (its CPU is not charged); counts: ``N.adv_calls``, ``N.adv_dropped``,
+``N.adv_written`` in ``fw.node``.
 """
 
 from __future__ import annotations
@@ -50,13 +50,8 @@ from pagesim.engine.kmode.framework import (
     FILE_DEV,
     FMODE_NOREUSE,
     FMODE_RANDOM,
-    N_ADV_CALLS,
-    N_ADV_DROPPED,
-    N_ADV_WRITTEN,
-    N_DIRTY,
-    N_RA_MAX,
-    RA_MAX,
-    RA_MODE,
+    RA,
+    N,
 )
 
 FADV_NORMAL = 0
@@ -70,15 +65,15 @@ FADV_NOREUSE = 5
 def _set_mode(fw, tg, hint):  # type: ignore[no-untyped-def]
     """NORMAL, RANDOM, SEQUENTIAL or NOREUSE on task ``tg``'s files (``f_ra.ra_pages``, ``f_mode``)."""
     if hint == FADV_NORMAL:
-        fw.tag_ra[tg, RA_MAX] = fw.node[N_RA_MAX]
-        fw.tag_ra[tg, RA_MODE] &= ~(FMODE_RANDOM | FMODE_NOREUSE)
+        fw.tag_ra[tg, RA.max] = fw.node[N.ra_max]
+        fw.tag_ra[tg, RA.mode] &= ~(FMODE_RANDOM | FMODE_NOREUSE)
     elif hint == FADV_RANDOM:
-        fw.tag_ra[tg, RA_MODE] |= FMODE_RANDOM
+        fw.tag_ra[tg, RA.mode] |= FMODE_RANDOM
     elif hint == FADV_SEQUENTIAL:
-        fw.tag_ra[tg, RA_MAX] = 2 * fw.node[N_RA_MAX]
-        fw.tag_ra[tg, RA_MODE] &= ~FMODE_RANDOM
+        fw.tag_ra[tg, RA.max] = 2 * fw.node[N.ra_max]
+        fw.tag_ra[tg, RA.mode] &= ~FMODE_RANDOM
     elif hint == FADV_NOREUSE:
-        fw.tag_ra[tg, RA_MODE] |= FMODE_NOREUSE
+        fw.tag_ra[tg, RA.mode] |= FMODE_NOREUSE
 
 
 @kernel
@@ -88,10 +83,10 @@ def _write_back(s, fw, out, page, now):  # type: ignore[no-untyped-def]
     if v == 0 or (v & ANON) != 0 or (v & DIRTY) == 0:
         return 0
     s.resident[page] = v & (FLAG_MASK ^ DIRTY)
-    fw.node[N_DIRTY] -= 1
+    fw.node[N.dirty] -= 1
     fw.dirty_cg[s.cgroup_of[page]] -= 1
     out[C.PGPGOUT] += 1
-    fw.node[N_ADV_WRITTEN] += 1
+    fw.node[N.adv_written] += 1
     _write_busy(fw, FILE_DEV, now, 1)
     return 1
 
@@ -106,7 +101,7 @@ def _fadvise(ss, fw, r, out, removed, tg, t):  # type: ignore[no-untyped-def]
     dropped = 0
     while pos < end and fw.adv_row[pos] <= t:
         hint = fw.adv_hint[pos]
-        fw.node[N_ADV_CALLS] += 1
+        fw.node[N.adv_calls] += 1
         if hint == FADV_DONTNEED:
             for i in range(fw.adv_ptr[pos], fw.adv_ptr[pos + 1]):
                 q = fw.adv_pages[i]
@@ -121,5 +116,5 @@ def _fadvise(ss, fw, r, out, removed, tg, t):  # type: ignore[no-untyped-def]
             _set_mode(fw, tg, hint)
         pos += 1
     fw.adv_pos[tg] = pos
-    fw.node[N_ADV_DROPPED] += dropped
+    fw.node[N.adv_dropped] += dropped
     return dropped

@@ -1,9 +1,11 @@
-"""Kernel mode's own state: :class:`KFramework`'s arrays, the slot numbers of its node scalars
-(``N_*``, int64), float totals (``F_*``, ns) and per-task readahead state (``RA_*``), and the
-node's free-memory accounting (:func:`_free_pages`, :func:`_zram_pages`).
+"""Kernel mode's own state: :class:`KFramework`'s arrays, the declarations of its node scalars
+(:data:`NODE`, reached as ``fw.node[N.name]``, int64), float costs and totals (:data:`FLOATS`,
+``fw.f[F.name]``, ns) and per-task readahead state (:data:`READAHEAD`, ``fw.tag_ra[tag,
+RA.name]``), and the node's free-memory accounting (:func:`_free_pages`, :func:`_zram_pages`).
 
-Policies never see these arrays; the loop's subsystems (:mod:`pagesim.engine.kmode`) read and
-write them.
+Each declaration (``core.layout.Record``) gives every slot a name, a unit and a meaning and lays
+the slots out in order; ``N.SIZE``, ``F.SIZE`` and ``RA.SIZE`` size the arrays. Policies never
+see these arrays; the loop's subsystems (:mod:`pagesim.engine.kmode`) read and write them.
 """
 
 from __future__ import annotations
@@ -13,81 +15,104 @@ from typing import NamedTuple
 import numpy as np
 
 from pagesim.core.jit import kernel
+from pagesim.core.layout import Record, field
 from pagesim.engine.memory import D_KIND, DEV_ZRAM
-
-# node scalars (int64)
-N_TOTAL = 0
-N_RESIDENT = 1
-N_ZRAM_STORED = 2
-N_SWAP_USED = 3
-N_SWAP_TOTAL = 4
-N_WMIN = 5
-N_WLOW = 6
-N_WHIGH = 7
-N_RA_MAX = 8
-N_HAS_SWAP = 9
-N_RR = 10  #: round-robin cursor over cgroups for node reclaim
-N_LAST_OOM_TAG = 11
-N_RES_ANON = 12
-N_RES_FILE = 13
-N_KSWAPD_AWAKE = 14  #: 1 from a wake-up below low until free is back at high
-N_KSWAPD_PRIO = 15  #: kswapd's reclaim priority in its current run
-N_KSWAPD_IDLE = 16  #: kswapd's fruitless batches in a row at priority 0
-N_TIMED = 17  #: 1: tasks run in model-time order (``schedule = time``); 0: in trace order
-N_HEAP_N = 18  #: actors in the scheduler's heap
-N_LAST_SCANNED = 19  #: pages the last reclaim batch's policy reported looking at (-1: not reported)
-N_KSWAPD_FAILURES = 20  #: kswapd runs in a row that gave up (``pgdat->kswapd_failures``)
-N_NEXT_SLOT = 21  #: the next swap slot handed out (a device address)
-N_STOP = 22  #: 1: the run stops when its first task is done (``stop = first``); 2: stopping now
-N_DIRTY = 23  #: dirty file pages in memory (NR_FILE_DIRTY)
-N_DIRTY_BG = 24  #: the node's background writeback threshold, pages (0: no flusher)
-N_RING_HEAD = 25  #: oldest entry of ``fw.dirty_ring``
-N_RING_N = 26  #: entries in ``fw.dirty_ring``
-N_KC_DEPTH = 27  #: kcompressd's queue depth (0: no kcompressd)
-N_RECLAIMER = 28  #: who runs the current reclaim batch (RECLAIM_*)
-N_HAS_NEXT = 29  #: 1 if a policy is clairvoyant (Belady): ``a[A_NEXT]`` filled, told every access
-N_ZRAM_UNITS = 30  #: the stored pages' zram costs summed (``fw.zram_cost``), 1/N_ZRAM_SCALE pages
-N_ZRAM_SCALE = 31  #: zram holds ``ceil(N_ZRAM_UNITS / N_ZRAM_SCALE)`` pages of memory
-N_CTX_RA = 32  #: 1: a random read miss may start a context readahead (``try_context_readahead``)
-N_ADV_CALLS = 33  #: fadvise calls made (:mod:`.fadvise`)
-N_ADV_DROPPED = 34  #: pages DONTNEED dropped from the page cache
-N_ADV_WRITTEN = 35  #: dirty pages DONTNEED wrote back (and left in the cache, under writeback)
-N_LEN = 36
 
 #: kswapd stays asleep after this many failed runs until some reclaim frees a page
 #: (``MAX_RECLAIM_RETRIES``, mm/internal.h; ``wakeup_kswapd`` skips a hopeless node).
 MAX_RECLAIM_RETRIES = 16
 
-# float scratch and totals (ns)
-F_COST = 0  #: cost charged to whoever is reclaiming right now
-F_KSWAPD_NS = 1
-F_DIRECT_NS = 2
-F_MAX_LAT = 3
-F_MAX_FAULT = 4
-F_CPU_NS = 5  #: per-access CPU
-F_ZERO_NS = 6
-F_SCAN_NS = 7
-F_TOTAL_NS = 8
-F_NOW = 9  #: model time of the last access, ns
-F_RMAP_NS = 10  #: per young bit tested through the reverse map
-F_PTE_NS = 11  #: per PTE a page-table walker reads
-F_KC_BUSY = 12  #: model time until which kcompressd is busy with its queue, ns
-F_KC_NS = 13  #: kcompressd's work in all, ns
-F_BATCH_T0 = 14  #: model time the current reclaim batch started, ns
-F_HINT_NS = 15  #: per access to a PROT_NONE page (a hinting fault)
-F_QUEUE_NS = 16  #: tasks' waits for requests queued behind others, beyond their service, ns
-F_QUEUED = 17  #: requests a task waited for that queued behind others
-F_LEN = 18
-
-# per-tag readahead state
-RA_LAST = 0  #: last file page the tag read
-RA_SIZE = 1  #: current window size
-RA_END = 2  #: first page after the current window (-1 none)
-RA_BYP_NEXT = 3  #: next page of the task's last bypassed request it has not read yet (-1 none)
-RA_BYP_LEFT = 4  #: pages of that request still to be read
-RA_MAX = 5  #: the task's readahead maximum, pages (``file->f_ra.ra_pages``; SEQUENTIAL doubles it)
-RA_MODE = 6  #: the task's file mode bits set by fadvise (FMODE_RANDOM, FMODE_NOREUSE)
-RA_LEN = 7
+#: The node's int64 scalars, ``fw.node[N.name]`` (``N.SIZE`` slots).
+NODE = Record(
+    "node",
+    field("total", "pages", "memory of the node"),
+    field("resident", "pages", "pages in memory (anon and file)"),
+    field("zram_stored", "pages", "pages stored in zram"),
+    field("swap_used", "slots", "swap slots in use"),
+    field("swap_total", "slots", "swap slots of the swap device"),
+    field("wmin", "pages", "the min watermark of free memory"),
+    field("wlow", "pages", "the low watermark: below it kswapd wakes"),
+    field("whigh", "pages", "the high watermark: kswapd sleeps once free is back at it"),
+    field("ra_max", "pages", "the largest readahead window"),
+    field("has_swap", "flag", "1 if the node has a swap device"),
+    field("rr", "cgroup", "round-robin cursor over cgroups for node reclaim"),
+    field("last_oom_tag", "tag", "the task the OOM killer killed last (-1 none)"),
+    field("res_anon", "pages", "anon pages in memory"),
+    field("res_file", "pages", "file pages in memory"),
+    field("kswapd_awake", "flag", "1 from a wake-up below low until free is back at high"),
+    field("kswapd_prio", "priority", "kswapd's reclaim priority in its current run"),
+    field("kswapd_idle", "batches", "kswapd's fruitless batches in a row at priority 0"),
+    field("timed", "flag", "1: tasks run in model-time order (``schedule = time``); 0: trace order"),
+    field("heap_n", "actors", "actors in the scheduler's heap"),
+    field("last_scanned", "pages", "pages the last reclaim batch's policy looked at (-1: not reported)"),
+    field("kswapd_failures", "runs", "kswapd runs in a row that gave up (``pgdat->kswapd_failures``)"),
+    field("next_slot", "slot", "the next swap slot handed out (a device address)"),
+    field("stop", "flag", "1: the run stops when its first task is done (``stop = first``); 2: stopping now"),
+    field("dirty", "pages", "dirty file pages in memory (NR_FILE_DIRTY)"),
+    field("dirty_bg", "pages", "the node's background writeback threshold (0: no flusher)"),
+    field("ring_head", "index", "oldest entry of ``fw.dirty_ring``"),
+    field("ring_n", "entries", "entries in ``fw.dirty_ring``"),
+    field("kc_depth", "pages", "kcompressd's queue depth (0: no kcompressd)"),
+    field("reclaimer", "RECLAIM_*", "who runs the current reclaim batch"),
+    field(
+        "has_next", "flag", "1 if a policy is clairvoyant (Belady): ``a[A_NEXT]`` filled, told every access"
+    ),
+    field("zram_units", "1/zram_scale pages", "the stored pages' zram costs summed (``fw.zram_cost``)"),
+    field("zram_scale", "units per page", "zram holds ``ceil(zram_units / zram_scale)`` pages of memory"),
+    field(
+        "ctx_ra", "flag", "1: a random read miss may start a context readahead (``try_context_readahead``)"
+    ),
+    field("adv_calls", "calls", "fadvise calls made (:mod:`.fadvise`)"),
+    field("adv_dropped", "pages", "pages DONTNEED dropped from the page cache"),
+    field("adv_written", "pages", "dirty pages DONTNEED wrote back (and left in the cache, under writeback)"),
+)
+#: The node's float64 costs, clocks and totals, ``fw.f[F.name]`` (``F.SIZE`` slots).
+FLOATS = Record(
+    "f",
+    field("cost", "ns", "cost charged to whoever is reclaiming right now"),
+    field("kswapd_ns", "ns", "kswapd's reclaim work in all"),
+    field("direct_ns", "ns", "tasks' direct reclaim work in all"),
+    field("max_lat", "ns", "the longest access latency"),
+    field("max_fault", "ns", "the longest wait of a fault for I/O"),
+    field("cpu_ns", "ns", "CPU per access"),
+    field("zero_ns", "ns", "zero-filling a new anon page"),
+    field("scan_ns", "ns", "reclaim's work per page looked at"),
+    field("total_ns", "ns", "access latencies summed"),
+    field("now", "ns", "model time of the last access"),
+    field("rmap_ns", "ns", "per young bit tested through the reverse map"),
+    field("pte_ns", "ns", "per PTE a page-table walker reads"),
+    field("kc_busy", "ns", "model time until which kcompressd is busy with its queue"),
+    field("kc_ns", "ns", "kcompressd's work in all"),
+    field("batch_t0", "ns", "model time the current reclaim batch started"),
+    field("hint_ns", "ns", "per access to a PROT_NONE page (a hinting fault)"),
+    field("queue_ns", "ns", "tasks' waits for requests queued behind others, beyond their service"),
+    field("queued", "requests", "requests a task waited for that queued behind others"),
+)
+#: A task's readahead state, ``fw.tag_ra[tag, RA.name]`` (``RA.SIZE`` columns).
+READAHEAD = Record(
+    "ra",
+    field("last", "page id", "last file page the task read (``prev_pos``; -1 none)"),
+    field("size", "pages", "its window's size (``file_ra_state.size``; 0: no window yet)"),
+    field("start", "source id", "its window's first page as a file index (``start``; -1 none)"),
+    field(
+        "byp_next", "page id", "next page of the task's last bypassed request it has not read yet (-1 none)"
+    ),
+    field("byp_left", "pages", "pages of that request still to be read"),
+    field("max", "pages", "the task's readahead maximum (``file->f_ra.ra_pages``; SEQUENTIAL doubles it)"),
+    field("mode", "FMODE_* bits", "the task's file mode bits set by fadvise (FMODE_RANDOM, FMODE_NOREUSE)"),
+    field(
+        "async_size",
+        "pages",
+        "its window's ``async_size``: page ``start + size - async_size`` has PG_readahead",
+    ),
+    field(
+        "noretry",
+        "0/1",
+        "1 once a reclaim episode of the pending access ended short of its target: its readahead "
+        "pages (``__GFP_NORETRY``) get only the room there is",
+    ),
+)
+N, F, RA = NODE.at, FLOATS.at, READAHEAD.at
 
 FMODE_RANDOM = 1  #: POSIX_FADV_RANDOM: a miss reads only the page asked for
 FMODE_NOREUSE = 2  #: POSIX_FADV_NOREUSE: read only for mapped accesses in Linux 6.6 (no effect here)
@@ -119,9 +144,9 @@ class KFramework(NamedTuple):
     tag_maxwait: np.ndarray  #: float64 (n_tags,) the longest such wait of each task, ns
     tag_dead: np.ndarray  #: uint8 (n_tags,) killed by the OOM killer
     tag_anon: np.ndarray  #: int64 (n_tags,) anon pages owned (resident or swapped)
-    tag_ra: np.ndarray  #: int64 (n_tags, RA_LEN) readahead state per task
-    node: np.ndarray  #: int64 (N_LEN,)
-    f: np.ndarray  #: float64 (F_LEN,)
+    tag_ra: np.ndarray  #: int64 (n_tags, RA.SIZE) readahead state per task
+    node: np.ndarray  #: int64 (N.SIZE,)
+    f: np.ndarray  #: float64 (F.SIZE,)
     dev: np.ndarray  #: float64 (2, D_LEN): swap device, file device
     dev_last: np.ndarray  #: int64 (2,) device address of the previous request's last page
     dev_busy: np.ndarray  #: float64 (2, 1 + channels): each device's link, then channels, busy until, ns
@@ -154,7 +179,7 @@ class KFramework(NamedTuple):
     upcoming: np.ndarray  #: int64 (n_pages,) or (0,): each page's next access not yet run
     dirty_cg: np.ndarray  #: int64 (n_cgroups,) dirty file pages charged to each cgroup
     dirty_bg_cg: np.ndarray  #: int64 (n_cgroups,) each cgroup's background threshold, pages
-    zram_cost: np.ndarray  #: int64 (n_pages,) what the page adds to zram while stored, 1/N_ZRAM_SCALE pages
+    zram_cost: np.ndarray  #: int64 (n_pages,) what the page adds to zram while stored, 1/N.zram_scale pages
     zram_cg: np.ndarray  #: int64 (n_cgroups,) the zram costs of the pages each cgroup swapped out
     swap_cg: np.ndarray  #: int64 (n_pages,) the cgroup a stored page was swapped out from (-1 none)
     adv_row: np.ndarray  #: int64 (k,) the row each fadvise call precedes (by task, each in row order)
@@ -169,20 +194,20 @@ class KFramework(NamedTuple):
 def _zram_pages(fw):  # type: ignore[no-untyped-def]
     """Pages of memory zram holds: its stored pages' costs summed, rounded up once (0 without
     zram swap; :mod:`pagesim.engine.zram`)."""
-    if fw.dev[SWAP_DEV, D_KIND] != DEV_ZRAM or fw.node[N_HAS_SWAP] == 0:
+    if fw.dev[SWAP_DEV, D_KIND] != DEV_ZRAM or fw.node[N.has_swap] == 0:
         return 0
-    return (fw.node[N_ZRAM_UNITS] + fw.node[N_ZRAM_SCALE] - 1) // fw.node[N_ZRAM_SCALE]
+    return (fw.node[N.zram_units] + fw.node[N.zram_scale] - 1) // fw.node[N.zram_scale]
 
 
 @kernel
 def _zram_pages_of(fw, cg):  # type: ignore[no-untyped-def]
     """Pages of memory zram holds for the pages cgroup ``cg`` swapped out, rounded up (what its
     lruvec counts in anon's part, ``a[A_ZRAM_PAGES]``; with one cgroup, :func:`_zram_pages`)."""
-    if fw.dev[SWAP_DEV, D_KIND] != DEV_ZRAM or fw.node[N_HAS_SWAP] == 0:
+    if fw.dev[SWAP_DEV, D_KIND] != DEV_ZRAM or fw.node[N.has_swap] == 0:
         return 0
-    return (fw.zram_cg[cg] + fw.node[N_ZRAM_SCALE] - 1) // fw.node[N_ZRAM_SCALE]
+    return (fw.zram_cg[cg] + fw.node[N.zram_scale] - 1) // fw.node[N.zram_scale]
 
 
 @kernel
 def _free_pages(fw):  # type: ignore[no-untyped-def]
-    return fw.node[N_TOTAL] - fw.node[N_RESIDENT] - _zram_pages(fw)
+    return fw.node[N.total] - fw.node[N.resident] - _zram_pages(fw)

@@ -51,41 +51,23 @@ from pagesim.engine.kmode.devices import _occupy, _queued, _read_ns, _read_wait
 from pagesim.engine.kmode.eviction import _kremove
 from pagesim.engine.kmode.fadvise import _fadvise
 from pagesim.engine.kmode.framework import (
-    F_CPU_NS,
-    F_HINT_NS,
-    F_NOW,
-    F_ZERO_NS,
     FILE_DEV,
-    N_DIRTY,
-    N_DIRTY_BG,
-    N_HAS_NEXT,
-    N_HAS_SWAP,
-    N_HEAP_N,
-    N_RES_ANON,
-    N_RES_FILE,
-    N_RESIDENT,
-    N_STOP,
-    N_SWAP_TOTAL,
-    N_SWAP_USED,
-    N_TIMED,
-    N_TOTAL,
-    N_WHIGH,
-    N_WLOW,
-    RA_END,
-    RA_LAST,
-    RA_MAX,
-    RA_SIZE,
+    RA,
     SWAP_DEV,
+    F,
+    N,
     _free_pages,
     _zram_pages_of,
 )
 from pagesim.engine.kmode.readahead import (
+    _async_plan,
     _bypassed_read,
-    _next_window,
+    _commit,
+    _noretry_fill,
+    _page_at,
     _pages_needed,
     _plan_window,
-    _sequential,
-    _sync_window,
+    _sync_plan,
 )
 from pagesim.engine.kmode.reclaim import _reclaim_step, _room_needed, _wake_kswapd
 from pagesim.engine.kmode.scheduler import _finish_access, _next_task_access, _start_schedule, _stop_all
@@ -132,9 +114,9 @@ def run_kernel(  # type: ignore[no-untyped-def]
     r[A_N_PAGES] = n_pages
     a[A_MODE] = MODE_KERNEL
     r[A_MODE] = MODE_KERNEL
-    a[A_MEMORY] = fw.node[N_TOTAL]
-    a[A_WMARK_LOW] = fw.node[N_WLOW]
-    a[A_WMARK_HIGH] = fw.node[N_WHIGH]
+    a[A_MEMORY] = fw.node[N.total]
+    a[A_WMARK_LOW] = fw.node[N.wlow]
+    a[A_WMARK_HIGH] = fw.node[N.whigh]
     release = fw.release
     if cfg[CFG_INITED] == 0:
         for k in range(fw.cap.shape[0]):
@@ -145,21 +127,22 @@ def run_kernel(  # type: ignore[no-untyped-def]
         cfg[CFG_INITED] = 1
         _start_schedule(fw, release)
     warmup = cfg[CFG_WARMUP]
-    cpu_ns = fw.f[F_CPU_NS]
+    cpu_ns = fw.f[F.cpu_ns]
     budget = cfg[CFG_END] - cfg[CFG_START]
     consumed = 0
     kswapd_id = fw.clock.shape[0] - 1
     has_admit = cfg[CFG_HAS_ADMIT] != 0
-    while fw.node[N_HEAP_N] > 0:
-        if fw.node[N_STOP] == 2:
+    while fw.node[N.heap_n] > 0:
+        if fw.node[N.stop] == 2:
             consumed += _stop_all(fw, out)
             break
         x = fw.heap[0]
-        if consumed >= budget and (fw.node[N_TIMED] != 0 or x != kswapd_id):
+        if consumed >= budget and (fw.node[N.timed] != 0 or x != kswapd_id):
             break  # (in trace order kswapd finishes before the call returns, as it would)
         tg = x
         t = 0
         reclaimer = -1
+        fill_limit = -1  # pages the access may bring in (-1: its whole readahead window)
         cg = 0
         if x != kswapd_id:
             t = fw.order[fw.task_pos[tg]]
@@ -181,12 +164,16 @@ def run_kernel(  # type: ignore[no-untyped-def]
             if fw.tag_admit[tg] == 0:
                 k = 0  # a bypassed read brings nothing into memory
             else:
-                k = _pages_needed(s, fw, p, tg, kind[t] == 1, op[t], fw.tag_ra[tg, RA_MAX])
+                k = _pages_needed(s, fw, p, tg, kind[t] == 1, op[t], fw.tag_ra[tg, RA.max])
+                demand = 1 if s.resident[p] == 0 and op[t] != 2 else 0
+                if k > demand and fw.tag_ra[tg, RA.noretry] != 0:
+                    k = _noretry_fill(fw, cg, k, demand)
+                    fill_limit = k
             reclaimer = _room_needed(fw, cg, k)
             if reclaimer < 0 and k > 0 and fw.tag_reclaimer[tg] >= 0:
                 reclaimer = fw.tag_reclaimer[tg]  # an episode goes on until it has freed 32
             if reclaimer == RECLAIM_DIRECT:
-                if fw.node[N_TIMED] != 0:  # (trace order keeps kswapd to its own wake-ups)
+                if fw.node[N.timed] != 0:  # (trace order keeps kswapd to its own wake-ups)
                     _wake_kswapd(fw, out, fw.clock[tg])
         if x == kswapd_id or reclaimer >= 0:
             a[A_TIME] = t
@@ -197,7 +184,7 @@ def run_kernel(  # type: ignore[no-untyped-def]
         p = page[t]
         o = op[t]
         is_anon = kind[t] == 1
-        fw.f[F_NOW] = fw.clock[tg]
+        fw.f[F.now] = fw.clock[tg]
         a[A_TIME] = t
         a[A_SEQ] = cfg[CFG_START] + consumed
         a[A_NOW_NS] = int(fw.clock[tg])
@@ -211,12 +198,13 @@ def run_kernel(  # type: ignore[no-untyped-def]
         a[A_REFAULT] = 0
         a[A_WAIT_NS] = 0
         consumed += 1
-        ra_max = fw.tag_ra[tg, RA_MAX]  # the task's files' readahead maximum (fadvise SEQUENTIAL)
+        fw.tag_ra[tg, RA.noretry] = 0
+        ra_max = fw.tag_ra[tg, RA.max]  # the task's files' readahead maximum (fadvise SEQUENTIAL)
         s.mm_seq[tg] = a[A_SEQ]  # a CPU ran the task's mm (lru_gen_use_mm)
         if is_anon:  # the access sets its page table's PMD accessed bit
             s.pmd_seq[p >> PMD_SHIFT] = a[A_SEQ]
         cpu0 = s.work[WORK_CPU_NS]
-        has_next = fw.node[N_HAS_NEXT] != 0
+        has_next = fw.node[N.has_next] != 0
         if has_next:
             fw.upcoming[p] = fw.next_use[t]
             a[A_NEXT] = fw.next_use[t]
@@ -271,21 +259,22 @@ def run_kernel(  # type: ignore[no-untyped-def]
                 s.resident[p] = v | YOUNG
                 if v & PROT_NONE:  # the policy asked to see this page's accesses: a hinting fault
                     mark_accessed = True
-                    stall += fw.f[F_HINT_NS]
+                    stall += fw.f[F.hint_ns]
                     out[C.HINT_FAULTS] += 1
+            elif o == 1:  # a buffered write: not marked accessed, no readahead, prev_pos kept
+                s.resident[p] = v
             else:
                 s.resident[p] = v & (FLAG_MASK ^ RA_MARK)
-                mark_accessed = o == 0  # a buffered write does not mark the folio accessed
-                if v & RA_MARK:  # PG_readahead hit: the next window, asynchronously
-                    size = _next_window(max(fw.tag_ra[tg, RA_SIZE], 1), ra_max)
-                    fw.tag_ra[tg, RA_SIZE] = size
-                    start = fw.tag_ra[tg, RA_END]
-                    if start < 0:
-                        start = fw.ra_next[p]
-                    k = _plan_window(s, fw, tg, start, size, 0)
-                    if k > 0 and _queued(fw, FILE_DEV):  # nobody waits for it
+                mark_accessed = True
+                if v & RA_MARK:  # PG_readahead hit: page_cache_async_ra, nobody waits for it
+                    start, size, asz = _async_plan(s, fw, p, tg, ra_max)
+                    if size > 0:
+                        _commit(fw, tg, start, size, asz)
+                        first = _page_at(fw, p, start - fw.addr[p])
+                        k = _plan_window(s, fw, first, size, asz, -1, 0, fill_limit)
+                    if k > 0 and _queued(fw, FILE_DEV):
                         _occupy(fw, FILE_DEV, fw.clock[tg], _read_ns(fw, FILE_DEV, fw.fill[0], k), k)
-                fw.tag_ra[tg, RA_LAST] = p
+                fw.tag_ra[tg, RA.last] = p
         else:
             a[A_HIT] = 0
             fault = True
@@ -310,7 +299,7 @@ def run_kernel(  # type: ignore[no-untyped-def]
                     out[C.ZERO_FILL] += 1
                     if counted and fw.owner_tag[p] < 0 and fw.shadowed[p] == 0:
                         out[C.COMPULSORY] += 1
-                    stall += fw.f[F_ZERO_NS]
+                    stall += fw.f[F.zero_ns]
                     flags = RESIDENT | ANON | YOUNG | REFERENCED | DIRTY
                     fw.tag_anon[tg] += 1
                 fw.fill_flags[0] = flags
@@ -321,15 +310,20 @@ def run_kernel(  # type: ignore[no-untyped-def]
                 if o == 1:  # a whole-page write: the page is created in memory, nothing is read
                     wait_read = 0
                 else:
-                    seq = _sequential(fw, p, tg)
-                    size = _sync_window(s, fw, p, tg, ra_max)
-                    fw.tag_ra[tg, RA_SIZE] = size
-                    if size > 1:
-                        k = _plan_window(s, fw, tg, fw.ra_next[p], size - 1, 1, seq)
-                    wait_read = k
+                    start, size, asz = _sync_plan(s, fw, p, tg, ra_max)
+                    wait_read = 1
+                    if size > 0:
+                        _commit(fw, tg, start, size, asz)
+                        first = _page_at(fw, p, start - fw.addr[p])
+                        k = _plan_window(s, fw, first, size, asz, p, 1, fill_limit)
+                        if first == p:
+                            wait_read = k
+                        elif k > 1 and _queued(fw, FILE_DEV):  # a window past p: nobody waits for it
+                            ra_ns = _read_ns(fw, FILE_DEV, fw.fill[1], k - 1)
+                            _occupy(fw, FILE_DEV, fw.clock[tg], ra_ns, k - 1)
                     major = True
+                    fw.tag_ra[tg, RA.last] = p
                 mark_accessed = o == 0
-                fw.tag_ra[tg, RA_LAST] = p
         if k > 0:
             read_ns = 0.0
             if wait_read > 0:
@@ -341,13 +335,13 @@ def run_kernel(  # type: ignore[no-untyped-def]
                 if s.resident[q] != 0:
                     continue
                 if flags & ANON:
-                    fw.node[N_RES_ANON] += 1
+                    fw.node[N.res_anon] += 1
                     if fw.shadowed[q]:
                         out[C.WS_REFAULT_ANON] += 1
                     if (flags & SWAPCACHE) == 0:
                         _release_swap(fw, q)
                 else:
-                    fw.node[N_RES_FILE] += 1
+                    fw.node[N.res_file] += 1
                     if flags & DIRTY:
                         _dirtied(fw, q, cg)
                     if q != p or o != 1:
@@ -359,7 +353,7 @@ def run_kernel(  # type: ignore[no-untyped-def]
                 s.resident[q] = flags
                 s.cgroup_of[q] = cg
                 fw.used[cg] += 1
-                fw.node[N_RESIDENT] += 1
+                fw.node[N.resident] += 1
                 if fw.owner_tag[q] < 0:
                     fw.owner_tag[q] = tg
                 a[A_PAGE] = q
@@ -371,7 +365,7 @@ def run_kernel(  # type: ignore[no-untyped-def]
                     a[A_WAIT_NS] = 0
                 a[A_FREE] = _free_pages(fw)
                 a[A_ZRAM_PAGES] = _zram_pages_of(fw, cg)
-                a[A_SWAP_FREE] = fw.node[N_SWAP_TOTAL] - fw.node[N_SWAP_USED] if fw.node[N_HAS_SWAP] else 0
+                a[A_SWAP_FREE] = fw.node[N.swap_total] - fw.node[N.swap_used] if fw.node[N.has_swap] else 0
                 added(ss, cg, a)
                 fw.shadowed[q] = 0
             stall += read_ns
@@ -384,8 +378,8 @@ def run_kernel(  # type: ignore[no-untyped-def]
         # (a mapped hit too), so its next-use keys stay exact.
         if (mark_accessed or has_next) and s.resident[p] != 0:
             accessed(ss, s.cgroup_of[p], a)
-        if o == 1 and not is_anon and fw.node[N_DIRTY_BG] > 0:
-            if fw.node[N_DIRTY] > fw.node[N_DIRTY_BG] or fw.dirty_cg[cg] > fw.dirty_bg_cg[cg]:
+        if o == 1 and not is_anon and fw.node[N.dirty_bg] > 0:
+            if fw.node[N.dirty] > fw.node[N.dirty_bg] or fw.dirty_cg[cg] > fw.dirty_bg_cg[cg]:
                 _flush(s, fw, out, cg)
         # the policy's own work in its hooks (CAST's walker, in added): the task's CPU
         _finish_access(fw, tg, cpu_ns + (s.work[WORK_CPU_NS] - cpu0), stall, fault, major)

@@ -33,30 +33,12 @@ from pagesim.engine import counters as C
 from pagesim.engine.candidates import collect_candidates
 from pagesim.engine.kmode.eviction import _evict_page, _kremove, _pick_fallback
 from pagesim.engine.kmode.framework import (
-    F_BATCH_T0,
-    F_COST,
-    F_DIRECT_NS,
-    F_KSWAPD_NS,
-    F_PTE_NS,
-    F_RMAP_NS,
-    F_SCAN_NS,
     MAX_FRUITLESS_BATCHES,
     MAX_RECLAIM_RETRIES,
-    N_HAS_SWAP,
-    N_KSWAPD_AWAKE,
-    N_KSWAPD_FAILURES,
-    N_KSWAPD_IDLE,
-    N_KSWAPD_PRIO,
-    N_LAST_OOM_TAG,
-    N_LAST_SCANNED,
-    N_RECLAIMER,
-    N_RR,
-    N_SWAP_TOTAL,
-    N_SWAP_USED,
-    N_WHIGH,
-    N_WLOW,
-    N_WMIN,
+    RA,
     SWAP_CLUSTER_MAX,
+    F,
+    N,
     _free_pages,
     _zram_pages_of,
 )
@@ -76,7 +58,7 @@ def _reclaim(ss, fw, a, r, out, evict, removed, cg, request, prio, reclaimer, t)
     a[A_CAPACITY] = fw.cap[cg]
     a[A_FREE] = _free_pages(fw)
     a[A_ZRAM_PAGES] = _zram_pages_of(fw, cg)
-    a[A_SWAP_FREE] = fw.node[N_SWAP_TOTAL] - fw.node[N_SWAP_USED] if fw.node[N_HAS_SWAP] else 0
+    a[A_SWAP_FREE] = fw.node[N.swap_total] - fw.node[N.swap_used] if fw.node[N.has_swap] else 0
     # A policy written for cache mode proposes one page per call: ask it once per page.
     one_by_one = fw.one_by_one[cg] != 0
     rounds = request if one_by_one else 1
@@ -89,7 +71,7 @@ def _reclaim(ss, fw, a, r, out, evict, removed, cg, request, prio, reclaimer, t)
                 break
             out[C.FALLBACK_CALLS] += 1
             nv = _pick_fallback(s, fw, cg, request - freed)
-            fw.f[F_COST] += nv * fw.f[F_SCAN_NS]
+            fw.f[F.cost] += nv * fw.f[F.scan_ns]
         else:
             a[A_REQUEST] = 1 if one_by_one else request
             a[A_SCANNED] = -1
@@ -99,14 +81,14 @@ def _reclaim(ss, fw, a, r, out, evict, removed, cg, request, prio, reclaimer, t)
             cpu0 = s.work[WORK_CPU_NS]
             nv = collect_candidates(s, out, cg, evict(ss, cg, a), True, fw.victims)
             if a[A_SCANNED] < 0:
-                fw.node[N_LAST_SCANNED] = -1
-            elif fw.node[N_LAST_SCANNED] >= 0:
-                fw.node[N_LAST_SCANNED] += a[A_SCANNED]
+                fw.node[N.last_scanned] = -1
+            elif fw.node[N.last_scanned] >= 0:
+                fw.node[N.last_scanned] += a[A_SCANNED]
             scanned = a[A_SCANNED] if a[A_SCANNED] >= 0 else nv
-            fw.f[F_COST] += (
-                scanned * fw.f[F_SCAN_NS]
-                + (s.work[WORK_RMAP] - rmap0) * fw.f[F_RMAP_NS]
-                + (s.work[WORK_PTES] - ptes0) * fw.f[F_PTE_NS]
+            fw.f[F.cost] += (
+                scanned * fw.f[F.scan_ns]
+                + (s.work[WORK_RMAP] - rmap0) * fw.f[F.rmap_ns]
+                + (s.work[WORK_PTES] - ptes0) * fw.f[F.pte_ns]
                 + float(s.work[WORK_CPU_NS] - cpu0)
             )
             if reclaimer == RECLAIM_KSWAPD:
@@ -141,8 +123,8 @@ def _pick_cgroup(fw):  # type: ignore[no-untyped-def]
     """Node reclaim visits the cgroups in turn, skipping empty ones."""
     k = fw.used.shape[0]
     for _ in range(k):
-        cg = fw.node[N_RR] % k
-        fw.node[N_RR] += 1
+        cg = fw.node[N.rr] % k
+        fw.node[N.rr] += 1
         if fw.used[cg] > 0:
             return cg
     return 0
@@ -151,14 +133,14 @@ def _pick_cgroup(fw):  # type: ignore[no-untyped-def]
 @kernel
 def _wake_kswapd(fw, out, now):  # type: ignore[no-untyped-def]
     """Free below low wakes kswapd (``wakeup_kswapd``); it starts at DEF_PRIORITY."""
-    if fw.node[N_KSWAPD_AWAKE] != 0 or _free_pages(fw) >= fw.node[N_WLOW]:
+    if fw.node[N.kswapd_awake] != 0 or _free_pages(fw) >= fw.node[N.wlow]:
         return
-    if fw.node[N_KSWAPD_FAILURES] >= MAX_RECLAIM_RETRIES:
+    if fw.node[N.kswapd_failures] >= MAX_RECLAIM_RETRIES:
         return  # a hopeless node: direct reclaim has to make progress first
     out[C.KSWAPD_WAKE] += 1
-    fw.node[N_KSWAPD_AWAKE] = 1
-    fw.node[N_KSWAPD_PRIO] = 12
-    fw.node[N_KSWAPD_IDLE] = 0
+    fw.node[N.kswapd_awake] = 1
+    fw.node[N.kswapd_prio] = 12
+    fw.node[N.kswapd_idle] = 0
     k = fw.clock.shape[0] - 1
     fw.clock[k] = max(fw.clock[k], now)
     _heap_push(fw, k)
@@ -171,7 +153,7 @@ def _room_needed(fw, cg, k):  # type: ignore[no-untyped-def]
         return -1
     if fw.used[cg] + k > fw.cap[cg]:
         return RECLAIM_LIMIT
-    if _free_pages(fw) - k < fw.node[N_WMIN]:
+    if _free_pages(fw) - k < fw.node[N.wmin]:
         return RECLAIM_DIRECT
     return -1
 
@@ -188,12 +170,12 @@ def _reclaim_step(ss, fw, a, r, out, evict, removed, actor, cg, reclaimer, t):  
     s = ss[0]
     kswapd = actor == fw.clock.shape[0] - 1
     if kswapd:
-        if _free_pages(fw) >= fw.node[N_WHIGH]:
-            fw.node[N_KSWAPD_AWAKE] = 0
+        if _free_pages(fw) >= fw.node[N.whigh]:
+            fw.node[N.kswapd_awake] = 0
             _heap_remove(fw, actor)
             return 0
         target = _pick_cgroup(fw)
-        prio = fw.node[N_KSWAPD_PRIO]
+        prio = fw.node[N.kswapd_prio]
     else:
         target = cg if reclaimer == RECLAIM_LIMIT else _pick_cgroup(fw)
         prio = fw.tag_prio[actor]
@@ -202,11 +184,11 @@ def _reclaim_step(ss, fw, a, r, out, evict, removed, actor, cg, reclaimer, t):  
             fw.tag_stalled[actor] = 1
     a[A_NOW_NS] = int(fw.clock[actor])
     a[A_WANT_OOM] = 0
-    fw.f[F_COST] = 0.0
+    fw.f[F.cost] = 0.0
     rk = RECLAIM_KSWAPD if kswapd else reclaimer
-    fw.node[N_RECLAIMER] = rk
-    fw.f[F_BATCH_T0] = fw.clock[actor]
-    fw.node[N_LAST_SCANNED] = 0
+    fw.node[N.reclaimer] = rk
+    fw.f[F.batch_t0] = fw.clock[actor]
+    fw.node[N.last_scanned] = 0
     request = SWAP_CLUSTER_MAX
     if not kswapd:
         if fw.tag_reclaimer[actor] != reclaimer:
@@ -214,16 +196,16 @@ def _reclaim_step(ss, fw, a, r, out, evict, removed, actor, cg, reclaimer, t):  
             fw.tag_reclaimed[actor] = 0
         request = SWAP_CLUSTER_MAX - fw.tag_reclaimed[actor]
     freed = _reclaim(ss, fw, a, r, out, evict, removed, target, request, prio, rk, t)
-    cost = max(fw.f[F_COST], fw.f[F_SCAN_NS])
+    cost = max(fw.f[F.cost], fw.f[F.scan_ns])
     fw.clock[actor] += cost
     if freed > 0:
-        fw.node[N_KSWAPD_FAILURES] = 0  # any progress makes the node worth kswapd's time again
+        fw.node[N.kswapd_failures] = 0  # any progress makes the node worth kswapd's time again
     want_oom = a[A_WANT_OOM] != 0
     a[A_WANT_OOM] = 0
     if kswapd:
-        fw.f[F_KSWAPD_NS] += cost
+        fw.f[F.kswapd_ns] += cost
     else:
-        fw.f[F_DIRECT_NS] += cost
+        fw.f[F.direct_ns] += cost
         fw.tag_stall[actor] += cost
     # A pass at this priority that did not yield a whole batch goes on at the next one
     # (do_try_to_free_pages, balance_pgdat); kswapd never scans at 0.
@@ -231,12 +213,15 @@ def _reclaim_step(ss, fw, a, r, out, evict, removed, actor, cg, reclaimer, t):  
     idle = 0
     if not kswapd:
         fw.tag_reclaimed[actor] += freed
-        if fw.tag_reclaimed[actor] >= SWAP_CLUSTER_MAX or (prio == 0 and freed < request):
+        if fw.tag_reclaimed[actor] >= SWAP_CLUSTER_MAX:
             fw.tag_reclaimer[actor] = -1  # the episode is over: the allocation is retried
+        elif prio == 0 and freed < request:
+            fw.tag_reclaimer[actor] = -1
+            fw.tag_ra[actor, RA.noretry] = 1  # its readahead allocations fail now
     if freed < request and not want_oom and prio > floor:
         prio -= 1
     elif freed == 0 and not want_oom:
-        idle = (fw.node[N_KSWAPD_IDLE] if kswapd else fw.tag_idle[actor]) + 1
+        idle = (fw.node[N.kswapd_idle] if kswapd else fw.tag_idle[actor]) + 1
     # Out of memory: three fruitless batches at the lowest priority, and -- for a policy that
     # reports its scans and looks at a bounded number of pages per call (MGLRU: 4096) -- having
     # looked at as many pages as its cgroup holds since the first of them, or finding nothing it
@@ -246,25 +231,25 @@ def _reclaim_step(ss, fw, a, r, out, evict, removed, actor, cg, reclaimer, t):  
     if not kswapd:
         if idle == 0:
             fw.tag_idle_scanned[actor] = 0
-        elif fw.node[N_LAST_SCANNED] < 0 or fw.tag_idle_scanned[actor] < 0:
+        elif fw.node[N.last_scanned] < 0 or fw.tag_idle_scanned[actor] < 0:
             fw.tag_idle_scanned[actor] = -1
         else:
-            fw.tag_idle_scanned[actor] += fw.node[N_LAST_SCANNED]
+            fw.tag_idle_scanned[actor] += fw.node[N.last_scanned]
         seen = fw.tag_idle_scanned[actor]
-        nothing_to_scan = fw.node[N_LAST_SCANNED] == 0  # no page it may reclaim is left to look at
+        nothing_to_scan = fw.node[N.last_scanned] == 0  # no page it may reclaim is left to look at
         oom = idle > 2 and (
             seen < 0 or nothing_to_scan or seen >= fw.used[target] or idle > MAX_FRUITLESS_BATCHES
         )
     skipped = 0
     if kswapd:
-        fw.node[N_KSWAPD_PRIO] = prio
-        fw.node[N_KSWAPD_IDLE] = idle if freed == 0 else 0
+        fw.node[N.kswapd_prio] = prio
+        fw.node[N.kswapd_idle] = idle if freed == 0 else 0
         if idle > 2:  # "hopeless": direct reclaim and the OOM killer take over
-            fw.node[N_KSWAPD_AWAKE] = 0
-            fw.node[N_KSWAPD_FAILURES] += 1
+            fw.node[N.kswapd_awake] = 0
+            fw.node[N.kswapd_failures] += 1
             _heap_remove(fw, actor)
-        elif _free_pages(fw) >= fw.node[N_WHIGH]:
-            fw.node[N_KSWAPD_AWAKE] = 0
+        elif _free_pages(fw) >= fw.node[N.whigh]:
+            fw.node[N.kswapd_awake] = 0
             _heap_remove(fw, actor)
         else:
             _heap_fix(fw, actor)
@@ -285,7 +270,7 @@ def _reclaim_step(ss, fw, a, r, out, evict, removed, actor, cg, reclaimer, t):  
                 fw.shadowed[page] = 0
             fw.tag_dead[victim] = 1
             fw.tag_anon[victim] = 0
-            fw.node[N_LAST_OOM_TAG] = victim
+            fw.node[N.last_oom_tag] = victim
             out[C.OOM_KILL] += 1
             skipped = _kill_rest(fw, out, victim)
         if not kswapd:

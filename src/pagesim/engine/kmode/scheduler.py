@@ -9,14 +9,9 @@ from pagesim.core.heap import sift_down, sift_up
 from pagesim.core.jit import kernel, kernel_inline
 from pagesim.engine import counters as C
 from pagesim.engine.kmode.framework import (
-    F_MAX_FAULT,
-    F_MAX_LAT,
-    F_TOTAL_NS,
-    N_HEAP_N,
-    N_KSWAPD_AWAKE,
     N_LAT_BUCKETS,
-    N_STOP,
-    N_TIMED,
+    F,
+    N,
 )
 
 # Actors are the tasks (tags 0..n_tags-1) and kswapd (id n_tags). Each has a clock in model time
@@ -38,7 +33,7 @@ def _actor_row(fw, x):  # type: ignore[no-untyped-def]
 @kernel
 def _before(fw, x, y):  # type: ignore[no-untyped-def]
     """True if actor ``x`` runs before actor ``y``."""
-    if fw.node[N_TIMED] != 0:
+    if fw.node[N.timed] != 0:
         cx = fw.clock[x]
         cy = fw.clock[y]
         if cx != cy:
@@ -64,15 +59,15 @@ def _heap_up(fw, slot):  # type: ignore[no-untyped-def]
 
 @kernel
 def _heap_down(fw, slot):  # type: ignore[no-untyped-def]
-    sift_down(fw, slot, fw.node[N_HEAP_N], _before, _actor_at, _heap_set)
+    sift_down(fw, slot, fw.node[N.heap_n], _before, _actor_at, _heap_set)
 
 
 @kernel
 def _heap_push(fw, x):  # type: ignore[no-untyped-def]
     if fw.heap_pos[x] >= 0:
         return
-    n = fw.node[N_HEAP_N]
-    fw.node[N_HEAP_N] = n + 1
+    n = fw.node[N.heap_n]
+    fw.node[N.heap_n] = n + 1
     _heap_set(fw, n, x)
     _heap_up(fw, n)
 
@@ -82,8 +77,8 @@ def _heap_remove(fw, x):  # type: ignore[no-untyped-def]
     slot = fw.heap_pos[x]
     if slot < 0:
         return
-    n = fw.node[N_HEAP_N] - 1
-    fw.node[N_HEAP_N] = n
+    n = fw.node[N.heap_n] - 1
+    fw.node[N.heap_n] = n
     fw.heap_pos[x] = -1
     if slot == n:
         return
@@ -112,8 +107,8 @@ def _stop_all(fw, out):  # type: ignore[no-untyped-def]
             fw.task_pos[tg] = fw.task_first[tg + 1] - 1
     for x in range(fw.heap_pos.shape[0]):
         fw.heap_pos[x] = -1
-    fw.node[N_HEAP_N] = 0
-    fw.node[N_KSWAPD_AWAKE] = 0
+    fw.node[N.heap_n] = 0
+    fw.node[N.kswapd_awake] = 0
     out[C.STOPPED] += rest
     return rest
 
@@ -125,8 +120,8 @@ def _next_task_access(fw, tg, release):  # type: ignore[no-untyped-def]
     if fw.task_pos[tg] >= fw.task_first[tg + 1]:
         fw.task_pos[tg] = fw.task_first[tg + 1] - 1
         _heap_remove(fw, tg)
-        if fw.node[N_STOP] == 1:
-            fw.node[N_STOP] = 2
+        if fw.node[N.stop] == 1:
+            fw.node[N.stop] = 2
         return False
     if release.shape[0] > 0:
         fw.clock[tg] = max(fw.clock[tg], float(release[fw.order[fw.task_pos[tg]]]))
@@ -149,11 +144,11 @@ def _finish_access(fw, tg, cpu_ns, stall, fault, major):  # type: ignore[no-unty
     fw.clock[tg] += cpu_ns + stall
     fw.tag_ns[tg] += lat
     fw.tag_ops[tg] += 1
-    fw.f[F_TOTAL_NS] += lat
-    if lat > fw.f[F_MAX_LAT]:
-        fw.f[F_MAX_LAT] = lat
-    if fault and wait > fw.f[F_MAX_FAULT]:
-        fw.f[F_MAX_FAULT] = wait
+    fw.f[F.total_ns] += lat
+    if lat > fw.f[F.max_lat]:
+        fw.f[F.max_lat] = lat
+    if fault and wait > fw.f[F.max_fault]:
+        fw.f[F.max_fault] = wait
     if major:
         fw.tag_majflt[tg] += 1
         if wait > fw.tag_maxwait[tg]:

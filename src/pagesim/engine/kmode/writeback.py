@@ -8,18 +8,22 @@ from pagesim.core.jit import kernel
 from pagesim.core.state import ANON, DIRTY, FLAG_MASK
 from pagesim.engine import counters as C
 from pagesim.engine.kmode.devices import _write_busy
-from pagesim.engine.kmode.framework import F_NOW, FILE_DEV, N_DIRTY, N_DIRTY_BG, N_RING_HEAD, N_RING_N
+from pagesim.engine.kmode.framework import (
+    FILE_DEV,
+    F,
+    N,
+)
 
 
 @kernel
 def _dirtied(fw, page, cg):  # type: ignore[no-untyped-def]
     """A file page of cgroup ``cg`` turned dirty: count it, queue it for the flusher."""
-    fw.node[N_DIRTY] += 1
+    fw.node[N.dirty] += 1
     fw.dirty_cg[cg] += 1
     if fw.in_ring[page] == 0:
         size = fw.dirty_ring.shape[0]
-        fw.dirty_ring[(fw.node[N_RING_HEAD] + fw.node[N_RING_N]) % size] = page
-        fw.node[N_RING_N] += 1
+        fw.dirty_ring[(fw.node[N.ring_head] + fw.node[N.ring_n]) % size] = page
+        fw.node[N.ring_n] += 1
         fw.in_ring[page] = 1
 
 
@@ -31,20 +35,20 @@ def _flush(s, fw, out, cg):  # type: ignore[no-untyped-def]
     queued device is occupied). Returns the pages written."""
     size = fw.dirty_ring.shape[0]
     n = 0
-    while fw.node[N_RING_N] > 0 and (
-        fw.node[N_DIRTY] > fw.node[N_DIRTY_BG] or fw.dirty_cg[cg] > fw.dirty_bg_cg[cg]
+    while fw.node[N.ring_n] > 0 and (
+        fw.node[N.dirty] > fw.node[N.dirty_bg] or fw.dirty_cg[cg] > fw.dirty_bg_cg[cg]
     ):
-        page = fw.dirty_ring[fw.node[N_RING_HEAD]]
-        fw.node[N_RING_HEAD] = (fw.node[N_RING_HEAD] + 1) % size
-        fw.node[N_RING_N] -= 1
+        page = fw.dirty_ring[fw.node[N.ring_head]]
+        fw.node[N.ring_head] = (fw.node[N.ring_head] + 1) % size
+        fw.node[N.ring_n] -= 1
         fw.in_ring[page] = 0
         v = s.resident[page]
         if v != 0 and (v & ANON) == 0 and (v & DIRTY) != 0:
             s.resident[page] = v & (FLAG_MASK ^ DIRTY)
-            fw.node[N_DIRTY] -= 1
+            fw.node[N.dirty] -= 1
             fw.dirty_cg[s.cgroup_of[page]] -= 1
             n += 1
     out[C.PGPGOUT] += n
     out[C.FLUSHED] += n
-    _write_busy(fw, FILE_DEV, fw.f[F_NOW], n)
+    _write_busy(fw, FILE_DEV, fw.f[F.now], n)
     return n
