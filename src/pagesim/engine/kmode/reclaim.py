@@ -13,6 +13,7 @@ from pagesim.core.state import (
     A_PRIORITY,
     A_RECLAIMER,
     A_REQUEST,
+    A_SCAN_WORDS,
     A_SCANNED,
     A_SWAP_FREE,
     A_USED,
@@ -93,6 +94,7 @@ def _reclaim(ss, fw, a, r, out, evict, removed, cg, request, prio, reclaimer, t)
         else:
             a[A_REQUEST] = 1 if one_by_one else request
             a[A_SCANNED] = -1
+            a[A_SCAN_WORDS] = 0
             out[C.EVICT_CALLS] += 1
             rmap0 = s.work[WORK_RMAP]
             ptes0 = s.work[WORK_PTES]
@@ -102,7 +104,8 @@ def _reclaim(ss, fw, a, r, out, evict, removed, cg, request, prio, reclaimer, t)
                 fw.node[N_LAST_SCANNED] = -1
             elif fw.node[N_LAST_SCANNED] >= 0:
                 fw.node[N_LAST_SCANNED] += a[A_SCANNED]
-            scanned = a[A_SCANNED] if a[A_SCANNED] >= 0 else nv
+            # pages looked at, less the words of a policy's own array it prices itself
+            scanned = a[A_SCANNED] - a[A_SCAN_WORDS] if a[A_SCANNED] >= 0 else nv
             fw.f[F_COST] += (
                 scanned * fw.f[F_SCAN_NS]
                 + (s.work[WORK_RMAP] - rmap0) * fw.f[F_RMAP_NS]
