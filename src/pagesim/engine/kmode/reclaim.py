@@ -105,7 +105,7 @@ def _reclaim(ss, fw, a, r, out, evict, removed, cg, request, prio, reclaimer, t)
             elif fw.node[N_LAST_SCANNED] >= 0:
                 fw.node[N_LAST_SCANNED] += a[A_SCANNED]
             # pages looked at, less the words of a policy's own array it prices itself
-            scanned = a[A_SCANNED] - a[A_SCAN_WORDS] if a[A_SCANNED] >= 0 else nv
+            scanned = max(a[A_SCANNED] - a[A_SCAN_WORDS], 0) if a[A_SCANNED] >= 0 else nv
             fw.f[F_COST] += (
                 scanned * fw.f[F_SCAN_NS]
                 + (s.work[WORK_RMAP] - rmap0) * fw.f[F_RMAP_NS]
