@@ -123,3 +123,33 @@ def test_ties_read_once_go_by_the_sweep_and_read_more_by_the_frame_hash(cursor: 
         s.gi[GI.cursor + FILE_T] = cursor
         s.gi[GI.budget + FILE_T] = N
         assert _order(s, 3) == expected
+
+
+def test_the_sweep_charges_lines_of_frames_and_keys() -> None:
+    """The sweep's CPU (costs.sweep_cost_ns): 200 pages of M (5i) in memory, 100 other pages in
+    memory and not in M (5i + 1, i < 100: W's, the other type's), the rest of the 1024 page ids
+    not in memory. One whole pass reads every word of the marked blocks (all 1024), of which
+    300 are frames' (a PFN array holds words of frames only): 300 / 16 lines of 8 ns and 200
+    keys of 10 ns = 150 + 2,000 = 2,150 ns, added to the reclaimer's CPU (``WORK_CPU_NS``);
+    with the two costs at 0 nothing is charged and the sweep finds the same candidates."""
+    from pagesim.core.state import WORK_CPU_NS
+    from pagesim.policies.cast.layout import GF
+
+    found = []
+    for line_ns, key_ns in ((8, 10), (0, 0)):
+        pol, s = _state(now=60)
+        s.gi[GI.linens] = line_ns
+        s.gi[GI.keyns] = key_ns
+        for i in range(200):
+            _put_m(s, 5 * i, pack(i % 50, 0, 0, TAG_FILE, 1))
+        for i in range(100):
+            s.resident[5 * i + 1] = RESIDENT
+        s.gi[GI.budget + FILE_T] = N
+        cpu0 = int(s.work[WORK_CPU_NS])
+        sweep.sweep(s, FILE_T)
+        assert s.gi[GI.words] == N and s.gi[GI.fwords] == 300 and s.gi[GI.keys] == 200
+        want = 300 * line_ns / 16 + 200 * key_ns
+        assert s.gf[GF.sweep_ns] == pytest.approx(want)
+        assert int(s.work[WORK_CPU_NS]) - cpu0 == round(want)
+        found.append(pol.candidates(s, FILE_T))
+    assert found[0] == found[1]

@@ -162,3 +162,24 @@ def test_the_walker_knobs_read_their_text_and_refuse_the_rest() -> None:
     for bad in ({"prefetch": "8"}, {"prefetch": "fast"}, {"walker_bloom": "sometimes"}, {"walk_pte_ns": -1}):
         with pytest.raises(ValueError, match=next(iter(bad))):
             _configured(**bad)
+
+
+def test_reclaims_check_of_a_mapped_candidate_walks_the_reverse_map() -> None:
+    """shrink_folio_list's folio_referenced: reclaim's check of a mapped (anon) candidate is one
+    reverse-map walk (``WORK_RMAP``, charged at ``rmap_ns_per_page`` as the legacy LRU's and
+    MGLRU's), young or not; a file page read by read() has no PTE and costs none."""
+    from pagesim.core.state import ANON, RESIDENT, WORK_RMAP
+    from pagesim.policies.cast.core import pack
+    from pagesim.policies.cast.walk import check_young
+
+    _, s = _configured()
+    s.pm[7, PM.word] = pack(0, 0, 0, 1, 1)
+    s.resident[7] = RESIDENT | ANON | YOUNG
+    s.pm[8, PM.word] = pack(0, 0, 0, 1, 1)
+    s.resident[8] = RESIDENT | ANON
+    s.pm[9, PM.word] = pack(0, 0, 0, 2, 1)
+    s.resident[9] = RESIDENT
+    rmap0 = int(s.work[WORK_RMAP])
+    assert check_young.py_func(s, 7) and int(s.work[WORK_RMAP]) == rmap0 + 1
+    assert not check_young.py_func(s, 8) and int(s.work[WORK_RMAP]) == rmap0 + 2
+    assert not check_young.py_func(s, 9) and int(s.work[WORK_RMAP]) == rmap0 + 2

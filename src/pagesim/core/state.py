@@ -109,6 +109,10 @@ A_WANT_OOM = 28  #: ``evict`` may set it to 1: ask kernel mode's OOM killer to a
 #: kernel mode, ``added`` and ``evict``: pages of memory zram holds compressed for the pages the
 #: event's cgroup swapped out (the node's zram when there is one cgroup)
 A_ZRAM_PAGES = 29
+#: kernel mode, ``evict`` may set it: of ``A_SCANNED``, the entries the policy read from an array
+#: of its own (CAST's state words) rather than folios reclaim looked at; their CPU is the policy's
+#: to model (``WORK_CPU_NS``), so the engine charges ``reclaim_ns_per_page`` only for the rest
+A_SCAN_WORDS = 30
 ACC_LEN = 32
 
 MODE_CACHE = 0

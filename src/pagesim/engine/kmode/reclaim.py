@@ -13,6 +13,7 @@ from pagesim.core.state import (
     A_PRIORITY,
     A_RECLAIMER,
     A_REQUEST,
+    A_SCAN_WORDS,
     A_SCANNED,
     A_SWAP_FREE,
     A_USED,
@@ -75,6 +76,7 @@ def _reclaim(ss, fw, a, r, out, evict, removed, cg, request, prio, reclaimer, t)
         else:
             a[A_REQUEST] = 1 if one_by_one else request
             a[A_SCANNED] = -1
+            a[A_SCAN_WORDS] = 0
             out[C.EVICT_CALLS] += 1
             rmap0 = s.work[WORK_RMAP]
             ptes0 = s.work[WORK_PTES]
@@ -84,7 +86,8 @@ def _reclaim(ss, fw, a, r, out, evict, removed, cg, request, prio, reclaimer, t)
                 fw.node[N.last_scanned] = -1
             elif fw.node[N.last_scanned] >= 0:
                 fw.node[N.last_scanned] += a[A_SCANNED]
-            scanned = a[A_SCANNED] if a[A_SCANNED] >= 0 else nv
+            # pages looked at, less the words of a policy's own array it prices itself
+            scanned = max(a[A_SCANNED] - a[A_SCAN_WORDS], 0) if a[A_SCANNED] >= 0 else nv
             fw.f[F.cost] += (
                 scanned * fw.f[F.scan_ns]
                 + (s.work[WORK_RMAP] - rmap0) * fw.f[F.rmap_ns]

@@ -32,6 +32,21 @@ MGLRU's walker is charged per PTE, a PMD entry being the same 64-bit read). With
 ``walker_simd`` (the seed: "a whole table at once with AVX-512, AVX2 or SSE2") the young bits
 of a cache line of 8 PTEs are tested in one step, one PTE read's cost per line, and each young
 PTE found then costs a PTE read's handling (its page's word); without, every PTE costs one.
+The sweep's CPU (:func:`sweep_cost_ns`, sweep.py; the seed: "M's lowest is found by sweeping
+the state words in PFN order", "Every page frame has one 32-bit word in a flat array indexed
+by its PFN"): the words are read in sequence, 16 to a 64-byte line, and a line costs
+``sweep_line_ns`` (default 8 ns: one core streaming out of DRAM is bound by its L1 miss
+buffers, the bound the seed puts on its own prefetch, "as far ahead as the CPU's miss buffers
+allow"; by Little's law 10 buffers of 64 B over an 80 ns DRAM latency carry 8 GB/s, 8 ns a
+line, 0.5 ns a word). Only the words of pages in memory are counted: the seed's array has a
+word per frame, the model's a word per page id. Each word of the swept type's M is keyed
+(16 log2(score) from a table by the count and gap classes, the last read's tick, a shift and
+an add), compared with the 128th candidate's key and recorded for the pass's quantile:
+``sweep_key_ns`` (default 10 ns, one state word handled, what the walker is charged for a
+young PTE's word, ``walk_pte_ns``). The two are added (no overlap of the stream with the
+keying is assumed). What the sweep proposes is charged by the engine as the folios any
+reclaim isolates (``reclaim_ns_per_page``), and reclaim's check of a mapped candidate as a
+reverse-map walk (``rmap_ns_per_page``; walk.check_young), as the legacy LRU's and MGLRU's.
 ``prefetch`` (the seed's two prefetch distances) has no modelled effect: the model charges fixed
 per-operation costs with no memory hierarchy, so what a prefetch hides (a cache miss's latency)
 is not in it.
@@ -174,3 +189,14 @@ def walk_cost_ns(s, ptes, pmds, young):  # type: ignore[no-untyped-def]
     else:
         steps = ptes
     return pmds * float(s.gi[GI.pmdns]) + steps * pte
+
+
+WORDS_PER_LINE = 16  #: 32-bit state words in a 64-byte cache line
+
+
+@cast_kernel
+def sweep_cost_ns(s, fwords, keys):  # type: ignore[no-untyped-def]
+    """The modelled CPU, ns, of a sweep that read ``fwords`` state words of frames (page ids in
+    memory: the seed's array is indexed by PFN) and keyed ``keys`` of them (words of the swept
+    type's M): ``sweep_line_ns`` per 16 words, ``sweep_key_ns`` per key."""
+    return fwords * float(s.gi[GI.linens]) / WORDS_PER_LINE + keys * float(s.gi[GI.keyns])

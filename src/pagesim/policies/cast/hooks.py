@@ -16,6 +16,7 @@ from pagesim.core.state import (
     A_RECLAIMER,
     A_REFAULT,
     A_REQUEST,
+    A_SCAN_WORDS,
     A_SCANNED,
     A_SEQ,
     A_SWAP_FREE,
@@ -240,6 +241,7 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
     else:
         s.gi[GI.bal_none] += 1
     a[A_SCANNED] = s.gi[GI.visited] + count
+    a[A_SCAN_WORDS] = s.gi[GI.visited]  # priced by the sweep itself (costs.sweep_cost_ns)
     return count
 
 

@@ -245,6 +245,10 @@ STATE = Layout(
         field("skippmd", "tables", "readout: page tables skipped: the PMD accessed bit clear"),
         field("skipbloom", "tables", "readout: page tables skipped: not in the Bloom filter"),
         field("lptes", "PTEs", "readout: PTEs the look-around read"),
+        field("linens", "ns", "parameter sweep_line_ns: one 64-byte line of state words read in sequence"),
+        field("keyns", "ns", "parameter sweep_key_ns: one word of the swept type's M keyed and compared"),
+        field("fwords", "words", "readout: words the sweep read of pages in memory (a PFN array's words)"),
+        field("keys", "words", "readout: keys the sweep computed (words of the swept type's M)"),
     ),
     gf=(
         field("credit", "1", "per type: the type-choice credits", count=2),
@@ -279,6 +283,7 @@ STATE = Layout(
         field("all_n", "samples", "... and number", count=3),
         field("walk_ns", "ns", "readout: the walker's modelled CPU (costs.walk_cost_ns)"),
         field("look_ns", "ns", "readout: the look-around's modelled CPU (costs.walk_cost_ns)"),
+        field("sweep_ns", "ns", "readout: the sweep's modelled CPU (costs.sweep_cost_ns)"),
         field(
             "keytab",
             "log2",

@@ -116,7 +116,9 @@ Parameters  (the seed's knobs, tune.py for the controllers)
             besides it, as MGLRU; "off"; walk.py); walker_simd = True (the young bits of a cache
             line of 8 PTEs a step); prefetch = "by CPU" (or two distances; no modelled effect:
             the model has no memory hierarchy); walk_pte_ns = 10, walk_pmd_ns = 10 (the
-            walker's cost per PTE and PMD entry read, costs.walk_cost_ns); the seed's
+            walker's cost per PTE and PMD entry read, costs.walk_cost_ns); sweep_line_ns = 8,
+            sweep_key_ns = 10 (the sweep's cost per 64-byte line of state words and per key
+            computed, costs.sweep_cost_ns); the seed's
             ``version`` is ``CAST.version`` (0.2.6, printed by describe());
             history = True (Choice 6); walker_leave = True (Choice 10); sample_faults = True
             (sampled anon pages PROT_NONE, every access seen; False: harvested young bits);
@@ -155,8 +157,14 @@ Deviations  1. One clock per lruvec (instances share nothing); it ticks on the n
                compression (2.5 us, the parameter's default, so on zram the cost stays 2,500 ns),
                a disk's submission (0 for a queued write: ssd, hdd).
             3. The sweep reads page ids 0..n-1 of the trace, not the node's PFNs; the bitmap's
-               256 blocks cover them. Every word it reads is charged as a page reclaim looks
-               at (``reclaim_ns_per_page``), page ids not in memory included.
+               256 blocks cover them. Its CPU (costs.sweep_cost_ns) counts the words of pages
+               in memory, as a PFN array holds words of frames only: ``sweep_line_ns`` per 16
+               (a 64-byte line read in sequence) and ``sweep_key_ns`` per word of the swept
+               type's M (its key computed and compared); the candidates it proposes are
+               charged as the folios reclaim isolates (``reclaim_ns_per_page``), and the check
+               of a mapped candidate as a reverse-map walk (``rmap_ns_per_page``), as the
+               legacy LRU's and MGLRU's. Every word read still counts as looked at for the
+               engine's OOM rule (``a[A_SCANNED]``).
             4. The walker's page tables are aligned blocks of 512 page ids, a page's mm the
                task that took it in (walk.py); its CPU is charged to the task whose page-in ends
                the tick. No cgroup is taken offline in kernel mode, so the seed's reparenting
@@ -305,7 +313,12 @@ class CAST(AsksKcompressd, Policy):
         s.gi[GI.wpmd] = 1 if self.values["walker_pmd"] else 0
         s.gi[GI.wbloom] = bloom_mode(self.values["walker_bloom"])
         s.gi[GI.simd] = 1 if self.values["walker_simd"] else 0
-        for name, slot in (("walk_pte_ns", GI.ptens), ("walk_pmd_ns", GI.pmdns)):
+        for name, slot in (
+            ("walk_pte_ns", GI.ptens),
+            ("walk_pmd_ns", GI.pmdns),
+            ("sweep_line_ns", GI.linens),
+            ("sweep_key_ns", GI.keyns),
+        ):
             ns = int(self.values[name])
             if ns < 0:
                 raise ValueError(f"cast: {name} must be >= 0 ns, got {ns}")

@@ -11,16 +11,19 @@ there is no candidate or none at or below the quantile. The rules and choices ar
 
 from __future__ import annotations
 
+from pagesim.core.state import WORK_CPU_NS
 from pagesim.policies.cast.core import (
     cast_kernel,
     rank_tb,
     word_tag,
 )
+from pagesim.policies.cast.costs import sweep_cost_ns
 from pagesim.policies.cast.layout import (
     BUF_CAP,
     BUF_ENTRY,
     BUF_W,
     ENOUGH_MAX,
+    GF,
     GI,
     N_CAND,
     PM,
@@ -185,6 +188,8 @@ def sweep(s, t):  # type: ignore[no-untyped-def]
     enough = _enough(s, t)
     col = PM.passk + t
     s.gi[GI.sweeps] += 1
+    fwords = 0
+    keys = 0
     while s.gi[GI.budget + t] > 0:
         c = s.gi[GI.cursor + t]
         b = c // bs
@@ -192,6 +197,8 @@ def sweep(s, t):  # type: ignore[no-untyped-def]
         if s.gi[GI.bitmap + b] != 0:
             any_m = False
             for p in range(c, hi):
+                if s.resident[p] != 0:
+                    fwords += 1
                 w = s.pm[p, PM.word]
                 tg = word_tag(w)
                 if tg == 0:
@@ -199,6 +206,7 @@ def sweep(s, t):  # type: ignore[no-untyped-def]
                 any_m = True
                 if tg != tag or s.pm[p, PM.iso] != 0:
                     continue
+                keys += 1
                 key = key_fast(s.gf, w, now, le)
                 k = s.gi[GI.passn + t]
                 if k < n:
@@ -223,6 +231,17 @@ def sweep(s, t):  # type: ignore[no-untyped-def]
             s.gi[GI.cursor + t] = hi
         if s.gi[GI.qvalid + t] != 0 and _buf_below(s.gi, t) >= enough:
             break
+    _charge_sweep(s, fwords, keys)
+
+
+@cast_kernel
+def _charge_sweep(s, fwords, keys):  # type: ignore[no-untyped-def]
+    """The sweep's CPU (costs.sweep_cost_ns) to the reclaimer, in whole ns of the running sum."""
+    s.gi[GI.fwords] += fwords
+    s.gi[GI.keys] += keys
+    before = s.gf[GF.sweep_ns]
+    s.gf[GF.sweep_ns] = before + sweep_cost_ns(s, fwords, keys)
+    s.work[WORK_CPU_NS] += int(round(s.gf[GF.sweep_ns])) - int(round(before))
 
 
 @cast_kernel

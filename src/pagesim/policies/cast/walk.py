@@ -76,7 +76,7 @@ reads anon pages only.
 from __future__ import annotations
 
 from pagesim.core.bloom import bloom_keys
-from pagesim.core.state import ANON, FLAG_MASK, PMD_PAGES, PMD_SHIFT, WORK_CPU_NS, YOUNG
+from pagesim.core.state import ANON, FLAG_MASK, PMD_PAGES, PMD_SHIFT, WORK_CPU_NS, WORK_RMAP, YOUNG
 from pagesim.policies.cast.core import cast_kernel, last_read, read_word
 from pagesim.policies.cast.costs import walk_cost_ns
 from pagesim.policies.cast.layout import (
@@ -329,7 +329,12 @@ def look_around(s, p):  # type: ignore[no-untyped-def]
 
 @cast_kernel
 def check_young(s, p):  # type: ignore[no-untyped-def]
-    """Reclaim's check of a candidate: a young bit is a read (and a look-around). True if young."""
+    """Reclaim's check of a candidate: a young bit is a read (and a look-around). True if young.
+
+    A mapped (anon) page of this lruvec is checked through the reverse map (shrink_folio_list's
+    ``folio_referenced``), one ``WORK_RMAP`` as the legacy LRU's and MGLRU's checks."""
+    if (s.resident[p] & ANON) != 0 and s.cgroup_of[p] == s.gi[GI.cg]:
+        s.work[WORK_RMAP] += 1
     if take_young(s, p, s.gi[GI.now], False):
         s.gi[GI.look] += 1
         look_around(s, p)

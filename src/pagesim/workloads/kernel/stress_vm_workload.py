@@ -48,7 +48,10 @@ def stress_vm(
     Returns
     -------
     Trace
-        ``workers * passes * region`` anon writes; tag = worker.
+        ``workers * passes * region`` anon writes; tag = worker. One access is one page
+        written: stress-ng's write64 counts a bogo op per 256 bytes and reports the count
+        shifted right by 12 (``VM_BOGO_SHIFT``, stress-vm.c), so its bogo op is 1 MiB written,
+        256 of these accesses (bogo ops/s = ops/s / 256; every ratio is the same).
     """
     if workers <= 0 or passes <= 0 or memory_pages <= 0 or slice_pages <= 0:
         raise ValueError("workers, passes, memory_pages and slice_pages must be positive")
