@@ -102,3 +102,18 @@ def test_no_policy_module_lays_out_globals_by_hand() -> None:
         if re.match(r"^[A-Z_][A-Z0-9_]* = GI_USER( \+ \d+)?\s*(#.*)?$", line)
     ]
     assert not by_hand, by_hand
+
+
+@pytest.mark.parametrize("name", ["arc", "car"])
+def test_two_shadow_lists_are_one_declared_pair_of_headers(name: str) -> None:
+    """B1's and B2's headers are one field of ``core.shadow.SHADOW_PAIR``'s size (not six fields
+    passed by the first one's offset), and each header's slots are SHADOW_HEADER's."""
+    from pagesim.core.shadow import PAIR_B1, PAIR_B2, PAIR_SIZE, SH_HEAD, SH_LEN, SH_SIZE, SH_TAIL
+
+    assert (PAIR_B1, PAIR_B2, PAIR_SIZE) == (0, SH_SIZE, 2 * SH_SIZE)
+    assert sorted((SH_HEAD, SH_TAIL, SH_LEN)) == list(range(SH_SIZE))
+    mod = sys.modules[policy_class(name).__module__]
+    fields = {f.name: f for f in mod.STATE.fields["gi"]}
+    assert fields["shadows"].size == PAIR_SIZE
+    assert not [n for n in fields if re.match(r"b[12]", n)], sorted(fields)
+    assert (mod.H_B1, mod.H_B2) == (mod.GI.shadows + PAIR_B1, mod.GI.shadows + PAIR_B2)
