@@ -35,6 +35,7 @@ from typing import NamedTuple
 import numpy as np
 
 from pagesim.core.jit import kernel, kernel_inline
+from pagesim.core.lists import list_unlink_unchecked
 from pagesim.core.prefetch import prefetch, prefetch_row_end
 from pagesim.core.state import (
     A_CAPACITY,
@@ -44,11 +45,13 @@ from pagesim.core.state import (
     A_NEXT,
     A_OP,
     A_PAGE,
+    A_REASON,
     A_REQUEST,
     A_SIZE,
     A_TAG,
     A_TIME,
     A_USED,
+    LIST,
     MAX_CANDIDATES,
     NEXT,
     PREV,
@@ -59,7 +62,7 @@ from pagesim.core.state import (
     RESIDENT,
 )
 from pagesim.engine import counters as C
-from pagesim.engine.candidates import collect_candidates_inline, release_page, removal_event
+from pagesim.engine.candidates import collect_candidates_inline
 
 # cfg slots
 CFG_START = 0  #: first access index to process in this call
@@ -234,17 +237,33 @@ def _verify(ss, fw, hook, multi_cgroup):  # type: ignore[no-untyped-def]
 
 @kernel_inline
 def _remove(ss, fw, r, out, removed, page, reason, t, bytes_mode, multi_cgroup):  # type: ignore[no-untyped-def]
+    """``page`` leaves memory: the ``removed`` hook, then the release and the accounting.
+
+    The event and the release are :func:`~pagesim.engine.candidates.removal_event`'s and
+    :func:`~pagesim.engine.candidates.release_page`'s statements written in place (a test checks
+    they are the same): this function is inlined three times into the loop, and each function
+    inlined into it would make numba copy the loop's whole scope once more per block when the
+    runner inlines the loop (``bench/compile_size.py``: ``blocks_x_vars``).
+    """
     s = ss[0]
     cg = s.cgroup_of[page] if multi_cgroup else 0
     sz = fw.psize[page] if bytes_mode else 1
-    removal_event(r, t, page, cg, sz, reason)
+    r[A_TIME] = t
+    r[A_PAGE] = page
+    r[A_CGROUP] = cg
+    r[A_SIZE] = sz
+    r[A_REASON] = reason
     removed(ss, cg, r)
     if fw.check[CHECK_ON] != 0:
         _verify(ss, fw, HOOK_REMOVED, multi_cgroup)
         if fw.res[page] == 0 and fw.check[CHECK_BROKEN] == 0:
             fw.check[CHECK_BROKEN] = HOOK_UNKNOWN  # made resident by a hook, not by the framework
         fw.res[page] = 0
-    release_page(s, page, multi_cgroup)
+    if s.lst[page, LIST] >= 0:
+        list_unlink_unchecked(s, page)
+    s.resident[page] = 0
+    if multi_cgroup:
+        s.cgroup_of[page] = -1
     fw.used[cg] -= sz
     if bytes_mode:
         fw.count[cg] -= 1
