@@ -112,6 +112,10 @@ assert PM.sh_entry == PACKED_ENTRY, "core.shadow's packed functions read this co
 #: The first slot of B1's and of B2's header in ``s.gi`` (``+ SH_HEAD``, ``SH_TAIL``, ``SH_LEN``)
 H_B1 = GI.shadows + PAIR_B1
 H_B2 = GI.shadows + PAIR_B2
+#: Each header's slots in ``s.gi`` by name (one global each in the hooks: a sum written in a
+#: hook is one more numba variable in every copy the runner's inlining makes)
+B1_HEAD, B1_TAIL, B1_LEN = (H_B1 + k for k in (SH_HEAD, SH_TAIL, SH_LEN))
+B2_HEAD, B2_TAIL, B2_LEN = (H_B2 + k for k in (SH_HEAD, SH_TAIL, SH_LEN))
 
 
 B1 = 1
@@ -123,12 +127,12 @@ def _init(s, a):  # type: ignore[no-untyped-def]
     s.gi[GI.t1] = list_create(s, a[A_CGROUP])
     s.gi[GI.t2] = list_create(s, a[A_CGROUP])
     # every page's PM.sh_entry is 0 (no shadow entry): pm starts zeroed (core.state.make_state)
-    s.gi[H_B1 + SH_HEAD] = -1
-    s.gi[H_B1 + SH_TAIL] = -1
-    s.gi[H_B1 + SH_LEN] = 0
-    s.gi[H_B2 + SH_HEAD] = -1
-    s.gi[H_B2 + SH_TAIL] = -1
-    s.gi[H_B2 + SH_LEN] = 0
+    s.gi[B1_HEAD] = -1
+    s.gi[B1_TAIL] = -1
+    s.gi[B1_LEN] = 0
+    s.gi[B2_HEAD] = -1
+    s.gi[B2_TAIL] = -1
+    s.gi[B2_LEN] = 0
     s.gi[GI.shadow_hit] = 0
     s.gi[GI.victim] = -1
     s.gi[GI.victim_to] = 0
@@ -142,8 +146,8 @@ def _admit(s, a):  # type: ignore[no-untyped-def]
     page = a[A_PAGE]
     x = s.pm[page, PM.sh_entry]
     where = x & WHERE_MASK
-    b1 = s.gi[H_B1 + SH_LEN]
-    b2 = s.gi[H_B2 + SH_LEN]
+    b1 = s.gi[B1_LEN]
+    b2 = s.gi[B2_LEN]
     c = float(s.gi[GI.cap])
     if where == B1:
         delta = b2 / b1 if b2 > b1 else 1.0  # max(b2 / b1, 1.0) without the division
@@ -200,18 +204,18 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
     else:  # case IV
         c = s.gi[GI.cap]
         t1 = list_len(s, s.gi[GI.t1])
-        b1 = s.gi[H_B1 + SH_LEN]
+        b1 = s.gi[B1_LEN]
         if t1 + b1 + 1 > c:  # A: |T1| + |B1| = c
             if b1 > 0:
-                _drop_oldest(s, H_B1 + SH_TAIL)
+                _drop_oldest(s, B1_TAIL)
                 victim = _replace(s)
             else:
                 victim = list_tail(s, s.gi[GI.t1])
                 s.gi[GI.victim_to] = 0
         else:  # B
-            total = t1 + b1 + list_len(s, s.gi[GI.t2]) + s.gi[H_B2 + SH_LEN]
-            if total >= 2 * c and s.gi[H_B2 + SH_LEN] > 0:
-                _drop_oldest(s, H_B2 + SH_TAIL)
+            total = t1 + b1 + list_len(s, s.gi[GI.t2]) + s.gi[B2_LEN]
+            if total >= 2 * c and s.gi[B2_LEN] > 0:
+                _drop_oldest(s, B2_TAIL)
             victim = _replace(s)
     if victim < 0:
         return 0
@@ -305,8 +309,8 @@ class ARC(SpeedHints, Policy):
                 prev = q
             assert int(s.gi[tail]) == prev and (pages[0] if pages else -1) == int(s.gi[head]), f"B{which}"
         n_shadow = int((s.pm[:, PM.sh_entry] != 0).sum())
-        assert n_shadow == int(s.gi[H_B1 + SH_LEN] + s.gi[H_B2 + SH_LEN]), "stray shadow marks"
-        b1, b2 = int(s.gi[H_B1 + SH_LEN]), int(s.gi[H_B2 + SH_LEN])
+        assert n_shadow == int(s.gi[B1_LEN] + s.gi[B2_LEN]), "stray shadow marks"
+        b1, b2 = int(s.gi[B1_LEN]), int(s.gi[B2_LEN])
         assert len(t1) + len(t2) <= c, "more resident pages than c"
         assert len(t1) + b1 <= c, "|T1| + |B1| > c"
         assert len(t1) + len(t2) + b1 + b2 <= 2 * c, "directory larger than 2c"
