@@ -117,3 +117,15 @@ def test_two_shadow_lists_are_one_declared_pair_of_headers(name: str) -> None:
     assert fields["shadows"].size == PAIR_SIZE
     assert not [n for n in fields if re.match(r"b[12]", n)], sorted(fields)
     assert (mod.H_B1, mod.H_B2) == (mod.GI.shadows + PAIR_B1, mod.GI.shadows + PAIR_B2)
+
+
+def test_the_cache_loops_cfg_slots_come_from_a_declaration() -> None:
+    """engine/loop.py's ``CFG_*`` slots are read off the ``CACHE_CONFIG`` record (each with a unit
+    and a meaning), not numbered by hand, and no two share a slot."""
+    from pagesim.engine import loop
+
+    source = (Path(loop.__file__)).read_text()
+    assert not re.findall(r"^CFG_[A-Z_]+ = \d+", source, flags=re.M)
+    slots = {n: getattr(loop, n) for n in dir(loop) if n.startswith("CFG_") and n != "CFG_LEN"}
+    assert sorted(slots.values()) == sorted(set(slots.values()))
+    assert max(slots.values()) < loop.CFG_LEN == loop.CACHE_CONFIG.SIZE
