@@ -81,12 +81,7 @@ CACHE_CONFIG = Record(
     field("max_seen", "page id", "highest page id accessed so far (-1 before the first access)"),
     field("has_op", "flag", "1 if the trace carries operations (read, write, free)"),
     field("writes", "rule", "how a write is served: WRITES_ACCESS, WRITES_INSERT_ONLY, WRITES_IGNORE"),
-    field(
-        "base",
-        "access index",
-        "index in the trace of row 0 of the per-access arrays given (0: the whole trace; a "
-        "streamed chunk starting at access b has b)",
-    ),
+    field("base", "access index", "trace index of the given arrays' row 0 (a streamed chunk's first)"),
     field("spare", "none", "unused, zero", count=3),
 ).at
 CFG_START = CACHE_CONFIG.start
@@ -259,14 +254,10 @@ def _verify(ss, fw, hook, multi_cgroup):  # type: ignore[no-untyped-def]
 
 @kernel_inline
 def _remove(ss, fw, r, out, removed, page, reason, t, bytes_mode, multi_cgroup):  # type: ignore[no-untyped-def]
-    """``page`` leaves memory: the ``removed`` hook, then the release and the accounting.
-
-    The event and the release are :func:`~pagesim.engine.candidates.removal_event`'s and
-    :func:`~pagesim.engine.candidates.release_page`'s statements written in place (a test checks
-    they are the same): this function is inlined three times into the loop, and each function
-    inlined into it would make numba copy the loop's whole scope once more per block when the
-    runner inlines the loop (``bench/compile_size.py``: ``blocks_x_vars``).
-    """
+    """``page`` leaves memory: the ``removed`` hook, then the release and the accounting. The event
+    and the release are candidates.removal_event's and release_page's statements in place (a test
+    checks they are the same): a function inlined here, three times in the loop, would grow numba's
+    copies of the loop's scope (``bench/compile_size.py``, ``blocks_x_vars``)."""
     s = ss[0]
     cg = s.cgroup_of[page] if multi_cgroup else 0
     sz = fw.psize[page] if bytes_mode else 1
