@@ -60,34 +60,3 @@ def test_mglru_lists_are_core_shadow_lists() -> None:
     text = (SRC / "policies/mglru/lists.py").read_text()
     assert "from pagesim.core.shadow import shadow_append, shadow_push, shadow_unlink" in text
     assert "s.pm[p, NXT] = " not in text and "s.pm[v, NXT] = " not in text
-
-
-def _body(path: Path, name: str) -> tuple[list[str], list[ast.stmt]]:
-    """(parameter names, statements without the docstring) of function ``name`` in ``path``."""
-    fn = next(
-        n for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, ast.FunctionDef) and n.name == name
-    )
-    first = fn.body[0]
-    documented = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
-    return [a.arg for a in fn.args.args], fn.body[1:] if documented else fn.body
-
-
-def _renamed(stmts: list[ast.stmt], names: dict[str, str]) -> list[str]:
-    class Rename(ast.NodeTransformer):
-        def visit_Name(self, node: ast.Name) -> ast.Name:
-            return ast.copy_location(ast.Name(names.get(node.id, node.id), node.ctx), node)
-
-    return [ast.dump(Rename().visit(ast.parse(ast.unparse(s)).body[0])) for s in stmts]
-
-
-def test_cache_modes_removal_has_the_shared_event_and_release_in_place() -> None:
-    """engine/loop.py's ``_remove`` writes candidates.removal_event's and release_page's statements
-    in place (fewer functions inlined into the loop, a cheaper compile): statement for statement
-    the shared ones, with ``_remove``'s argument names, so the two loops cannot drift apart."""
-    _, remove = _body(SRC / "engine" / "loop.py", "_remove")
-    in_place = _renamed(remove, {})
-    for helper, args in (("removal_event", "r t page cg sz reason"), ("release_page", "s page multi_cgroup")):
-        params, body = _body(SRC / "engine" / "candidates.py", helper)
-        want = _renamed(body, dict(zip(params, args.split(), strict=True)))
-        starts = [i for i in range(len(in_place)) if in_place[i : i + len(want)] == want]
-        assert len(starts) == 1, f"{helper}'s statements are not in _remove as they are in candidates.py"

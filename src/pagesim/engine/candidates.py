@@ -6,9 +6,7 @@ policy's proposals by one rule, cache_ext's (spec §2.4): at most ``MAX_CANDIDAT
 earlier in the same call, resident, and of the cgroup asked; the others are counted by reason
 (``rej_*``) and skipped. A page that leaves memory is unlinked from its eviction list and loses
 its residency and owner here too; the ``removed`` hook and each mode's own accounting stay with
-the mode. Cache mode's ``_remove`` writes :func:`removal_event`'s and :func:`release_page`'s
-statements in place rather than inlining them (a compile-time choice, explained there);
-tests/unit/test_structures_once.py checks that they are the same statements.
+the mode.
 """
 
 from __future__ import annotations

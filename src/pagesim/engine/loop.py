@@ -36,7 +36,6 @@ import numpy as np
 
 from pagesim.core.jit import kernel, kernel_inline
 from pagesim.core.layout import Record, field
-from pagesim.core.lists import list_unlink_unchecked
 from pagesim.core.prefetch import prefetch, prefetch_row_end
 from pagesim.core.state import (
     A_CAPACITY,
@@ -46,13 +45,11 @@ from pagesim.core.state import (
     A_NEXT,
     A_OP,
     A_PAGE,
-    A_REASON,
     A_REQUEST,
     A_SIZE,
     A_TAG,
     A_TIME,
     A_USED,
-    LIST,
     MAX_CANDIDATES,
     NEXT,
     PREV,
@@ -63,7 +60,7 @@ from pagesim.core.state import (
     RESIDENT,
 )
 from pagesim.engine import counters as C
-from pagesim.engine.candidates import collect_candidates_inline
+from pagesim.engine.candidates import collect_candidates_inline, release_page, removal_event
 
 #: The loop's ``cfg`` array (int64, ``CFG_LEN`` slots): what a run asks and where it stands. The
 #: slots are reached through the ``CFG_*`` names below, plain ints as the loop indexes with them.
@@ -254,29 +251,18 @@ def _verify(ss, fw, hook, multi_cgroup):  # type: ignore[no-untyped-def]
 
 @kernel_inline
 def _remove(ss, fw, r, out, removed, page, reason, t, bytes_mode, multi_cgroup):  # type: ignore[no-untyped-def]
-    """``page`` leaves memory: the ``removed`` hook, then the release and the accounting. The event
-    and the release are candidates.removal_event's and release_page's statements in place (a test
-    checks they are the same): a function inlined here, three times in the loop, would grow numba's
-    copies of the loop's scope (``bench/compile_size.py``, ``blocks_x_vars``)."""
+    """``page`` leaves memory: the ``removed`` hook, then the release and the accounting."""
     s = ss[0]
     cg = s.cgroup_of[page] if multi_cgroup else 0
     sz = fw.psize[page] if bytes_mode else 1
-    r[A_TIME] = t
-    r[A_PAGE] = page
-    r[A_CGROUP] = cg
-    r[A_SIZE] = sz
-    r[A_REASON] = reason
+    removal_event(r, t, page, cg, sz, reason)
     removed(ss, cg, r)
     if fw.check[CHECK_ON] != 0:
         _verify(ss, fw, HOOK_REMOVED, multi_cgroup)
         if fw.res[page] == 0 and fw.check[CHECK_BROKEN] == 0:
             fw.check[CHECK_BROKEN] = HOOK_UNKNOWN  # made resident by a hook, not by the framework
         fw.res[page] = 0
-    if s.lst[page, LIST] >= 0:
-        list_unlink_unchecked(s, page)
-    s.resident[page] = 0
-    if multi_cgroup:
-        s.cgroup_of[page] = -1
+    release_page(s, page, multi_cgroup)
     fw.used[cg] -= sz
     if bytes_mode:
         fw.count[cg] -= 1
