@@ -7,7 +7,11 @@ empty caches (a 200-access run, as ``bench/compile.py``) and prints, for the run
 * ``inlines``: functions numba inlined at IR level (``inline="always"``: the loop, the hook
   dispatchers, the hooks a class inlines, their helpers), counting each nested inline;
 * ``inlined_stmts``: numba IR statements of those callees when inlined (each is run through
-  numba's front end and deep-copied twice, so this is the inlining pass's work);
+  numba's front end and deep-copied twice);
+* ``blocks_x_vars``: per inlined callee, its blocks times the variables of its scope, summed.
+  numba's inliner deep-copies a callee block by block, and each block's copy copies the whole
+  scope, so this product, not the statements, grows the inlining pass's time, and most of it is
+  the loop (``run_cache``, with the engine's helpers already inlined) inlined into the runner;
 * ``numba_stmts``: statements of the runner's numba IR when it is lowered (typing and lowering);
 * ``llvm_raw``: LLVM instructions numba emits for the runner before any optimisation (LLVM's
   function passes run over these), and ``llvm_linked``/``llvm_opt`` after the function passes
@@ -48,6 +52,7 @@ def child(policy: str, detail: bool) -> None:
     optimised: dict[str, int] = {}
     inlines: collections.Counter[str] = collections.Counter()
     inlined: collections.Counter[str] = collections.Counter()
+    squared: collections.Counter[str] = collections.Counter()
     lowered: dict[str, int] = {}
 
     add_ir_module = codegen.CPUCodeLibrary.add_ir_module
@@ -68,6 +73,8 @@ def child(policy: str, detail: bool) -> None:
         name = callee_ir.func_id.func_qualname
         inlines[name] += 1
         inlined[name] += sum(len(b.body) for b in callee_ir.blocks.values())
+        scope = next(iter(callee_ir.blocks.values())).scope
+        squared[name] += len(callee_ir.blocks) * len(scope.localvars._con)
         return inline_ir(self, caller_ir, block, i, callee_ir, *args, **kw)
 
     def lower_counted(self, state):  # type: ignore[no-untyped-def]
@@ -89,6 +96,7 @@ def child(policy: str, detail: bool) -> None:
     out: dict[str, Any] = {
         "inlines": sum(inlines.values()),
         "inlined_stmts": sum(inlined.values()),
+        "blocks_x_vars": sum(squared.values()),
         "numba_stmts": lowered.get("run", 0),
         "llvm_raw": raw["run"],
         "llvm_linked": linked.get("run", 0),
@@ -97,14 +105,17 @@ def child(policy: str, detail: bool) -> None:
         "other_llvm_raw": sum(v for k, v in raw.items() if k != "run"),
     }
     if detail:
-        out["per_inlined_function"] = {k: [inlines[k], inlined[k]] for k, _ in inlined.most_common()}
+        per = {k: [inlines[k], inlined[k], squared[k]] for k, _ in squared.most_common()}
+        out["per_inlined_function"] = per
     print(json.dumps(out))
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--policies", default="arc,fifo", help="comma-separated policy names")
-    ap.add_argument("--detail", action="store_true", help="per inlined function: [times, statements]")
+    ap.add_argument(
+        "--detail", action="store_true", help="per inlined function: [times, statements, blocks x vars]"
+    )
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
