@@ -120,3 +120,30 @@ def test_kernel_mode_slots_come_from_declarations() -> None:
         assert ns.SIZE == record.size == len(record.fields)
         assert [getattr(ns, f.name) for f in record.fields] == list(range(record.size))
         assert all(f.unit and f.meaning for f in record.fields)
+
+
+@pytest.mark.parametrize("name", ["arc", "car"])
+def test_two_shadow_lists_are_one_declared_pair_of_headers(name: str) -> None:
+    """B1's and B2's headers are one field of ``core.shadow.SHADOW_PAIR``'s size (not six fields
+    passed by the first one's offset), and each header's slots are SHADOW_HEADER's."""
+    from pagesim.core.shadow import PAIR_B1, PAIR_B2, PAIR_SIZE, SH_HEAD, SH_LEN, SH_SIZE, SH_TAIL
+
+    assert (PAIR_B1, PAIR_B2, PAIR_SIZE) == (0, SH_SIZE, 2 * SH_SIZE)
+    assert sorted((SH_HEAD, SH_TAIL, SH_LEN)) == list(range(SH_SIZE))
+    mod = sys.modules[policy_class(name).__module__]
+    fields = {f.name: f for f in mod.STATE.fields["gi"]}
+    assert fields["shadows"].size == PAIR_SIZE
+    assert not [n for n in fields if re.match(r"b[12]", n)], sorted(fields)
+    assert (mod.H_B1, mod.H_B2) == (mod.GI.shadows + PAIR_B1, mod.GI.shadows + PAIR_B2)
+
+
+def test_the_cache_loops_cfg_slots_come_from_a_declaration() -> None:
+    """engine/loop.py's ``CFG_*`` slots are read off the ``CACHE_CONFIG`` record (each with a unit
+    and a meaning), not numbered by hand, and no two share a slot."""
+    from pagesim.engine import loop
+
+    source = (Path(loop.__file__)).read_text()
+    assert not re.findall(r"^CFG_[A-Z_]+ = \d+", source, flags=re.M)
+    slots = {n: getattr(loop, n) for n in dir(loop) if n.startswith("CFG_") and n != "CFG_LEN"}
+    assert sorted(slots.values()) == sorted(set(slots.values()))
+    assert max(slots.values()) < loop.CFG_LEN == loop.CACHE_CONFIG.SIZE

@@ -43,6 +43,21 @@ SH_TAIL = SHADOW_HEADER.tail
 SH_LEN = SHADOW_HEADER.length
 SH_SIZE = SHADOW_HEADER.SIZE
 
+#: Two shadow lists' headers, B1's then B2's (ARC, CAR): declare them as one field of
+#: ``count=PAIR_SIZE`` among a policy's globals and pass that field's offset as ``hdr`` to the
+#: pair and packed functions below. B1's slots are ``GI.name + PAIR_B1 + SH_HEAD`` (``SH_TAIL``,
+#: ``SH_LEN``), B2's ``GI.name + PAIR_B2 + SH_HEAD`` and so on; list ``which`` (1 = B1, 2 = B2)
+#: has its header at ``hdr + PAIR_B1 + SH_SIZE * (which - 1)`` (:func:`pair_header`).
+SHADOW_PAIR = Record(
+    "shadow_pair",
+    field("b1", "shadow header", "B1's header (SHADOW_HEADER: head, tail, length)", count=SH_SIZE),
+    field("b2", "shadow header", "B2's header (SHADOW_HEADER: head, tail, length)", count=SH_SIZE),
+).at
+PAIR_B1 = SHADOW_PAIR.b1
+PAIR_B2 = SHADOW_PAIR.b2
+PAIR_SIZE = SHADOW_PAIR.SIZE
+assert PAIR_B2 == PAIR_B1 + SH_SIZE, "list ``which``'s header is SH_SIZE * (which - 1) after B1's"
+
 
 @kernel
 def shadow_push(nxt, prv, hdr, page):  # type: ignore[no-untyped-def]
@@ -93,18 +108,24 @@ def shadow_unlink(nxt, prv, hdr, page):  # type: ignore[no-untyped-def]
 # ---- two shadow lists B1, B2 (ARC, CAR): the layout both adaptive policies share
 #
 # Per page, in the policy's ``s.pm``: column PAIR_NEXT, PAIR_PREV (the list links) and PAIR_WHERE
-# (0 on neither list, 1 on B1, 2 on B2). In ``s.gi``: B1's header at ``hdr .. hdr + 2`` and B2's
-# at ``hdr + SH_SIZE .. hdr + 2 * SH_SIZE - 1`` (each ``[SH_HEAD, SH_TAIL, SH_LEN]``).
+# (0 on neither list, 1 on B1, 2 on B2). In ``s.gi``: the two headers as the record SHADOW_PAIR
+# at ``hdr`` (a field of ``count=PAIR_SIZE``).
 
 PAIR_NEXT = 0
 PAIR_PREV = 1
 PAIR_WHERE = 2
 
 
+def pair_header(hdr: int, which: int) -> int:
+    """The first slot of B1's (``which`` = 1) or B2's (2) header in the SHADOW_PAIR at ``hdr``
+    (the compiled functions below write the same expression in place)."""
+    return hdr + PAIR_B1 + SH_SIZE * (which - 1)
+
+
 @kernel
 def pair_push(s, hdr, which, page):  # type: ignore[no-untyped-def]
     """Put ``page`` (on neither list) at the newest end of B1 (``which`` = 1) or B2 (2)."""
-    h = hdr + SH_SIZE * (which - 1)
+    h = hdr + PAIR_B1 + SH_SIZE * (which - 1)
     shadow_push(s.pm[:, PAIR_NEXT], s.pm[:, PAIR_PREV], s.gi[h : h + SH_SIZE], page)
     s.pm[page, PAIR_WHERE] = which
 
@@ -112,7 +133,7 @@ def pair_push(s, hdr, which, page):  # type: ignore[no-untyped-def]
 @kernel
 def pair_unlink(s, hdr, page):  # type: ignore[no-untyped-def]
     """Take ``page`` off whichever of B1, B2 it is on."""
-    h = hdr + SH_SIZE * (s.pm[page, PAIR_WHERE] - 1)
+    h = hdr + PAIR_B1 + SH_SIZE * (s.pm[page, PAIR_WHERE] - 1)
     shadow_unlink(s.pm[:, PAIR_NEXT], s.pm[:, PAIR_PREV], s.gi[h : h + SH_SIZE], page)
     s.pm[page, PAIR_WHERE] = 0
 
@@ -120,7 +141,7 @@ def pair_unlink(s, hdr, page):  # type: ignore[no-untyped-def]
 def pair_pages(s, hdr: int, which: int) -> list[int]:  # type: ignore[no-untyped-def]
     """Pages of B1 (``which`` = 1) or B2 (2), newest first (tests, reports; not compiled)."""
     out = []
-    page = int(s.gi[hdr + SH_SIZE * (which - 1) + SH_HEAD])
+    page = int(s.gi[pair_header(hdr, which) + SH_HEAD])
     while page >= 0:
         out.append(page)
         page = int(s.pm[page, PAIR_NEXT])
@@ -170,7 +191,7 @@ def with_prev(x, page):  # type: ignore[no-untyped-def]
 @kernel_inline
 def packed_push(s, hdr, which, page):  # type: ignore[no-untyped-def]
     """Put ``page`` (entry 0: on neither list) at the newest end of B1 (``which`` = 1) or B2 (2)."""
-    h = hdr + SH_SIZE * (which - 1)
+    h = hdr + PAIR_B1 + SH_SIZE * (which - 1)
     head = s.gi[h + SH_HEAD]
     s.pm[page, PACKED_ENTRY] = which | ((head + 1) << NEXT_SHIFT)
     if head >= 0:
@@ -185,7 +206,7 @@ def packed_push(s, hdr, which, page):  # type: ignore[no-untyped-def]
 def packed_unlink(s, hdr, page):  # type: ignore[no-untyped-def]
     """Take ``page`` off whichever of B1, B2 it is on; its entry becomes 0."""
     x = s.pm[page, PACKED_ENTRY]
-    h = hdr + SH_SIZE * ((x & WHERE_MASK) - 1)
+    h = hdr + PAIR_B1 + SH_SIZE * ((x & WHERE_MASK) - 1)
     nxt = entry_next(x)
     prv = entry_prev(x)
     if prv >= 0:
@@ -208,7 +229,7 @@ def plain(func: Any) -> Any:
 def packed_pages(s, hdr: int, which: int) -> list[int]:  # type: ignore[no-untyped-def]
     """Pages of packed B1 (``which`` = 1) or B2 (2), newest first (tests, reports; not compiled)."""
     out = []
-    page = int(s.gi[hdr + SH_SIZE * (which - 1) + SH_HEAD])
+    page = int(s.gi[pair_header(hdr, which) + SH_HEAD])
     while page >= 0:
         out.append(page)
         page = plain(entry_next)(int(s.pm[page, PACKED_ENTRY]))

@@ -35,6 +35,7 @@ from typing import NamedTuple
 import numpy as np
 
 from pagesim.core.jit import kernel, kernel_inline
+from pagesim.core.layout import Record, field
 from pagesim.core.prefetch import prefetch, prefetch_row_end
 from pagesim.core.state import (
     A_CAPACITY,
@@ -61,23 +62,39 @@ from pagesim.core.state import (
 from pagesim.engine import counters as C
 from pagesim.engine.candidates import collect_candidates_inline, release_page, removal_event
 
-# cfg slots
-CFG_START = 0  #: first access index to process in this call
-CFG_END = 1  #: one past the last
-CFG_WARMUP = 2  #: accesses before this index are not counted
-CFG_HAS_ADMIT = 3  #: 1 if the policy has an admit hook
-CFG_INITED = 4  #: set to 1 by the loop after ``init`` ran
-CFG_INIT_RESULT = 5  #: what ``init`` returned
-CFG_HAS_NEXT = 6  #: 1 if next-access times are supplied
-CFG_BYTES = 7  #: 1 if capacity is in bytes (sizes differ per access)
-CFG_PREFETCH_PM = 8  #: 1 if the policy keeps per-page integer fields (prefetch them too)
-CFG_MAX_SEEN = 9  #: highest page id accessed so far (-1 before the first access)
-CFG_HAS_OP = 10  #: 1 if the trace carries operations (read, write, free)
-CFG_WRITES = 11  #: how a write is served: ``WRITES_ACCESS``, ``WRITES_INSERT_ONLY``, ``WRITES_IGNORE``
-#: index in the trace of row 0 of the per-access arrays given (0: the whole trace; a streamed
-#: chunk starting at access ``b`` has ``b``)
-CFG_BASE = 12
-CFG_LEN = 16
+#: The loop's ``cfg`` array (int64, ``CFG_LEN`` slots): what a run asks and where it stands. The
+#: slots are reached through the ``CFG_*`` names below, plain ints as the loop indexes with them.
+CACHE_CONFIG = Record(
+    "cache_cfg",
+    field("start", "access index", "first access index to process in this call"),
+    field("end", "access index", "one past the last"),
+    field("warmup", "access index", "accesses before this index are not counted"),
+    field("has_admit", "flag", "1 if the policy has an admit hook"),
+    field("inited", "flag", "set to 1 by the loop after ``init`` ran"),
+    field("init_result", "hook result", "what ``init`` returned"),
+    field("has_next", "flag", "1 if next-access times are supplied"),
+    field("bytes", "flag", "1 if capacity is in bytes (sizes differ per access)"),
+    field("prefetch_pm", "flag", "1 if the policy keeps per-page integer fields (prefetch them too)"),
+    field("max_seen", "page id", "highest page id accessed so far (-1 before the first access)"),
+    field("has_op", "flag", "1 if the trace carries operations (read, write, free)"),
+    field("writes", "rule", "how a write is served: WRITES_ACCESS, WRITES_INSERT_ONLY, WRITES_IGNORE"),
+    field("base", "access index", "trace index of the given arrays' row 0 (a streamed chunk's first)"),
+    field("spare", "none", "unused, zero", count=3),
+).at
+CFG_START = CACHE_CONFIG.start
+CFG_END = CACHE_CONFIG.end
+CFG_WARMUP = CACHE_CONFIG.warmup
+CFG_HAS_ADMIT = CACHE_CONFIG.has_admit
+CFG_INITED = CACHE_CONFIG.inited
+CFG_INIT_RESULT = CACHE_CONFIG.init_result
+CFG_HAS_NEXT = CACHE_CONFIG.has_next
+CFG_BYTES = CACHE_CONFIG.bytes
+CFG_PREFETCH_PM = CACHE_CONFIG.prefetch_pm
+CFG_MAX_SEEN = CACHE_CONFIG.max_seen
+CFG_HAS_OP = CACHE_CONFIG.has_op
+CFG_WRITES = CACHE_CONFIG.writes
+CFG_BASE = CACHE_CONFIG.base
+CFG_LEN = CACHE_CONFIG.SIZE
 
 OP_WRITE = 1  #: ``a[A_OP]`` of a write (pagesim.trace.OP_WRITE)
 OP_FREE = 2  #: ``a[A_OP]`` of a delete (pagesim.trace.OP_FREE)
@@ -234,6 +251,7 @@ def _verify(ss, fw, hook, multi_cgroup):  # type: ignore[no-untyped-def]
 
 @kernel_inline
 def _remove(ss, fw, r, out, removed, page, reason, t, bytes_mode, multi_cgroup):  # type: ignore[no-untyped-def]
+    """``page`` leaves memory: the ``removed`` hook, then the release and the accounting."""
     s = ss[0]
     cg = s.cgroup_of[page] if multi_cgroup else 0
     sz = fw.psize[page] if bytes_mode else 1

@@ -64,6 +64,12 @@ from pagesim.core.lists import (
 from pagesim.core.prefetch import prefetch
 from pagesim.core.shadow import (
     PACKED_ENTRY,
+    PAIR_B1,
+    PAIR_B2,
+    PAIR_SIZE,
+    SH_HEAD,
+    SH_LEN,
+    SH_TAIL,
     WHERE_MASK,
     entry_next,
     entry_prev,
@@ -88,12 +94,12 @@ STATE = Layout(
         field("t1", "list id", "T1"),
         field("t2", "list id", "T2"),
         field("cap", "pages", "c, the capacity"),
-        field("b1_head", "page id", "B1's newest shadow entry (B1's header: head, tail, length)"),
-        field("b1_tail", "page id", "B1's oldest shadow entry"),
-        field("b1_len", "pages", "B1's length"),
-        field("b2_head", "page id", "B2's newest shadow entry (B2's header: head, tail, length)"),
-        field("b2_tail", "page id", "B2's oldest shadow entry"),
-        field("b2_len", "pages", "B2's length"),
+        field(
+            "shadows",
+            "shadow headers",
+            "B1's and B2's headers (core.shadow.SHADOW_PAIR: head, tail, length each)",
+            count=PAIR_SIZE,
+        ),
         field("shadow_hit", "B1/B2", "0 plain miss, 1 current miss was in B1, 2 in B2"),
         field("victim", "page id", "page proposed by the last ``evict``, -1 if none"),
         field("victim_to", "B1/B2", "where its shadow entry goes: 0 none, 1 B1, 2 B2"),
@@ -102,6 +108,14 @@ STATE = Layout(
 )
 PM, GI, GF = STATE.pm, STATE.gi, STATE.gf
 assert PM.sh_entry == PACKED_ENTRY, "core.shadow's packed functions read this column"
+
+#: The first slot of B1's and of B2's header in ``s.gi`` (``+ SH_HEAD``, ``SH_TAIL``, ``SH_LEN``)
+H_B1 = GI.shadows + PAIR_B1
+H_B2 = GI.shadows + PAIR_B2
+#: Each header's slots in ``s.gi`` by name (one global each in the hooks: a sum written in a
+#: hook is one more numba variable in every copy the runner's inlining makes)
+B1_HEAD, B1_TAIL, B1_LEN = (H_B1 + k for k in (SH_HEAD, SH_TAIL, SH_LEN))
+B2_HEAD, B2_TAIL, B2_LEN = (H_B2 + k for k in (SH_HEAD, SH_TAIL, SH_LEN))
 
 
 B1 = 1
@@ -113,12 +127,12 @@ def _init(s, a):  # type: ignore[no-untyped-def]
     s.gi[GI.t1] = list_create(s, a[A_CGROUP])
     s.gi[GI.t2] = list_create(s, a[A_CGROUP])
     # every page's PM.sh_entry is 0 (no shadow entry): pm starts zeroed (core.state.make_state)
-    s.gi[GI.b1_head] = -1
-    s.gi[GI.b1_tail] = -1
-    s.gi[GI.b1_len] = 0
-    s.gi[GI.b2_head] = -1
-    s.gi[GI.b2_tail] = -1
-    s.gi[GI.b2_len] = 0
+    s.gi[B1_HEAD] = -1
+    s.gi[B1_TAIL] = -1
+    s.gi[B1_LEN] = 0
+    s.gi[B2_HEAD] = -1
+    s.gi[B2_TAIL] = -1
+    s.gi[B2_LEN] = 0
     s.gi[GI.shadow_hit] = 0
     s.gi[GI.victim] = -1
     s.gi[GI.victim_to] = 0
@@ -132,8 +146,8 @@ def _admit(s, a):  # type: ignore[no-untyped-def]
     page = a[A_PAGE]
     x = s.pm[page, PM.sh_entry]
     where = x & WHERE_MASK
-    b1 = s.gi[GI.b1_len]
-    b2 = s.gi[GI.b2_len]
+    b1 = s.gi[B1_LEN]
+    b2 = s.gi[B2_LEN]
     c = float(s.gi[GI.cap])
     if where == B1:
         delta = b2 / b1 if b2 > b1 else 1.0  # max(b2 / b1, 1.0) without the division
@@ -167,7 +181,7 @@ def _replace(s):  # type: ignore[no-untyped-def]
 @kernel_inline
 def _drop_oldest(s, tail_slot):  # type: ignore[no-untyped-def]
     """Drop B1's or B2's oldest entry; start loading the one after next (a later drop's work)."""
-    packed_unlink(s, GI.b1_head, s.gi[tail_slot])
+    packed_unlink(s, GI.shadows, s.gi[tail_slot])
     tail = s.gi[tail_slot]
     if tail >= 0:
         prefetch(s.pm, entry_prev(s.pm[tail, PM.sh_entry]))
@@ -190,18 +204,18 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
     else:  # case IV
         c = s.gi[GI.cap]
         t1 = list_len(s, s.gi[GI.t1])
-        b1 = s.gi[GI.b1_len]
+        b1 = s.gi[B1_LEN]
         if t1 + b1 + 1 > c:  # A: |T1| + |B1| = c
             if b1 > 0:
-                _drop_oldest(s, GI.b1_tail)
+                _drop_oldest(s, B1_TAIL)
                 victim = _replace(s)
             else:
                 victim = list_tail(s, s.gi[GI.t1])
                 s.gi[GI.victim_to] = 0
         else:  # B
-            total = t1 + b1 + list_len(s, s.gi[GI.t2]) + s.gi[GI.b2_len]
-            if total >= 2 * c and s.gi[GI.b2_len] > 0:
-                _drop_oldest(s, GI.b2_tail)
+            total = t1 + b1 + list_len(s, s.gi[GI.t2]) + s.gi[B2_LEN]
+            if total >= 2 * c and s.gi[B2_LEN] > 0:
+                _drop_oldest(s, B2_TAIL)
             victim = _replace(s)
     if victim < 0:
         return 0
@@ -215,7 +229,7 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
 def _removed(s, r):  # type: ignore[no-untyped-def]
     page = r[A_PAGE]
     if r[A_REASON] == REASON_POLICY and page == s.gi[GI.victim] and s.gi[GI.victim_to] != 0:
-        packed_push(s, GI.b1_head, s.gi[GI.victim_to], page)
+        packed_push(s, GI.shadows, s.gi[GI.victim_to], page)
     s.gi[GI.victim] = -1
     s.gi[GI.victim_to] = 0
     return 0
@@ -226,7 +240,7 @@ def _added(s, a):  # type: ignore[no-untyped-def]
     # the newcomer is resident and on no list, T1 and T2 are valid: list_add's checks would pass
     page = a[A_PAGE]
     if s.gi[GI.shadow_hit] != 0:
-        packed_unlink(s, GI.b1_head, page)
+        packed_unlink(s, GI.shadows, page)
         list_link_head_unchecked(s, s.gi[GI.t2], page)
     else:
         list_link_head_unchecked(s, s.gi[GI.t1], page)
@@ -246,7 +260,7 @@ def _accessed(s, a):  # type: ignore[no-untyped-def]
 
 def shadow_pages(s: Any, which: int) -> list[int]:
     """Pages of shadow list B1 (``which=1``) or B2 (2), most recent first (tests, reports)."""
-    return packed_pages(s, GI.b1_head, which)
+    return packed_pages(s, GI.shadows, which)
 
 
 class ARC(SpeedHints, Policy):
@@ -282,8 +296,8 @@ class ARC(SpeedHints, Policy):
         t2 = list_pages(s, int(s.gi[GI.t2])).tolist()
         resident = s.resident.nonzero()[0].tolist()
         assert sorted(t1 + t2) == resident, "T1 + T2 != resident set"
-        slots = ((B1, GI.b1_head, GI.b1_tail, GI.b1_len), (B2, GI.b2_head, GI.b2_tail, GI.b2_len))
-        for which, head, tail, length in slots:
+        for which, h in ((B1, H_B1), (B2, H_B2)):
+            head, tail, length = h + SH_HEAD, h + SH_TAIL, h + SH_LEN
             pages = shadow_pages(s, which)
             assert len(pages) == int(s.gi[length]) <= s.pm.shape[0], f"B{which}: length"
             assert len(set(pages)) == len(pages), f"B{which}: a page twice"
@@ -295,8 +309,8 @@ class ARC(SpeedHints, Policy):
                 prev = q
             assert int(s.gi[tail]) == prev and (pages[0] if pages else -1) == int(s.gi[head]), f"B{which}"
         n_shadow = int((s.pm[:, PM.sh_entry] != 0).sum())
-        assert n_shadow == int(s.gi[GI.b1_len] + s.gi[GI.b2_len]), "stray shadow marks"
-        b1, b2 = int(s.gi[GI.b1_len]), int(s.gi[GI.b2_len])
+        assert n_shadow == int(s.gi[B1_LEN] + s.gi[B2_LEN]), "stray shadow marks"
+        b1, b2 = int(s.gi[B1_LEN]), int(s.gi[B2_LEN])
         assert len(t1) + len(t2) <= c, "more resident pages than c"
         assert len(t1) + b1 <= c, "|T1| + |B1| > c"
         assert len(t1) + len(t2) + b1 + b2 <= 2 * c, "directory larger than 2c"

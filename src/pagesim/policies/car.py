@@ -41,8 +41,11 @@ from pagesim.core.jit import kernel
 from pagesim.core.layout import Layout, field
 from pagesim.core.lists import list_add, list_create, list_len, list_move, list_pages, list_tail
 from pagesim.core.shadow import (
+    PAIR_B1,
+    PAIR_B2,
     PAIR_NEXT,
     PAIR_PREV,
+    PAIR_SIZE,
     PAIR_WHERE,
     SH_HEAD,
     SH_LEN,
@@ -71,8 +74,12 @@ STATE = Layout(
         field("t1", "list id", "T1"),
         field("t2", "list id", "T2"),
         field("cap", "pages", "the capacity"),
-        field("b1", "page id", "B1's header: head, tail, length (core.shadow layout)", count=SH_SIZE),
-        field("b2", "page id", "B2's header, right after B1's (core.shadow's pair functions)", count=SH_SIZE),
+        field(
+            "shadows",
+            "shadow headers",
+            "B1's and B2's headers (core.shadow.SHADOW_PAIR: head, tail, length each)",
+            count=PAIR_SIZE,
+        ),
         field("where", "B1/B2", "where the current miss's page had a shadow entry: 0, B1 or B2"),
         field("full", "flag", "1 if the current miss ran ``replace`` (the cache was full)"),
         field("victim", "page id", "the page ``replace`` demoted, -1 if none"),
@@ -89,10 +96,14 @@ assert (PM.sh_next, PM.sh_prev, PM.sh_where) == (PAIR_NEXT, PAIR_PREV, PAIR_WHER
 B1 = 1
 B2 = 2
 
+#: The first slot of B1's and of B2's header in ``s.gi`` (``+ SH_HEAD``, ``SH_TAIL``, ``SH_LEN``)
+H_B1 = GI.shadows + PAIR_B1
+H_B2 = GI.shadows + PAIR_B2
+
 
 @kernel
 def _len(s, which):  # type: ignore[no-untyped-def]
-    return s.gi[GI.b1 + SH_SIZE * (which - 1) + SH_LEN]
+    return s.gi[H_B1 + SH_SIZE * (which - 1) + SH_LEN]
 
 
 @kernel
@@ -104,7 +115,7 @@ def _init(s, a):  # type: ignore[no-untyped-def]
         s.pm[i, PM.sh_prev] = -1
         s.pm[i, PM.sh_where] = 0
         s.pm[i, PM.ref] = 0
-    for h in (GI.b1, GI.b2):
+    for h in (H_B1, H_B2):
         s.gi[h + SH_HEAD] = -1
         s.gi[h + SH_TAIL] = -1
         s.gi[h + SH_LEN] = 0
@@ -165,7 +176,7 @@ def _evict(s, a):  # type: ignore[no-untyped-def]
 def _removed(s, r):  # type: ignore[no-untyped-def]
     page = r[A_PAGE]
     if r[A_REASON] == REASON_POLICY and page == s.gi[GI.victim]:
-        pair_push(s, GI.b1, s.gi[GI.victim_to], page)
+        pair_push(s, GI.shadows, s.gi[GI.victim_to], page)
     s.gi[GI.victim] = -1
     s.gi[GI.victim_to] = 0
     return 0
@@ -179,9 +190,9 @@ def _added(s, a):  # type: ignore[no-untyped-def]
     if s.gi[GI.full] != 0 and where == 0:  # the directory's replacement (lines 8-12)
         c = s.gi[GI.cap]
         if t1 + _len(s, B1) == c and _len(s, B1) > 0:
-            pair_unlink(s, GI.b1, s.gi[GI.b1 + SH_TAIL])
+            pair_unlink(s, GI.shadows, s.gi[H_B1 + SH_TAIL])
         elif t1 + list_len(s, s.gi[GI.t2]) + _len(s, B1) + _len(s, B2) == 2 * c and _len(s, B2) > 0:
-            pair_unlink(s, GI.b1, s.gi[GI.b2 + SH_TAIL])
+            pair_unlink(s, GI.shadows, s.gi[H_B2 + SH_TAIL])
     s.pm[page, PM.ref] = 0
     if where == 0:
         list_add(s, s.gi[GI.t1], page)
@@ -192,7 +203,7 @@ def _added(s, a):  # type: ignore[no-untyped-def]
             s.gf[GF.p] = min(s.gf[GF.p] + max(1.0, b2 / b1), float(s.gi[GI.cap]))
         else:
             s.gf[GF.p] = max(s.gf[GF.p] - max(1.0, b1 / b2), 0.0)
-        pair_unlink(s, GI.b1, page)
+        pair_unlink(s, GI.shadows, page)
         list_add(s, s.gi[GI.t2], page)
     s.gi[GI.where] = 0
     s.gi[GI.full] = 0
@@ -207,7 +218,7 @@ def _accessed(s, a):  # type: ignore[no-untyped-def]
 
 def shadow_pages(s: Any, which: int) -> list[int]:
     """Pages of B1 (``which=1``) or B2 (2), most recent first (tests, reports)."""
-    return pair_pages(s, GI.b1, which)
+    return pair_pages(s, GI.shadows, which)
 
 
 class CAR(Policy):
@@ -235,8 +246,8 @@ class CAR(Policy):
             "p": float(s.gf[GF.p]),
             "t1": float(s.lhd[int(s.gi[GI.t1]), LEN]),
             "t2": float(s.lhd[int(s.gi[GI.t2]), LEN]),
-            "b1": float(s.gi[GI.b1 + SH_LEN]),
-            "b2": float(s.gi[GI.b2 + SH_LEN]),
+            "b1": float(s.gi[H_B1 + SH_LEN]),
+            "b2": float(s.gi[H_B2 + SH_LEN]),
         }
 
     def check_invariants(self, s: Any) -> None:
@@ -246,7 +257,7 @@ class CAR(Policy):
         t2 = list_pages(s, int(s.gi[GI.t2])).tolist()
         assert sorted(t1 + t2) == s.resident.nonzero()[0].tolist(), "T1 + T2 != resident set"
         b1, b2 = shadow_pages(s, B1), shadow_pages(s, B2)
-        assert len(b1) == int(s.gi[GI.b1 + SH_LEN]) and len(b2) == int(s.gi[GI.b2 + SH_LEN]), "lengths"
+        assert len(b1) == int(s.gi[H_B1 + SH_LEN]) and len(b2) == int(s.gi[H_B2 + SH_LEN]), "lengths"
         for which, pages in ((B1, b1), (B2, b2)):
             assert len(set(pages)) == len(pages), f"B{which}: a page twice"
             for q in pages:

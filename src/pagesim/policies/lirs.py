@@ -58,7 +58,17 @@ from typing import Any
 from pagesim.core.jit import kernel, kernel_inline
 from pagesim.core.layout import Layout, field
 from pagesim.core.prefetch import prefetch
-from pagesim.core.shadow import entry_next, entry_prev, plain, with_next, with_prev
+from pagesim.core.shadow import (
+    SH_HEAD,
+    SH_LEN,
+    SH_SIZE,
+    SH_TAIL,
+    entry_next,
+    entry_prev,
+    plain,
+    with_next,
+    with_prev,
+)
 from pagesim.core.state import A_PAGE
 from pagesim.policies.base import Policy, SpeedHints
 from pagesim.policies.params import defaults
@@ -88,7 +98,12 @@ STATE = Layout(
         field("pd_links", "packed entry", "PEND's links, a core.shadow packed entry (0: none)"),
     ),
     gi=(
-        field("lists", "page id, pages", "per list (S, Q, NH, PEND): head, tail, length", shape=(4, 3)),
+        field(
+            "lists",
+            "page id, pages",
+            "per list (S, Q, NH, PEND): its header, core.shadow.SHADOW_HEADER (head, tail, length)",
+            shape=(4, SH_SIZE),
+        ),
         field("lirs", "pages", "libCacheSim's lirs_count"),
         field("hirs", "pages", "hirs_count"),
         field("occ", "pages", "occupied (the rules' own count of held pages)"),
@@ -144,50 +159,50 @@ def _set_prev(s, lst, page, value):  # type: ignore[no-untyped-def]
 
 @kernel_inline
 def _head(s, lst):  # type: ignore[no-untyped-def]
-    return s.gi[GI.lists + 3 * lst]
+    return s.gi[GI.lists + SH_SIZE * lst + SH_HEAD]
 
 
 @kernel_inline
 def _tail(s, lst):  # type: ignore[no-untyped-def]
-    return s.gi[GI.lists + 3 * lst + 1]
+    return s.gi[GI.lists + SH_SIZE * lst + SH_TAIL]
 
 
 @kernel_inline
 def _len(s, lst):  # type: ignore[no-untyped-def]
-    return s.gi[GI.lists + 3 * lst + 2]
+    return s.gi[GI.lists + SH_SIZE * lst + SH_LEN]
 
 
 @kernel_inline
 def _push(s, lst, page):  # type: ignore[no-untyped-def]
     """Insert ``page`` at the head of list ``lst``."""
-    g = GI.lists + 3 * lst
-    head = s.gi[g]
+    g = GI.lists + SH_SIZE * lst
+    head = s.gi[g + SH_HEAD]
     _set_next(s, lst, page, head)
     _set_prev(s, lst, page, -1)
     if head >= 0:
         _set_prev(s, lst, head, page)
     else:
-        s.gi[g + 1] = page
-    s.gi[g] = page
-    s.gi[g + 2] += 1
+        s.gi[g + SH_TAIL] = page
+    s.gi[g + SH_HEAD] = page
+    s.gi[g + SH_LEN] += 1
     s.pm[page, PM.flags] |= 1 << lst
 
 
 @kernel_inline
 def _del(s, lst, page):  # type: ignore[no-untyped-def]
     """Unlink ``page`` from list ``lst``."""
-    g = GI.lists + 3 * lst
+    g = GI.lists + SH_SIZE * lst
     nxt = _get_next(s, lst, page)
     prv = _get_prev(s, lst, page)
     if prv >= 0:
         _set_next(s, lst, prv, nxt)
     else:
-        s.gi[g] = nxt
+        s.gi[g + SH_HEAD] = nxt
     if nxt >= 0:
         _set_prev(s, lst, nxt, prv)
     else:
-        s.gi[g + 1] = prv
-    s.gi[g + 2] -= 1
+        s.gi[g + SH_TAIL] = prv
+    s.gi[g + SH_LEN] -= 1
     _set_next(s, lst, page, -1)
     _set_prev(s, lst, page, -1)
     s.pm[page, PM.flags] &= ~(1 << lst)
@@ -392,9 +407,9 @@ def _init(s, a):  # type: ignore[no-untyped-def]
         s.pm[i, PM.flags] = 0
         s.pm[i, PM.pd_links] = 0
     for lst in range(4):
-        s.gi[GI.lists + 3 * lst] = -1
-        s.gi[GI.lists + 3 * lst + 1] = -1
-        s.gi[GI.lists + 3 * lst + 2] = 0
+        s.gi[GI.lists + SH_SIZE * lst + SH_HEAD] = -1
+        s.gi[GI.lists + SH_SIZE * lst + SH_TAIL] = -1
+        s.gi[GI.lists + SH_SIZE * lst + SH_LEN] = 0
     s.gi[GI.lirs] = 0
     s.gi[GI.hirs] = 0
     s.gi[GI.occ] = 0
@@ -457,7 +472,7 @@ def _removed(s, r):  # type: ignore[no-untyped-def]
 def list_entries(s: Any, lst: int) -> list[int]:
     """Pages of one of the policy's lists (LS, LQ, LNH, LPD), head first (tests, reports)."""
     out = []
-    page = int(s.gi[GI.lists + 3 * lst])
+    page = int(s.gi[GI.lists + SH_SIZE * lst + SH_HEAD])
     while page >= 0:
         out.append(page)
         page = int(plain(_get_next)(s, lst, page))
@@ -498,12 +513,13 @@ class LIRS(SpeedHints, Policy):
         members: dict[int, list[int]] = {}
         for lst in (LS, LQ, LNH, LPD):
             pages = list_entries(s, lst)
-            assert len(pages) == len(set(pages)) == int(s.gi[GI.lists + 3 * lst + 2]), f"list {lst}"
+            length = int(s.gi[GI.lists + SH_SIZE * lst + SH_LEN])
+            assert len(pages) == len(set(pages)) == length, f"list {lst}"
             prev = -1
             for q in pages:
                 assert int(plain(_get_prev)(s, lst, q)) == prev, f"list {lst}: prev link of {q}"
                 prev = q
-            assert int(s.gi[GI.lists + 3 * lst + 1]) == prev, f"list {lst}: tail"
+            assert int(s.gi[GI.lists + SH_SIZE * lst + SH_TAIL]) == prev, f"list {lst}: tail"
             assert sorted(pages) == sorted(((flags & (1 << lst)) != 0).nonzero()[0].tolist()), lst
             members[lst] = pages
         assert not (flags & (S_LIR | S_RES) & ~((flags & (1 << LS)) * 48)).any(), "marks off S"

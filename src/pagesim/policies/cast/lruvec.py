@@ -43,7 +43,7 @@ def _w_len(s, t):  # type: ignore[no-untyped-def]
 @cast_kernel
 def _lru_pages(s):  # type: ignore[no-untyped-def]
     """Pages on this lruvec's lists (W and M of both types): the costs' memory."""
-    return _w_len(s, 0) + _w_len(s, 1) + s.gi[GI.msize] + s.gi[GI.msize + 1]
+    return _w_len(s, ANON_T) + _w_len(s, FILE_T) + s.gi[GI.msize + ANON_T] + s.gi[GI.msize + FILE_T]
 
 
 @cast_kernel

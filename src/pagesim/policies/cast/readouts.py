@@ -58,7 +58,7 @@ def cast_readouts(s: Any) -> dict[str, float]:
         sweep_found=float(gi[GI.found]),
         sweep_taken=float(gi[GI.taken]),
         sweep_stale=float(gi[GI.stale]),
-        sweep_passes=float(gi[GI.passes] + gi[GI.passes + 1]),
+        sweep_passes=float(gi[GI.passes + ANON_T] + gi[GI.passes + FILE_T]),
         walker_young=float(gi[GI.young]),
         lookaround_young=float(gi[GI.look]),
         walker_walks=float(gi[GI.walks]),

@@ -218,7 +218,7 @@ def tune_feed(s, p, t, kind):  # type: ignore[no-untyped-def]
         _reread(s.gi, s.gf, t, x)
         return
     s.gi[GI.events + t] += 1
-    if (s.gi[GI.events] + s.gi[GI.events + 1]) % DECIDE_EVERY == 0:
+    if (s.gi[GI.events + ANON_T] + s.gi[GI.events + FILE_T]) % DECIDE_EVERY == 0:
         tune_decide(s)
     hist = sample_word(s.gi, s.gf, t, x) if s.gi[GI.history] != 0 else 0
     if s.gi[GI.sauto] == SPLIT_CURVES or s.gi[GI.sauto] == SPLIT_GRADIENT:

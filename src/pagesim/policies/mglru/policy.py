@@ -302,8 +302,8 @@ class MGLRU(Policy):
         sizes = [int(s.gi[GI.size + g * 2 + t]) for g in range(4) for t in range(2)]
         return {
             "max_seq": float(s.gi[GI.max_seq]),
-            "min_seq_anon": float(s.gi[GI.min_seq]),
-            "min_seq_file": float(s.gi[GI.min_seq + 1]),
+            "min_seq_anon": float(s.gi[GI.min_seq + ANON_T]),
+            "min_seq_file": float(s.gi[GI.min_seq + FILE_T]),
             "gen_pages_anon": float(sum(sizes[0::2])),
             "gen_pages_file": float(sum(sizes[1::2])),
         }
