@@ -163,6 +163,7 @@ def kernel_run(
     show_counters: bool = False,
     show_readouts: bool = False,
     zram_ratio: float | None = None,
+    cpus: int = 0,
 ) -> None:
     """Generate ``workload``, run each policy on the node, print the table (or JSON lines)."""
     name, params = split_workload(workload)
@@ -177,6 +178,7 @@ def kernel_run(
         swappiness=swappiness,
         schedule=schedule,
         zram_ratio=zram_ratio,
+        cpus=cpus or None,
     )
     config.validated()
     _check_file_device(file_device)
@@ -214,7 +216,7 @@ def kernel_run(
     out.print(
         "repeat with: "
         + repeat_command(
-            name, all_params, policy_arg, sets, swap, file_device, swappiness, schedule, zram_ratio
+            name, all_params, policy_arg, sets, swap, file_device, swappiness, schedule, zram_ratio, cpus
         ),
         soft_wrap=True,
     )
@@ -283,6 +285,7 @@ def repeat_command(
     swappiness: int,
     schedule: str,
     zram_ratio: float | None = None,
+    cpus: int = 0,
 ) -> str:
     """The ``pagesim run`` command line that repeats a kernel-mode run exactly."""
     query = "&".join(f"{k}={v}" for k, v in params.items() if v is not None)
@@ -293,6 +296,8 @@ def repeat_command(
         parts.append(f"--schedule {schedule}")
     if zram_ratio is not None:
         parts.append(f"--zram-ratio {zram_ratio:g}")
+    if cpus:
+        parts.append(f"--cpus {cpus}")
     return " ".join(parts)
 
 
