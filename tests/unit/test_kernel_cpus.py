@@ -94,3 +94,39 @@ def test_kswapd_is_one_more_actor_on_the_cpus() -> None:
 def test_bad_cpus_are_refused(kwargs: dict, match: str) -> None:  # type: ignore[type-arg]
     with pytest.raises(ValueError, match=match):
         KernelConfig(**kwargs).validated()
+
+
+def test_stream_ws_reports_the_working_sets_longest_fault_beside_the_seeds() -> None:
+    """The table's row for a policy is the working set's (tag 0's) faults, its longest fault as
+    ``tasks['longest_fault_ns']`` gives it (never shorter than its longest swap-in wait, which
+    it contains) and the seed's two runs for that policy."""
+    from rich.console import Console
+
+    from pagesim.report.kernel import SEED_STREAM_WS, working_set_table
+
+    trace = make_kernel_workload("stream-ws", memory_pages=1024)
+    cfg = KernelConfig(memory_pages=1024, cpus=8)
+    r = simulate_kernel(trace, make_policy("mglru"), cfg, interpreted=True)
+    t = r.tasks
+    assert t["longest_fault_ns"][0] >= t["longest_wait_ns"][0]
+    table = working_set_table([r], trace.source)
+    assert table is not None
+    console = Console(width=200, record=True)
+    console.print(table)
+    text = console.export_text()
+    assert "1/2,048" in text
+    row = next(line for line in text.splitlines() if line.strip("│ ").startswith("mglru"))
+    cells = [c.strip() for c in row.strip("│").split("│")]
+    assert cells[1] == f"{t['waits'][0]:,}"
+    assert cells[2] == f"{t['longest_fault_ns'][0] / 1e6:.4f}"
+    assert cells[4] == "77,486 / 17" and cells[5] == "627 / 6.3"
+    assert SEED_STREAM_WS["cast"][1] == (4.8, 5.5)
+    assert working_set_table([r], {"groups": {"stream": [1]}}) is None
+
+
+def test_the_repeat_line_carries_cpus() -> None:
+    from pagesim.cli._kernel import repeat_command
+
+    line = repeat_command("stream-ws", {"memory_pages": 1024}, "cast", None, "zram", "ssd", 60, "time", None, 8)
+    assert line.endswith("--cpus 8")
+    assert "--cpus" not in repeat_command("stream-ws", {}, "cast", None, "zram", "ssd", 60, "time")

@@ -28,6 +28,7 @@ from pagesim.report.kernel import (
     reference_note,
     task_names,
     task_table,
+    working_set_table,
 )
 from pagesim.trace import Trace
 from pagesim.workloads.kernel import KERNEL_WORKLOADS, make_kernel_workload
@@ -206,6 +207,10 @@ def kernel_run(
     _print_note(out, results)
     if show_counters:
         out.print(counter_table(results, f"{name}: vmstat counters"))
+    if name == "stream-ws":
+        ws = working_set_table(results, trace.source)
+        if ws is not None:
+            out.print(ws)
     if show_tasks:
         for r in results:
             out.print(task_table(r, task_names(trace.source, len(r.tasks["ops"]))))
