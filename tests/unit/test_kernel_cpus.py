@@ -127,6 +127,6 @@ def test_stream_ws_reports_the_working_sets_longest_fault_beside_the_seeds() -> 
 def test_the_repeat_line_carries_cpus() -> None:
     from pagesim.cli._kernel import repeat_command
 
-    line = repeat_command("stream-ws", {"memory_pages": 1024}, "cast", None, "zram", "ssd", 60, "time", None, 8)
+    line = repeat_command("stream-ws", {}, "cast", None, "zram", "ssd", 60, "time", cpus=8)
     assert line.endswith("--cpus 8")
     assert "--cpus" not in repeat_command("stream-ws", {}, "cast", None, "zram", "ssd", 60, "time")
