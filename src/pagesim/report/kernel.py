@@ -196,7 +196,8 @@ def working_set_table(results: Sequence[KernelResult], source: Mapping[str, Any]
     """stream-ws's measure: per policy, the working set's faults that waited for a swap-in
     (``waits``), its longest fault (its whole latency: CPU, waits for a CPU, direct reclaim,
     swap-in) and its longest swap-in wait, beside the CAST seed's two runs
-    (:data:`SEED_STREAM_WS`); the seed's counts are at 8 GiB, so the node's scale is in the title.
+    (:data:`SEED_STREAM_WS`); the seed's counts are at 8 GiB, so the node's size is in the title.
+    A policy with no swap-in fault shows its longest fault of any kind (the first touch).
 
     Parameters
     ----------
@@ -214,11 +215,9 @@ def working_set_table(results: Sequence[KernelResult], source: Mapping[str, Any]
     if not tags:
         return None
     pages = int(source.get("memory_pages") or 0)
-    scale = f"1/{2097152 // pages:,}" if 0 < pages < 2097152 else "1"
-    table = Table(
-        title=f"the working set's faults (node at {scale} of the seed's 8 GiB)", title_justify="left"
-    )
-    for name in ("policy", "faults", "longest fault ms", "longest swap-in wait ms", "seed: faults",
+    size = "the seed's 8 GiB" if pages == 2097152 else f"{pages * 4096 / (1 << 30):.3g} GiB"
+    table = Table(title=f"the working set's faults (node of {size})", title_justify="left")
+    for name in ("policy", "swap-in faults", "longest fault ms", "longest swap-in wait ms", "seed: faults",
                  "seed: longest fault ms"):  # fmt: skip
         table.add_column(name, justify="left" if name == "policy" else "right")
     for r in results:
@@ -229,7 +228,7 @@ def working_set_table(results: Sequence[KernelResult], source: Mapping[str, Any]
         seed = SEED_STREAM_WS.get(r.policy.split("(")[0].strip())
         seed_faults = " / ".join(f"{v:,}" for v in seed[0]) if seed else "-"
         seed_ms = " / ".join(f"{v:g}" for v in seed[1]) if seed else "-"
-        ms = (f"{longest / 1e6:.4f}", f"{wait / 1e6:.4f}")
+        ms = (f"{longest / 1e6:.3g}", f"{wait / 1e6:.3g}")
         table.add_row(r.policy, f"{faults:,}", *ms, seed_faults, seed_ms)
     return table
 
