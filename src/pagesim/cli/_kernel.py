@@ -28,6 +28,7 @@ from pagesim.report.kernel import (
     reference_note,
     task_names,
     task_table,
+    working_set_table,
 )
 from pagesim.trace import Trace
 from pagesim.workloads.kernel import KERNEL_WORKLOADS, make_kernel_workload
@@ -163,6 +164,7 @@ def kernel_run(
     show_counters: bool = False,
     show_readouts: bool = False,
     zram_ratio: float | None = None,
+    cpus: int = 0,
 ) -> None:
     """Generate ``workload``, run each policy on the node, print the table (or JSON lines)."""
     name, params = split_workload(workload)
@@ -177,6 +179,7 @@ def kernel_run(
         swappiness=swappiness,
         schedule=schedule,
         zram_ratio=zram_ratio,
+        cpus=cpus or None,
     )
     config.validated()
     _check_file_device(file_device)
@@ -204,6 +207,10 @@ def kernel_run(
     _print_note(out, results)
     if show_counters:
         out.print(counter_table(results, f"{name}: vmstat counters"))
+    if name == "stream-ws":
+        ws = working_set_table(results, trace.source)
+        if ws is not None:
+            out.print(ws)
     if show_tasks:
         for r in results:
             out.print(task_table(r, task_names(trace.source, len(r.tasks["ops"]))))
@@ -214,7 +221,7 @@ def kernel_run(
     out.print(
         "repeat with: "
         + repeat_command(
-            name, all_params, policy_arg, sets, swap, file_device, swappiness, schedule, zram_ratio
+            name, all_params, policy_arg, sets, swap, file_device, swappiness, schedule, zram_ratio, cpus
         ),
         soft_wrap=True,
     )
@@ -283,6 +290,7 @@ def repeat_command(
     swappiness: int,
     schedule: str,
     zram_ratio: float | None = None,
+    cpus: int = 0,
 ) -> str:
     """The ``pagesim run`` command line that repeats a kernel-mode run exactly."""
     query = "&".join(f"{k}={v}" for k, v in params.items() if v is not None)
@@ -293,6 +301,8 @@ def repeat_command(
         parts.append(f"--schedule {schedule}")
     if zram_ratio is not None:
         parts.append(f"--zram-ratio {zram_ratio:g}")
+    if cpus:
+        parts.append(f"--cpus {cpus}")
     return " ".join(parts)
 
 

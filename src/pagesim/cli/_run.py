@@ -97,6 +97,13 @@ def run_command(
         help="Kernel mode: zram compresses anon pages R:1 (>= 1; default 3), those whose workload "
         "states no ratio of its own (mix?anon_ratio=...).",
     ),
+    cpus: int = typer.Option(
+        0,
+        "--cpus",
+        metavar="N",
+        help="Kernel mode: the node's CPUs, shared by the tasks and kswapd (first come first served "
+        "per CPU burst); 0 (default): a CPU per task.",
+    ),
     tasks: bool = typer.Option(
         False, "--tasks", help="Kernel mode: a table per policy of each task's waits."
     ),
@@ -137,7 +144,7 @@ def run_command(
         if mode == "kernel" or (mode == "auto" and _is_kernel_workload(workload)):
             kernel_run(
                 workload, policy, sets, as_json, memory, swap, file_device, swappiness, tasks, schedule,
-                sample_every, counters, readouts, zram_ratio,
+                sample_every, counters, readouts, zram_ratio, cpus,
             )  # fmt: skip
             return
         name = workload.removeprefix("workload:").partition("?")[0]

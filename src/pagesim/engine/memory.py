@@ -234,6 +234,15 @@ class KernelConfig:
         the write itself only when the queue is full. 0: none (a stock kernel). None
         (default): what the node's policy asks for (:func:`pagesim.policies.base.kcompressd_depth`; CAST's
         ``kcompressd`` knob, 24), else none.
+    cpus : int or None
+        CPUs of the node (the CAST seed's machine: 8). None or 0 (default): every task and
+        kswapd has a CPU of its own, as before. ``k`` >= 1 (``schedule = "time"`` only): each
+        step of an actor -- an access's CPU (per access, zero-fill, zram's decompression, a
+        hinting fault, the policy's own ``WORK_CPU_NS`` in its hooks) or one reclaim batch (of a
+        task or of kswapd) -- is a CPU burst that needs one of the ``k`` CPUs; an actor ready
+        while all are busy waits for the first to be free, first come first served per burst
+        (docs/kernel-mode.md, "CPUs"). Waits for a device hold no CPU. kcompressd and the
+        flusher are not on these CPUs.
     zram_ratio : float or None
         How many to one zram compresses the anon pages whose workload does not say
         (``source["anon_compression"]``, :mod:`pagesim.engine.zram`); >= 1. None (default):
@@ -259,6 +268,7 @@ class KernelConfig:
     dirty_background_ratio: float = 10.0
     kcompressd: int | None = None
     zram_ratio: float | None = None
+    cpus: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     def device(self, which: Any) -> Device | None:
@@ -294,6 +304,10 @@ class KernelConfig:
             raise ValueError(f"kcompressd must be within 0..256 (queue depth), got {self.kcompressd}")
         if self.zram_ratio is not None and not (math.isfinite(self.zram_ratio) and self.zram_ratio >= 1):
             raise ValueError(f"zram_ratio must be a finite number >= 1 (or None), got {self.zram_ratio}")
+        if self.cpus is not None and (int(self.cpus) != self.cpus or self.cpus < 0):
+            raise ValueError(f"cpus must be a whole number >= 0 (0, None: a CPU per task), got {self.cpus}")
+        if self.cpus and self.schedule != "time":
+            raise ValueError("cpus needs schedule='time': in trace order tasks have no clocks to share by")
         if self.stop not in STOPS:
             raise ValueError(f"unknown stop {self.stop!r}; known: {', '.join(STOPS)}")
         for name in (

@@ -162,11 +162,12 @@ def task_names(source: Mapping[str, Any], n_tags: int) -> list[str]:
 
 def task_table(result: KernelResult, names: Sequence[str] = ()) -> Table:
     """Per task (tag): its name (``names``, see :func:`task_names`), operations, waits for I/O,
-    the longest wait, killed or not."""
+    the longest such wait, the longest fault of any kind (its whole latency: CPU, waits for a CPU,
+    reclaim, device; ``KernelResult.tasks``), killed or not."""
     table = Table(title=f"{result.policy}: tasks", title_justify="left")
     table.add_column("task", justify="right")
     table.add_column("name", justify="left")
-    for name in ("ops", "waits", "longest wait us", "killed"):
+    for name in ("ops", "waits", "longest wait us", "longest fault us", "killed"):
         table.add_column(name, justify="right")
     t = result.tasks
     for tag, ops in enumerate(t["ops"]):
@@ -176,8 +177,59 @@ def task_table(result: KernelResult, names: Sequence[str] = ()) -> Table:
             f"{ops:,}",
             f"{t['waits'][tag]:,}",
             _us(t["longest_wait_ns"][tag]),
+            _us(t["longest_fault_ns"][tag]),
             "yes" if t["killed"][tag] else "",
         )
+    return table
+
+
+#: The CAST seed's stream-ws results, two runs each: faults on the working set and its longest
+#: fault, ms (QEMU, 8 vCPUs, 8 GB, zram swap; Linux 6.12).
+SEED_STREAM_WS: dict[str, tuple[tuple[int, int], tuple[float, float]]] = {
+    "cast": ((7, 2), (4.8, 5.5)),
+    "mglru": ((77_486, 17), (627.0, 6.3)),
+    "linux-lru": ((15, 16), (3.6, 3.3)),
+}
+
+
+def working_set_table(results: Sequence[KernelResult], source: Mapping[str, Any]) -> Table | None:
+    """stream-ws's measure: per policy, the working set's faults that waited for a swap-in
+    (``waits``), its longest fault (its whole latency: CPU, waits for a CPU, direct reclaim,
+    swap-in) and its longest swap-in wait, beside the CAST seed's two runs
+    (:data:`SEED_STREAM_WS`); the seed's counts are at 8 GiB, so the node's size is in the title.
+    A policy with no swap-in fault shows its longest fault of any kind (the first touch).
+
+    Parameters
+    ----------
+    results : sequence of KernelResult
+        The rows; a policy the seed did not run gets ``-`` in the seed's columns.
+    source : mapping
+        The trace's ``source``: its ``groups`` must name a ``working set`` (stream-ws).
+
+    Returns
+    -------
+    rich.table.Table or None
+        None when the workload has no working set group.
+    """
+    tags = list(dict(source.get("groups") or {}).get("working set") or [])
+    if not tags:
+        return None
+    pages = int(source.get("memory_pages") or 0)
+    size = "the seed's 8 GiB" if pages == 2097152 else f"{pages * 4096 / (1 << 30):.3g} GiB"
+    table = Table(title=f"the working set's faults (node of {size})", title_justify="left")
+    for name in ("policy", "swap-in faults", "longest fault ms", "longest swap-in wait ms", "seed: faults",
+                 "seed: longest fault ms"):  # fmt: skip
+        table.add_column(name, justify="left" if name == "policy" else "right")
+    for r in results:
+        t = r.tasks
+        faults = sum(int(t["waits"][k]) for k in tags if k < len(t["waits"]))
+        longest = max((float(t["longest_fault_ns"][k]) for k in tags if k < len(t["ops"])), default=0.0)
+        wait = max((float(t["longest_wait_ns"][k]) for k in tags if k < len(t["ops"])), default=0.0)
+        seed = SEED_STREAM_WS.get(r.policy.split("(")[0].strip())
+        seed_faults = " / ".join(f"{v:,}" for v in seed[0]) if seed else "-"
+        seed_ms = " / ".join(f"{v:g}" for v in seed[1]) if seed else "-"
+        ms = (f"{longest / 1e6:.3g}", f"{wait / 1e6:.3g}")
+        table.add_row(r.policy, f"{faults:,}", *ms, seed_faults, seed_ms)
     return table
 
 

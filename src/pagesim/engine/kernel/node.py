@@ -110,6 +110,7 @@ def make_kframework(
     f[F.pte_ns] = c.walk_ns_per_pte
     f[F.hint_ns] = c.hint_fault_ns
     node[N.timed] = 1 if c.schedule == "time" else 0
+    node[N.cpus] = int(c.cpus or 0)
     stop = trace.source.get("stop", "all") if c.stop == "auto" else c.stop
     if stop not in ("all", "first"):
         raise ValueError(f"the trace's source['stop'] must be 'all' or 'first', got {stop!r}")
@@ -155,6 +156,10 @@ def make_kframework(
         tag_ops=np.zeros(n_tags, dtype=np.int64),
         tag_majflt=np.zeros(n_tags, dtype=np.int64),
         tag_maxwait=np.zeros(n_tags),
+        tag_maxfault=np.zeros(n_tags),
+        tag_runq=np.zeros(n_tags),
+        cpu_busy=np.zeros(max(int(c.cpus or 0), 1)),
+        cpu_since=np.full(n_tags + 1, -1.0),
         tag_dead=np.zeros(n_tags, dtype=np.uint8),
         tag_anon=np.zeros(n_tags, dtype=np.int64),
         tag_ra=tag_ra,

@@ -34,7 +34,8 @@ class KernelResult:
         CPU time kswapd spent reclaiming, and time tasks spent in direct reclaim.
     node : dict
         Resident anon and file pages, swap used, zram's stored pages and the pages of memory
-        it holds (``zram_pages``) at the end; OOM victim.
+        it holds (``zram_pages``) at the end; OOM victim; with ``KernelConfig.cpus`` set, the
+        tasks' and kswapd's waits for a CPU in all (``cpu_wait_ns``, ``kswapd_cpu_wait_ns``).
     series : dict of lists
         Sampled every ``sample_every`` accesses (empty if not asked for): ``access`` (index),
         ``time_ns`` (model time of the last access), ``resident_anon``, ``resident_file``,
@@ -54,7 +55,11 @@ class KernelResult:
         always False here, so that a JSON reader does not take its figures for the limit.
     tasks : dict of lists, one entry per task (tag)
         ``ops``, ``time_ns``, ``waits`` (swap-ins and file reads it waited for),
-        ``longest_wait_ns``, ``killed`` (1 if the OOM killer took it).
+        ``longest_wait_ns`` (the longest wait of a swap-in or file read: the device and the
+        reclaim and CPU waits inside it), ``longest_fault_ns`` (the longest fault of any kind --
+        zero-fill, swap-in, file read miss -- as a fault's latency on Linux counts it: from the
+        access's start to its end, its own CPU, its waits for a CPU, its direct or memcg reclaim,
+        its device wait), ``killed`` (1 if the OOM killer took it).
     config : dict
         The node's parameters (:class:`KernelConfig`), so the run can be repeated.
     seconds : float

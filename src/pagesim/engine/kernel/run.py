@@ -382,12 +382,18 @@ class KernelRun(Stepper):
                 "kcompressd_ns": int(fw.f[F.kc_ns]),
                 "device_queue_ns": int(fw.f[F.queue_ns]),
                 "device_queued": int(fw.f[F.queued]),
+                **(
+                    {"cpu_wait_ns": int(fw.f[F.runq_ns]), "kswapd_cpu_wait_ns": int(fw.f[F.kswapd_runq_ns])}
+                    if self.config.cpus
+                    else {}
+                ),
             },
             tasks={
                 "ops": fw.tag_ops.tolist(),
                 "time_ns": fw.tag_ns.tolist(),
                 "waits": fw.tag_majflt.tolist(),
                 "longest_wait_ns": fw.tag_maxwait.tolist(),
+                "longest_fault_ns": fw.tag_maxfault.tolist(),
                 "killed": fw.tag_dead.astype(int).tolist(),
             },
             config=self.config.to_dict(),

@@ -65,6 +65,8 @@ NODE = Record(
     field("adv_calls", "calls", "fadvise calls made (:mod:`.fadvise`)"),
     field("adv_dropped", "pages", "pages DONTNEED dropped from the page cache"),
     field("adv_written", "pages", "dirty pages DONTNEED wrote back (and left in the cache, under writeback)"),
+    field("cpus", "CPUs", "CPUs the actors share (0: one per actor; :mod:`.scheduler`)"),
+    field("cpu_cur", "CPU", "the CPU the running step holds"),
 )
 #: The node's float64 costs, clocks and totals, ``fw.f[F.name]`` (``F.SIZE`` slots).
 FLOATS = Record(
@@ -87,6 +89,8 @@ FLOATS = Record(
     field("hint_ns", "ns", "per access to a PROT_NONE page (a hinting fault)"),
     field("queue_ns", "ns", "tasks' waits for requests queued behind others, beyond their service"),
     field("queued", "requests", "requests a task waited for that queued behind others"),
+    field("runq_ns", "ns", "tasks' waits for a CPU (``cpus`` > 0)"),
+    field("kswapd_runq_ns", "ns", "kswapd's waits for a CPU (``cpus`` > 0)"),
 )
 #: A task's readahead state, ``fw.tag_ra[tag, RA.name]`` (``RA.SIZE`` columns).
 READAHEAD = Record(
@@ -142,6 +146,10 @@ class KFramework(NamedTuple):
     tag_ops: np.ndarray  #: int64 (n_tags,) accesses of each task
     tag_majflt: np.ndarray  #: int64 (n_tags,) waits for I/O of each task (swap-in, file read)
     tag_maxwait: np.ndarray  #: float64 (n_tags,) the longest such wait of each task, ns
+    tag_maxfault: np.ndarray  #: float64 (n_tags,) each task's longest fault (its whole latency), ns
+    tag_runq: np.ndarray  #: float64 (n_tags,) waits for a CPU of the task's pending access, ns
+    cpu_busy: np.ndarray  #: float64 (max(cpus, 1),) model time until which each CPU is busy, ns
+    cpu_since: np.ndarray  #: float64 (n_tags + 1,) when each actor began waiting for a CPU (-1: not waiting)
     tag_dead: np.ndarray  #: uint8 (n_tags,) killed by the OOM killer
     tag_anon: np.ndarray  #: int64 (n_tags,) anon pages owned (resident or swapped)
     tag_ra: np.ndarray  #: int64 (n_tags, RA.SIZE) readahead state per task

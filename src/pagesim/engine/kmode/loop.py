@@ -70,10 +70,17 @@ from pagesim.engine.kmode.readahead import (
     _sync_plan,
 )
 from pagesim.engine.kmode.reclaim import _reclaim_step, _room_needed, _wake_kswapd
-from pagesim.engine.kmode.scheduler import _finish_access, _next_task_access, _start_schedule, _stop_all
+from pagesim.engine.kmode.scheduler import (
+    _cpu_wait,
+    _finish_access,
+    _next_task_access,
+    _start_schedule,
+    _stop_all,
+)
 from pagesim.engine.kmode.swapout import _release_swap
 from pagesim.engine.kmode.writeback import _dirtied, _flush
 from pagesim.engine.loop import CFG_END, CFG_HAS_ADMIT, CFG_INIT_RESULT, CFG_INITED, CFG_START, CFG_WARMUP
+from pagesim.engine.memory import D_SYNC
 
 
 @kernel_inline
@@ -139,6 +146,9 @@ def run_kernel(  # type: ignore[no-untyped-def]
         x = fw.heap[0]
         if consumed >= budget and (fw.node[N.timed] != 0 or x != kswapd_id):
             break  # (in trace order kswapd finishes before the call returns, as it would)
+        if fw.node[N.cpus] > 0 and (x == kswapd_id or op[fw.order[fw.task_pos[x]]] != 2):
+            if _cpu_wait(fw, x):
+                continue  # every CPU is busy: the actor waits for one (a free costs no CPU)
         tg = x
         t = 0
         reclaimer = -1
@@ -232,11 +242,12 @@ def run_kernel(  # type: ignore[no-untyped-def]
             if counted:
                 out[C.MISSES] += 1
             wait = _bypassed_read(s, fw, out, p, tg, ra_max)
-            _finish_access(fw, tg, cpu_ns, wait, True, wait > 0.0)
+            _finish_access(fw, tg, cpu_ns, wait, 0.0, True, wait > 0.0)
             _next_task_access(fw, tg, release)
             continue
         fw.tag_admit[tg] = -1
         stall = 0.0  # waits for I/O and zero-fill of this access
+        busy = 0.0  # the part of stall spent on the task's CPU (zero-fill, zram, hinting fault)
         fault = False
         major = False
         mark_accessed = False
@@ -260,6 +271,7 @@ def run_kernel(  # type: ignore[no-untyped-def]
                 if v & PROT_NONE:  # the policy asked to see this page's accesses: a hinting fault
                     mark_accessed = True
                     stall += fw.f[F.hint_ns]
+                    busy += fw.f[F.hint_ns]
                     out[C.HINT_FAULTS] += 1
             elif o == 1:  # a buffered write: not marked accessed, no readahead, prev_pos kept
                 s.resident[p] = v
@@ -291,6 +303,8 @@ def run_kernel(  # type: ignore[no-untyped-def]
                     out[C.PSWPIN] += 1
                     swap_wait, swap_service = _read_wait(fw, SWAP_DEV, fw.clock[tg], p, 1)
                     stall += swap_wait
+                    if fw.dev[SWAP_DEV, D_SYNC] != 0.0:
+                        busy += swap_wait  # zram decompresses on the faulting task's CPU
                     a[A_WAIT_NS] = int(swap_service)
                     flags = RESIDENT | ANON | YOUNG | REFERENCED | SWAPCACHE
                     if o == 1:
@@ -300,6 +314,7 @@ def run_kernel(  # type: ignore[no-untyped-def]
                     if counted and fw.owner_tag[p] < 0 and fw.shadowed[p] == 0:
                         out[C.COMPULSORY] += 1
                     stall += fw.f[F.zero_ns]
+                    busy += fw.f[F.zero_ns]
                     flags = RESIDENT | ANON | YOUNG | REFERENCED | DIRTY
                     fw.tag_anon[tg] += 1
                 fw.fill_flags[0] = flags
@@ -369,6 +384,8 @@ def run_kernel(  # type: ignore[no-untyped-def]
                 added(ss, cg, a)
                 fw.shadowed[q] = 0
             stall += read_ns
+            if fw.dev[FILE_DEV, D_SYNC] != 0.0:
+                busy += read_ns
             a[A_PAGE] = p
             if has_next:
                 a[A_NEXT] = fw.upcoming[p]
@@ -382,7 +399,7 @@ def run_kernel(  # type: ignore[no-untyped-def]
             if fw.node[N.dirty] > fw.node[N.dirty_bg] or fw.dirty_cg[cg] > fw.dirty_bg_cg[cg]:
                 _flush(s, fw, out, cg)
         # the policy's own work in its hooks (CAST's walker, in added): the task's CPU
-        _finish_access(fw, tg, cpu_ns + (s.work[WORK_CPU_NS] - cpu0), stall, fault, major)
+        _finish_access(fw, tg, cpu_ns + (s.work[WORK_CPU_NS] - cpu0), stall, busy, fault, major)
         _wake_kswapd(fw, out, fw.clock[tg])
         _next_task_access(fw, tg, release)
     cfg[CFG_START] = cfg[CFG_START] + consumed

@@ -44,7 +44,7 @@ from pagesim.engine.kmode.framework import (
     _zram_pages_of,
 )
 from pagesim.engine.kmode.oom import _kill_rest, _oom_victim
-from pagesim.engine.kmode.scheduler import _heap_fix, _heap_push, _heap_remove
+from pagesim.engine.kmode.scheduler import _cpu_done, _heap_fix, _heap_push, _heap_remove
 from pagesim.engine.kmode.swapout import _release_swap
 
 
@@ -201,6 +201,7 @@ def _reclaim_step(ss, fw, a, r, out, evict, removed, actor, cg, reclaimer, t):  
     freed = _reclaim(ss, fw, a, r, out, evict, removed, target, request, prio, rk, t)
     cost = max(fw.f[F.cost], fw.f[F.scan_ns])
     fw.clock[actor] += cost
+    _cpu_done(fw, fw.clock[actor])  # the batch held its CPU (cpus > 0) for its cost
     if freed > 0:
         fw.node[N.kswapd_failures] = 0  # any progress makes the node worth kswapd's time again
     want_oom = a[A_WANT_OOM] != 0

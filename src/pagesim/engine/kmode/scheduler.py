@@ -21,6 +21,14 @@ from pagesim.engine.kmode.framework import (
 # reclaim), and in time mode it goes first among equals. A binary min-heap of actors (``fw.heap``,
 # positions in ``fw.heap_pos``; pagesim.core.heap's sifting) keeps the order; keys only grow, so a
 # changed actor sifts down.
+#
+# CPUs (``N.cpus`` > 0): each step of an actor (an access, or one reclaim batch) is a CPU burst
+# on one of ``N.cpus`` CPUs (``fw.cpu_busy``: when each is free). An actor whose turn comes while
+# every CPU is busy waits: its clock moves to when the first is free and it goes back into the
+# heap (:func:`_cpu_wait`), the wait charged to its pending access (``fw.tag_runq``). Among
+# actors with equal clocks the one that began waiting first goes first (``fw.cpu_since``), so the
+# CPUs serve bursts first come first served. A step that got a CPU holds it for its CPU work
+# alone (:func:`_cpu_done`); its waits for devices hold none.
 
 
 @kernel
@@ -38,6 +46,11 @@ def _before(fw, x, y):  # type: ignore[no-untyped-def]
         cy = fw.clock[y]
         if cx != cy:
             return cx < cy
+        if fw.node[N.cpus] > 0:  # first come first served: who began waiting for a CPU first
+            sx = fw.cpu_since[x] if fw.cpu_since[x] >= 0.0 else cx
+            sy = fw.cpu_since[y] if fw.cpu_since[y] >= 0.0 else cy
+            if sx != sy:
+                return sx < sy
     return _actor_row(fw, x) < _actor_row(fw, y)
 
 
@@ -97,6 +110,42 @@ def _heap_fix(fw, x):  # type: ignore[no-untyped-def]
 
 
 @kernel
+def _cpu_wait(fw, x):  # type: ignore[no-untyped-def]
+    """Actor ``x``'s turn with ``N.cpus`` CPUs: True if every CPU is busy past its clock (its
+    clock then moves to when the first is free, the wait counted, and it goes back into the heap);
+    False if it may run now, on the CPU free first (``N.cpu_cur``)."""
+    best = 0
+    for c in range(1, fw.cpu_busy.shape[0]):
+        if fw.cpu_busy[c] < fw.cpu_busy[best]:
+            best = c
+    now = fw.clock[x]
+    free_at = fw.cpu_busy[best]
+    if free_at > now:
+        if fw.cpu_since[x] < 0.0:
+            fw.cpu_since[x] = now
+        wait = free_at - now
+        fw.clock[x] = free_at
+        if x < fw.tag_runq.shape[0]:
+            fw.tag_runq[x] += wait
+            fw.f[F.runq_ns] += wait
+        else:
+            fw.f[F.kswapd_runq_ns] += wait
+        _heap_fix(fw, x)
+        return True
+    fw.cpu_since[x] = -1.0
+    fw.node[N.cpu_cur] = best
+    return False
+
+
+@kernel
+def _cpu_done(fw, end):  # type: ignore[no-untyped-def]
+    """The running step's CPU work ends at model time ``end``: its CPU is free from then on."""
+    if fw.node[N.cpus] > 0:
+        c = fw.node[N.cpu_cur]
+        fw.cpu_busy[c] = max(fw.cpu_busy[c], end)
+
+
+@kernel
 def _stop_all(fw, out):  # type: ignore[no-untyped-def]
     """End the run now (``stop = first``): every task's accesses still to come are not run;
     returns how many."""
@@ -130,12 +179,19 @@ def _next_task_access(fw, tg, release):  # type: ignore[no-untyped-def]
 
 
 @kernel
-def _finish_access(fw, tg, cpu_ns, stall, fault, major):  # type: ignore[no-untyped-def]
+def _finish_access(fw, tg, cpu_ns, stall, busy, fault, major):  # type: ignore[no-untyped-def]
     """Charge an access that ran: its CPU, its waits (``stall``, plus the reclaim batches its
-    task ran for it), the latency histogram, the longest fault (``fault``) and the task's longest
-    wait for I/O (``major``); reset the task's reclaim state."""
-    wait = stall + fw.tag_stall[tg]
+    task ran for it and its waits for a CPU), the latency histogram, the longest fault
+    (``fault``), the task's longest fault (its whole latency) and longest wait for I/O
+    (``major``); reset the task's reclaim state. Its CPU burst, ``cpu_ns`` plus the part
+    ``busy`` of ``stall`` spent on the CPU (zero-fill, zram, a hinting fault), holds its CPU from
+    the access's start."""
+    wait = stall + fw.tag_stall[tg] + fw.tag_runq[tg]
     lat = cpu_ns + wait
+    _cpu_done(fw, fw.clock[tg] + cpu_ns + busy)
+    fw.tag_runq[tg] = 0.0
+    if fault and lat > fw.tag_maxfault[tg]:
+        fw.tag_maxfault[tg] = lat
     fw.tag_stall[tg] = 0.0
     fw.tag_stalled[tg] = 0
     fw.tag_reclaimer[tg] = -1
