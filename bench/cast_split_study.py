@@ -33,7 +33,7 @@ measured, the file of uniform/uniform/0.1 at 50 %, is busy 91 % of the run); a r
 
 ``--changing`` runs the 20 changing conditions of ``mix_study_conditions(changing=True)``
 instead (``mix(stages=...)``: each alternates between two stages whose best splits differ, once
-or twice in the run; docs/cast.md, "Figures against the seed", has the figures). Each
+or twice in the run; docs/cast-results.md, "Figures against the seed", has the figures). Each
 row also prints the chosen split by tenths of the main phase (``9666611111``: 90 % at the first
 tenth, 60 % at the next four, 10 % from the sixth on; ``-`` before its first decision).
 ``--seed S`` draws every condition with ``mix_study_conditions(seed=S)``.

@@ -361,7 +361,7 @@ def test_a_longer_curve_memory_decides_a_small_steady_difference() -> None:
     variance 128 / 4 = 32); the 9th batch gives 5 hits per tenth, variance 48: 2 * 25 > 48, it
     moves to 1/10. curve_memory 1 (100 reads) halves every second batch: before each decision
     2 hits per tenth against a variance that tends to 16 + 16 / 3 (2 * 4 = 8 < 21.3): the same
-    evidence never reaches two standard deviations and the split stays at 9/10 (docs/cast.md,
+    evidence never reaches two standard deviations and the split stays at 9/10 (docs/cast-results.md,
     "Figures against the seed": the split study on the anon-0.4 rows)."""
     assert mrc.MRC_EVERY == 16
     assert _decide_after_batches(4, 10) == [9] * 8 + [1, 1]
@@ -525,7 +525,8 @@ def test_cli_default_mix_gives_anon_memory_to_the_file_working_set() -> None:
     until its first move, then at anon's floor (10 %): the seed's 65 % -> 10 % floor. Anon's
     share counts what zram holds (the seed's rule: 21,299 cold pages
     compressed 3 to 1 are 7,100 pages of memory, 22 % of the node): held toward 10 %, anon keeps
-    nothing on the lists and its share ends at 22 % (docs/cast.md, "Figures against the seed": mix)."""
+    nothing on the lists and its share ends at 22 % (docs/cast-results.md, "Figures against the
+    seed": mix)."""
     trace = make_kernel_workload("mix")
     assert trace.source["params"]["file_pattern"] == "zipf" and trace.source["memory_pages"] == 32_768
     shares, r = _shares_and_end(trace, KernelConfig(memory_pages=32_768), parts=12)

@@ -1,6 +1,6 @@
 """The seed's ``mix`` (cold anon beside a file working set larger than memory) with CAST: anon's
 share, counting what zram holds, falls to the split's 10 % floor only if the cold anon's data
-compresses well enough (docs/cast.md, "Figures against the seed": the mix rows and their reading).
+compresses well enough (docs/cast-results.md, "Figures against the seed": the mix rows and their reading).
 
 On a 2,048-page node the cold anon is int(2048 * 0.65) = 1,331 pages; by the end of the run
 those of them not on the lists are in zram, which holds ceil(stored / R) pages of memory at R:1

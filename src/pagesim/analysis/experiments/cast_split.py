@@ -8,7 +8,7 @@ one that, in hindsight, was best for each condition -- and at worst 12.3% more. 
 of splitting tried, comparing pages' scores across the types or following the gradient of the
 split, were at worst 39% to 19,000% worse."
 
-The conditions are :func:`pagesim.workloads.kernel.mix_study_conditions` (docs/cast.md, "The
+The conditions are :func:`pagesim.workloads.kernel.mix_study_conditions` (docs/cast-results.md, "The
 split study"): five file patterns x three anon patterns x six anon shares of the accesses, each
 a ``mix`` workload a user can run alone (:func:`condition_workload` gives its ``pagesim run``
 text). On each condition's one trace every method runs (:data:`METHODS`): CAST with the split
