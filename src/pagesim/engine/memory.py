@@ -236,7 +236,7 @@ class KernelConfig:
         ``kcompressd`` knob, 24), else none.
     cpus : int or None
         CPUs of the node (the CAST seed's machine: 8). None or 0 (default): every task and
-        kswapd has a CPU of its own, as before. ``k`` >= 1 (``schedule = "time"`` only): each
+        kswapd has a CPU of its own. ``k`` >= 1 (``schedule = "time"`` only): each
         step of an actor -- an access's CPU (per access, zero-fill, zram's decompression, a
         hinting fault, the policy's own ``WORK_CPU_NS`` in its hooks) or one reclaim batch (of a
         task or of kswapd) -- is a CPU burst that needs one of the ``k`` CPUs; an actor ready
